@@ -1,0 +1,146 @@
+package route
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Headers of the resolved context the Worker sends to the router. The router refuses a request
+// whose signature is missing, wrong or stale, and strips every header with HeaderPrefix before
+// forwarding. The Worker drops every client-sent header with HeaderPrefix, so none of these can
+// be forged from outside.
+const (
+	HeaderPrefix           = "Kamui-"
+	HeaderApp              = "Kamui-App"
+	HeaderUpstream         = "Kamui-Upstream"
+	HeaderRequestID        = "Kamui-Request-Id"
+	HeaderContextTime      = "Kamui-Context-Time"
+	HeaderContextSignature = "Kamui-Context-Signature"
+)
+
+// DefaultMaxSkew is how far the context time may be from the verifier's clock, either way.
+const DefaultMaxSkew = 30 * time.Second
+
+// signatureVersion prefixes every signature so the scheme can change without ambiguity.
+const signatureVersion = "v1="
+
+// Why a context was refused. The router logs the cause; the client only sees a fixed 403.
+var (
+	ErrSignatureMissing = errors.New("context signature missing")
+	ErrSignatureInvalid = errors.New("context signature invalid")
+	ErrContextMalformed = errors.New("context malformed")
+	ErrContextStale     = errors.New("context stale")
+	ErrContextFuture    = errors.New("context from the future")
+)
+
+// Context is the routing decision the Worker made for one request, as the router receives it.
+type Context struct {
+	Method    string
+	Host      string // normalised public host
+	App       string
+	Upstream  string // "namespace/service:port"
+	RequestID string
+	Time      time.Time // truncated to whole seconds on the wire
+}
+
+// HeaderGetter and HeaderSetter are the parts of a header map this package needs; net/http's
+// Header satisfies both, and so does the Worker's own small header type.
+type HeaderGetter interface{ Get(key string) string }
+type HeaderSetter interface{ Set(key, value string) }
+
+// Sign returns the signature header value for c under secret.
+func (c Context) Sign(secret []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(c.canonical())
+	return signatureVersion + hex.EncodeToString(mac.Sum(nil))
+}
+
+// canonical is the signed message. Each field is length-prefixed, so no choice of values can
+// make two different contexts produce the same bytes.
+func (c Context) canonical() []byte {
+	fields := [...]string{
+		"kamui-context-v1",
+		c.Method, c.Host, c.App, c.Upstream, c.RequestID,
+		strconv.FormatInt(c.Time.Unix(), 10),
+	}
+	var b []byte
+	for _, f := range fields {
+		b = strconv.AppendInt(b, int64(len(f)), 10)
+		b = append(b, ':')
+		b = append(b, f...)
+	}
+	return b
+}
+
+// SetHeaders writes c and its signature into h.
+func (c Context) SetHeaders(h HeaderSetter, secret []byte) {
+	h.Set(HeaderApp, c.App)
+	h.Set(HeaderUpstream, c.Upstream)
+	h.Set(HeaderRequestID, c.RequestID)
+	h.Set(HeaderContextTime, strconv.FormatInt(c.Time.Unix(), 10))
+	h.Set(HeaderContextSignature, c.Sign(secret))
+}
+
+// VerifyHeaders rebuilds the context from h plus the request's own method and host, checks its
+// signature in constant time and its age against now within maxSkew (DefaultMaxSkew if zero),
+// and returns it. Errors wrap one of the ErrSignature*/ErrContext* causes.
+func VerifyHeaders(h HeaderGetter, method, host string, secret []byte, now time.Time, maxSkew time.Duration) (Context, error) {
+	sig := h.Get(HeaderContextSignature)
+	if sig == "" {
+		return Context{}, ErrSignatureMissing
+	}
+	if len(secret) == 0 {
+		// An empty key would accept signatures anyone can make.
+		return Context{}, errors.New("route: empty signing secret")
+	}
+	ts := h.Get(HeaderContextTime)
+	secs, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || ts == "" || ts[0] == '+' || ts[0] == '-' {
+		return Context{}, ErrContextMalformed
+	}
+	c := Context{
+		Method:    method,
+		Host:      host,
+		App:       h.Get(HeaderApp),
+		Upstream:  h.Get(HeaderUpstream),
+		RequestID: h.Get(HeaderRequestID),
+		Time:      time.Unix(secs, 0),
+	}
+	if c.App == "" || c.Upstream == "" || c.RequestID == "" {
+		return Context{}, ErrContextMalformed
+	}
+	got, ok := strings.CutPrefix(sig, signatureVersion)
+	gotMAC, err := hex.DecodeString(got)
+	if !ok || err != nil {
+		return Context{}, ErrSignatureInvalid
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(c.canonical())
+	if !hmac.Equal(gotMAC, mac.Sum(nil)) {
+		return Context{}, ErrSignatureInvalid
+	}
+	// Age is checked after the MAC, so an attacker learns nothing about timing windows from
+	// unsigned garbage.
+	if maxSkew <= 0 {
+		maxSkew = DefaultMaxSkew
+	}
+	age := now.Sub(c.Time)
+	switch {
+	case age > maxSkew:
+		return Context{}, ErrContextStale
+	case age < -maxSkew:
+		return Context{}, ErrContextFuture
+	}
+	return c, nil
+}
+
+// IsContextHeader reports whether name (any case) is one of the platform's internal headers,
+// which no client may send and no response may carry out.
+func IsContextHeader(name string) bool {
+	return len(name) >= len(HeaderPrefix) && strings.EqualFold(name[:len(HeaderPrefix)], HeaderPrefix)
+}

@@ -1,0 +1,346 @@
+package route
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// SchemaVersion is the only record schema version this code reads and writes. A new version is
+// a migration into a new namespace (DESIGN.md §4), never an in-place edit.
+const SchemaVersion = 1
+
+// Status is the lifecycle state of an app or domain mapping.
+type Status string
+
+const (
+	StatusActive       Status = "active"       // routed and cached
+	StatusProvisioning Status = "provisioning" // 503, never cached
+	StatusDisabled     Status = "disabled"     // 503, never cached
+)
+
+func (s Status) valid() bool {
+	return s == StatusActive || s == StatusProvisioning || s == StatusDisabled
+}
+
+// Kind says how an app's content is delivered.
+type Kind string
+
+const (
+	KindDynamic Kind = "dynamic" // through the tunnel to the router
+	KindStatic  Kind = "static"  // from the static origin (R2)
+)
+
+// Limits of a dynamic upstream timeout. The upper bound stays under the ~100 s a proxied
+// request may wait for response headers at the edge.
+const (
+	MinUpstreamTimeoutMS = 100
+	MaxUpstreamTimeoutMS = 90_000
+)
+
+// Dynamic is the delivery data of a dynamic app.
+type Dynamic struct {
+	// Origin is the tunnel's origin hostname the Worker forwards to (e.g. "origin.dev.kamui.app").
+	Origin string `json:"origin"`
+	// Upstream names the tenant service as "namespace/service:port"; the router resolves it.
+	Upstream string `json:"upstream"`
+	// TimeoutMS bounds the wait for the upstream's response headers.
+	TimeoutMS int `json:"timeout_ms"`
+}
+
+// Static is the delivery data of a static app.
+type Static struct {
+	// Prefix is the object-key prefix in the static bucket, ending in "/" (content-addressed,
+	// e.g. "sites/shop/3f2a…/").
+	Prefix string `json:"prefix"`
+	// Index is the object served for a directory path, e.g. "index.html".
+	Index string `json:"index"`
+	// NotFound is the object served with 404 for a missing path; empty means a fixed 404.
+	NotFound string `json:"not_found"`
+	// SPA serves Index (with 200) for paths that have no object, for client-side routers.
+	SPA bool `json:"spa"`
+}
+
+// Record is the value under an app's key in the ROUTES namespace.
+type Record struct {
+	V       int      `json:"v"`
+	App     string   `json:"app"`
+	Status  Status   `json:"status"`
+	Kind    Kind     `json:"kind"`
+	Dynamic *Dynamic `json:"dynamic,omitempty"`
+	Static  *Static  `json:"static,omitempty"`
+	// Rev is the content hash of every other field (see ComputeRev).
+	Rev string `json:"rev"`
+}
+
+// DomainMapping is the value under a normalised custom hostname in the DOMAINS namespace.
+type DomainMapping struct {
+	V      int    `json:"v"`
+	App    string `json:"app"`
+	Status Status `json:"status"`
+	Rev    string `json:"rev"`
+}
+
+// Metadata is the KV metadata stored with every record and mapping, so that a key listing tells
+// the schema, revision and writer of each value without reading it.
+type Metadata struct {
+	V     int    `json:"v"`
+	Rev   string `json:"rev"`
+	Owner string `json:"owner"`
+}
+
+// EncodeRecord validates r, sets V and Rev, and returns the canonical JSON and the completed
+// record. Any V or Rev given is overwritten; callers describe content, the contract stamps it.
+func EncodeRecord(r Record) ([]byte, Record, error) {
+	r.V = SchemaVersion
+	r.Rev = ""
+	if err := r.validate(); err != nil {
+		return nil, Record{}, err
+	}
+	r.Rev = revOf(r)
+	b, err := json.Marshal(r)
+	return b, r, err
+}
+
+// DecodeRecord strictly parses a ROUTES value: unknown fields, a version other than
+// SchemaVersion, an unknown kind or status, incomplete delivery data and a Rev that does not
+// match the content are all errors (a *FieldError wrapping one of the Err* causes).
+func DecodeRecord(b []byte) (Record, error) {
+	var r Record
+	if err := decodeStrict(b, &r); err != nil {
+		return Record{}, err
+	}
+	if r.V != SchemaVersion {
+		return Record{}, fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(r.V))
+	}
+	if err := r.validate(); err != nil {
+		return Record{}, err
+	}
+	rev := r.Rev
+	r.Rev = ""
+	if want := revOf(r); rev != want {
+		return Record{}, fieldErr("rev", ErrRevMismatch, "")
+	}
+	r.Rev = rev
+	return r, nil
+}
+
+func (r Record) validate() error {
+	if !IsDNSLabel(r.App) {
+		return fieldErr("app", ErrInvalidField, "must be a DNS label: 1-63 of a-z, 0-9, '-', not starting or ending with '-'")
+	}
+	if !r.Status.valid() {
+		return fieldErr("status", ErrBadStatus, `must be "active", "provisioning" or "disabled"`)
+	}
+	switch r.Kind {
+	case KindDynamic:
+		if r.Dynamic == nil || r.Static != nil {
+			return fieldErr("dynamic", ErrMissingDelivery, `kind "dynamic" needs "dynamic" and no "static"`)
+		}
+		return r.Dynamic.validate()
+	case KindStatic:
+		if r.Static == nil || r.Dynamic != nil {
+			return fieldErr("static", ErrMissingDelivery, `kind "static" needs "static" and no "dynamic"`)
+		}
+		return r.Static.validate()
+	default:
+		return fieldErr("kind", ErrUnknownKind, `must be "dynamic" or "static"`)
+	}
+}
+
+func (d *Dynamic) validate() error {
+	if d.Origin == "" {
+		return fieldErr("dynamic.origin", ErrMissingDelivery, "empty")
+	}
+	if h, err := NormalizeHost(d.Origin); err != nil || h != d.Origin {
+		return fieldErr("dynamic.origin", ErrInvalidField, "must be a lower-case hostname without port")
+	}
+	if d.Upstream == "" {
+		return fieldErr("dynamic.upstream", ErrMissingDelivery, "empty")
+	}
+	if _, err := ParseUpstream(d.Upstream); err != nil {
+		return err
+	}
+	if d.TimeoutMS < MinUpstreamTimeoutMS || d.TimeoutMS > MaxUpstreamTimeoutMS {
+		return fieldErr("dynamic.timeout_ms", ErrInvalidField,
+			"must be between "+strconv.Itoa(MinUpstreamTimeoutMS)+" and "+strconv.Itoa(MaxUpstreamTimeoutMS))
+	}
+	return nil
+}
+
+func (s *Static) validate() error {
+	if s.Prefix == "" || s.Index == "" {
+		return fieldErr("static", ErrMissingDelivery, `"prefix" and "index" are required`)
+	}
+	if !validObjectPath(strings.TrimSuffix(s.Prefix, "/")) || !strings.HasSuffix(s.Prefix, "/") {
+		return fieldErr("static.prefix", ErrInvalidField, `must be a relative object path ending in "/"`)
+	}
+	if !validObjectPath(s.Index) {
+		return fieldErr("static.index", ErrInvalidField, "must be a relative object path")
+	}
+	if s.NotFound != "" && !validObjectPath(s.NotFound) {
+		return fieldErr("static.not_found", ErrInvalidField, "must be a relative object path")
+	}
+	return nil
+}
+
+// validObjectPath accepts "a/b.html": no leading slash, no empty, "." or ".." segments, no
+// control characters or backslashes, so a record cannot point outside its prefix.
+func validObjectPath(p string) bool {
+	if p == "" || len(p) > 512 {
+		return false
+	}
+	for _, seg := range strings.Split(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// EncodeDomainMapping validates m, sets V and Rev, and returns the canonical JSON and the
+// completed mapping.
+func EncodeDomainMapping(m DomainMapping) ([]byte, DomainMapping, error) {
+	m.V = SchemaVersion
+	m.Rev = ""
+	if err := m.validate(); err != nil {
+		return nil, DomainMapping{}, err
+	}
+	m.Rev = revOf(m)
+	b, err := json.Marshal(m)
+	return b, m, err
+}
+
+// DecodeDomainMapping strictly parses a DOMAINS value, with the same rules as DecodeRecord.
+func DecodeDomainMapping(b []byte) (DomainMapping, error) {
+	var m DomainMapping
+	if err := decodeStrict(b, &m); err != nil {
+		return DomainMapping{}, err
+	}
+	if m.V != SchemaVersion {
+		return DomainMapping{}, fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(m.V))
+	}
+	if err := m.validate(); err != nil {
+		return DomainMapping{}, err
+	}
+	rev := m.Rev
+	m.Rev = ""
+	if rev != revOf(m) {
+		return DomainMapping{}, fieldErr("rev", ErrRevMismatch, "")
+	}
+	m.Rev = rev
+	return m, nil
+}
+
+func (m DomainMapping) validate() error {
+	if !IsDNSLabel(m.App) {
+		return fieldErr("app", ErrInvalidField, "must be a DNS label")
+	}
+	if !m.Status.valid() {
+		return fieldErr("status", ErrBadStatus, `must be "active", "provisioning" or "disabled"`)
+	}
+	return nil
+}
+
+// EncodeMetadata returns the KV metadata JSON for a value written by owner.
+func EncodeMetadata(rev, owner string) string {
+	b, _ := json.Marshal(Metadata{V: SchemaVersion, Rev: rev, Owner: owner})
+	return string(b)
+}
+
+// DecodeMetadata parses KV metadata leniently: a listing may carry values written by other
+// tooling, and metadata only guides refresh, it is never routed on.
+func DecodeMetadata(b []byte) (Metadata, bool) {
+	var m Metadata
+	if len(b) == 0 || json.Unmarshal(b, &m) != nil {
+		return Metadata{}, false
+	}
+	return m, true
+}
+
+// revOf hashes the canonical encoding of v (with Rev already cleared). encoding/json writes
+// struct fields in declaration order, so the encoding, and the hash, is stable.
+func revOf(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("route: record types always marshal: " + err.Error())
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:12])
+}
+
+func decodeStrict(b []byte, v any) error {
+	if len(b) == 0 {
+		return fieldErr("", ErrMalformed, "empty value")
+	}
+	if dup := duplicateKey(b); dup != "" {
+		// encoding/json keeps the last of duplicated keys silently; a record that says two
+		// things is refused rather than half-believed.
+		return fieldErr(dup, ErrMalformed, "duplicated field")
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fieldErr("", ErrMalformed, err.Error())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return fieldErr("", ErrMalformed, "trailing data after the object")
+	}
+	return nil
+}
+
+// duplicateKey returns the first object key repeated within one object, or "".
+func duplicateKey(b []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	type frame struct {
+		seen    map[string]bool
+		isObj   bool
+		wantKey bool
+	}
+	var stack []*frame
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "" // syntax errors are reported by the real decode
+		}
+		var top *frame
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{', '[':
+				if top != nil && top.isObj {
+					top.wantKey = true
+				}
+				stack = append(stack, &frame{seen: map[string]bool{}, isObj: t == '{', wantKey: true})
+			case '}', ']':
+				stack = stack[:len(stack)-1]
+			}
+		default:
+			if top == nil || !top.isObj {
+				continue
+			}
+			if top.wantKey {
+				k, _ := t.(string)
+				if top.seen[k] {
+					return k
+				}
+				top.seen[k] = true
+				top.wantKey = false
+			} else {
+				top.wantKey = true
+			}
+		}
+	}
+}
