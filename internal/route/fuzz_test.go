@@ -1,0 +1,91 @@
+package route
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Run each target for a minute with, for example:
+//
+//	go test ./internal/route -run '^$' -fuzz '^FuzzNormalizeHost$' -fuzztime 60s
+//	go test ./internal/route -run '^$' -fuzz '^FuzzDecodeRecord$' -fuzztime 60s
+//
+// (make fuzz runs all of them.) Seed corpora live in testdata/fuzz/<target>/.
+
+func FuzzNormalizeHost(f *testing.F) {
+	for _, s := range []string{"shop.kamui.app", "Shop.Kamui.App.:443", "[::1]:80", "a..b", "127.0.0.1", "xn--bcher-kva.example"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		h, err := NormalizeHost(raw)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidHost) {
+				t.Fatalf("error without ErrInvalidHost cause: %v", err)
+			}
+			return
+		}
+		// A normalised host is a fixed point, fits DNS limits and has only safe bytes.
+		if again, err := NormalizeHost(h); err != nil || again != h {
+			t.Fatalf("not idempotent: %q -> %q -> %q, %v", raw, h, again, err)
+		}
+		if len(h) == 0 || len(h) > MaxHostLength {
+			t.Fatalf("length %d out of range for %q", len(h), raw)
+		}
+		for _, l := range strings.Split(h, ".") {
+			if !IsDNSLabel(l) {
+				t.Fatalf("bad label %q in %q", l, h)
+			}
+		}
+	})
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	for _, r := range []Record{dynamicRecord(), staticRecord()} {
+		b, _, err := EncodeRecord(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"v":2}`))
+	f.Add([]byte(`{"v":1,"app":"a","app":"b"}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, err := DecodeRecord(b)
+		if err != nil {
+			var fe *FieldError
+			if !errors.As(err, &fe) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			return
+		}
+		// Whatever decodes must be exactly what the encoder would write for it.
+		enc, again, err := EncodeRecord(r)
+		if err != nil {
+			t.Fatalf("decoded record does not re-encode: %v", err)
+		}
+		if again.Rev != r.Rev {
+			t.Fatalf("rev changed on re-encode: %s -> %s", r.Rev, again.Rev)
+		}
+		if _, err := DecodeRecord(enc); err != nil {
+			t.Fatalf("re-encoded record does not decode: %v", err)
+		}
+	})
+}
+
+func FuzzDecodeDomainMapping(f *testing.F) {
+	b, _, err := EncodeDomainMapping(DomainMapping{App: "shop", Status: StatusActive})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeDomainMapping(b)
+		if err != nil {
+			return
+		}
+		if _, again, err := EncodeDomainMapping(m); err != nil || again.Rev != m.Rev {
+			t.Fatalf("decoded mapping does not re-encode to the same rev: %v", err)
+		}
+	})
+}
