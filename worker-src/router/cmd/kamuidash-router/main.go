@@ -1,0 +1,170 @@
+// Command kamuidash-router runs the internal router: the signed-context reverse proxy on one port
+// and its health, readiness and metrics endpoints on another. Every flag falls back to the
+// environment variable KAMUI_ROUTER_<FLAG> (upper case, "-" as "_"); the signing secret comes
+// from --secret-file or KAMUI_ROUTER_SECRET, never from a flag, so it stays out of process
+// listings. SIGTERM or SIGINT starts a graceful drain.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
+)
+
+const envPrefix = "KAMUI_ROUTER_"
+
+type options struct {
+	listen, adminListen   string
+	secretFile            string
+	namespacePrefix       string
+	upstreamTemplate      string
+	forwardedProto        string
+	dialTimeout           time.Duration
+	responseHeaderTimeout time.Duration
+	drainTimeout          time.Duration
+	maxSkew               time.Duration
+	logSampleRate         float64
+}
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "kamuidash-router:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	opts, err := parseOptions(args)
+	if err != nil {
+		return err
+	}
+	secret, err := loadSecret(opts.secretFile)
+	if err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
+	cfg := router.Config{
+		Secret:                 secret,
+		AllowedNamespacePrefix: opts.namespacePrefix,
+		MaxSkew:                opts.maxSkew,
+		DialTimeout:            opts.dialTimeout,
+		ResponseHeaderTimeout:  opts.responseHeaderTimeout,
+		ForwardedProto:         opts.forwardedProto,
+		Logger:                 logger,
+		SampleSuccess:          router.SampleRate(opts.logSampleRate),
+	}
+	if opts.upstreamTemplate != "" {
+		cfg.Resolve = templateResolver(opts.upstreamTemplate)
+	}
+	rt, err := router.New(cfg)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", opts.listen)
+	if err != nil {
+		return err
+	}
+	adminLn, err := net.Listen("tcp", opts.adminListen)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	logger.Info("router started", "listen", ln.Addr().String(), "admin", adminLn.Addr().String(),
+		"namespace_prefix", opts.namespacePrefix)
+	err = router.Serve(ctx, rt, ln, adminLn, opts.drainTimeout)
+	logger.Info("router stopped", "clean", err == nil)
+	return err
+}
+
+func parseOptions(args []string) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("kamuidash-router", flag.ContinueOnError)
+	fs.StringVar(&o.listen, "listen", ":8080", "address the tunnel connector reaches")
+	fs.StringVar(&o.adminListen, "admin-listen", ":9090", "address of /healthz, /readyz and /metrics")
+	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the context signing secret (trailing newlines ignored); else $"+envPrefix+"SECRET")
+	fs.StringVar(&o.namespacePrefix, "namespace-prefix", "", "prefix every upstream namespace must start with (required)")
+	fs.StringVar(&o.upstreamTemplate, "upstream-template", "", `upstream address with {namespace}, {service} and {port}, e.g. "127.0.0.1:{port}" for a local edge; empty means service.namespace.svc.cluster.local:port`)
+	fs.StringVar(&o.forwardedProto, "forwarded-proto", router.DefaultForwardedProto, "X-Forwarded-Proto sent upstream")
+	fs.DurationVar(&o.dialTimeout, "dial-timeout", router.DefaultDialTimeout, "upstream connect timeout (504 when exceeded)")
+	fs.DurationVar(&o.responseHeaderTimeout, "response-header-timeout", router.DefaultResponseHeaderTimeout, "wait for upstream response headers (504 when exceeded)")
+	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "how long in-flight requests may run after SIGTERM")
+	fs.DurationVar(&o.maxSkew, "max-skew", route.DefaultMaxSkew, "accepted age of a signed context, either way")
+	fs.Float64Var(&o.logSampleRate, "log-sample-rate", 1, "fraction of success access-log lines kept (failures are always logged)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	if err := applyEnv(fs); err != nil {
+		return o, err
+	}
+	if o.namespacePrefix == "" {
+		return o, errors.New("--namespace-prefix (or " + envPrefix + "NAMESPACE_PREFIX) is required")
+	}
+	if o.drainTimeout <= 0 {
+		return o, errors.New("--drain-timeout must be positive")
+	}
+	return o, nil
+}
+
+// applyEnv fills every flag not given on the command line from its environment variable.
+func applyEnv(fs *flag.FlagSet) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		name := envPrefix + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(name); ok && !given[f.Name] {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// loadSecret reads the signing secret. Errors never include the secret itself.
+func loadSecret(file string) ([]byte, error) {
+	var secret []byte
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading the secret file: %w", err)
+		}
+		secret = []byte(strings.TrimRight(string(b), "\r\n"))
+	} else {
+		secret = []byte(os.Getenv(envPrefix + "SECRET"))
+	}
+	if len(secret) == 0 {
+		return nil, errors.New("no signing secret: set --secret-file or " + envPrefix + "SECRET")
+	}
+	return secret, nil
+}
+
+// templateResolver resolves upstreams by filling a host:port template.
+func templateResolver(template string) func(route.Upstream) (*url.URL, error) {
+	return func(u route.Upstream) (*url.URL, error) {
+		host := strings.NewReplacer(
+			"{namespace}", u.Namespace,
+			"{service}", u.Service,
+			"{port}", strconv.Itoa(u.Port),
+		).Replace(template)
+		return &url.URL{Scheme: "http", Host: host}, nil
+	}
+}

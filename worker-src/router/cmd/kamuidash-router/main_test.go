@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+func TestParseOptions_FlagsWinOverEnvironment(t *testing.T) {
+	t.Setenv("KAMUI_ROUTER_NAMESPACE_PREFIX", "tenant-")
+	t.Setenv("KAMUI_ROUTER_DIAL_TIMEOUT", "2s")
+	t.Setenv("KAMUI_ROUTER_LISTEN", "127.0.0.1:1")
+	o, err := parseOptions([]string{"--listen", "127.0.0.1:2", "--log-sample-rate", "0.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.namespacePrefix != "tenant-" || o.dialTimeout != 2*time.Second || o.listen != "127.0.0.1:2" || o.logSampleRate != 0.5 {
+		t.Errorf("options %+v: want prefix and dial timeout from the environment, listen and rate from flags", o)
+	}
+	if o.maxSkew != route.DefaultMaxSkew {
+		t.Errorf("max skew %s, want the contract default", o.maxSkew)
+	}
+}
+
+func TestParseOptions_Refusals(t *testing.T) {
+	if _, err := parseOptions(nil); err == nil {
+		t.Error("accepted a missing namespace prefix")
+	}
+	t.Setenv("KAMUI_ROUTER_DRAIN_TIMEOUT", "soon")
+	if _, err := parseOptions([]string{"--namespace-prefix", "tenant-"}); err == nil {
+		t.Error("accepted a malformed environment value")
+	}
+}
+
+func TestLoadSecret(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KAMUI_ROUTER_SECRET", "from-env")
+	if got, err := loadSecret(file); err != nil || string(got) != "from-file" {
+		t.Errorf("file: %q, %v; want the file's content without the newline", got, err)
+	}
+	if got, err := loadSecret(""); err != nil || string(got) != "from-env" {
+		t.Errorf("env: %q, %v", got, err)
+	}
+	t.Setenv("KAMUI_ROUTER_SECRET", "")
+	if _, err := loadSecret(""); err == nil {
+		t.Error("accepted no secret at all")
+	}
+}
+
+func TestTemplateResolver(t *testing.T) {
+	u, err := templateResolver("127.0.0.1:{port}")(route.Upstream{Namespace: "tenant-a", Service: "web", Port: 8081})
+	if err != nil || u.String() != "http://127.0.0.1:8081" {
+		t.Errorf("got %v, %v", u, err)
+	}
+	u, _ = templateResolver("{service}.{namespace}.internal:{port}")(route.Upstream{Namespace: "tenant-a", Service: "web", Port: 80})
+	if u.Host != "web.tenant-a.internal:80" {
+		t.Errorf("got %s", u.Host)
+	}
+}

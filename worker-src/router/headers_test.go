@@ -1,0 +1,77 @@
+package router_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+func TestRouter_ClientCannotSpoofHeaders(t *testing.T) {
+	h := newHarness(t, newBackend(t, nil), nil)
+	req := h.request(t, validContext(http.MethodGet, "req-real"), "/", nil)
+	req.Header.Set("Kamui-Tenant", "spoofed")
+	req.Header.Set("kamui-debug", "spoofed")
+	req.Header.Set("X-Forwarded-For", "spoofed-client")
+	req.Header.Set("X-Forwarded-Host", "spoofed.tenant.test")
+	req.Header.Set("X-Forwarded-Proto", "gopher")
+	req.Header.Set("Forwarded", "for=spoofed;host=spoofed")
+	req.Header.Set("X-Real-Ip", "spoofed-client")
+	req.Header.Set("X-Request-Id", "spoofed-id")
+	req.Header.Set("Accept", "text/html") // an ordinary header passes untouched
+	if res, _ := do(t, req); res.StatusCode != http.StatusOK {
+		t.Fatalf("got %d, want 200", res.StatusCode)
+	}
+
+	got := h.backend.last().Header
+	for name, values := range got {
+		if route.IsContextHeader(name) {
+			t.Errorf("backend received %s: %q", name, values)
+		}
+		for _, v := range values {
+			if strings.Contains(v, "spoofed") {
+				t.Errorf("backend received spoofed %s: %q", name, v)
+			}
+		}
+	}
+	want := map[string]string{
+		"X-Request-Id":      "req-real",
+		"X-Forwarded-Host":  publicHost,
+		"X-Forwarded-Proto": "https",
+		"X-Forwarded-For":   "127.0.0.1",
+		"Forwarded":         "",
+		"X-Real-Ip":         "",
+		"Accept":            "text/html",
+	}
+	for name, v := range want {
+		if g := got.Get(name); g != v {
+			t.Errorf("backend saw %s = %q, want %q", name, g, v)
+		}
+	}
+	if vs := got.Values("X-Forwarded-For"); len(vs) != 1 {
+		t.Errorf("X-Forwarded-For = %q, want exactly the router's peer", vs)
+	}
+}
+
+func TestRouter_StripsPlatformHeadersFromResponses(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Kamui-Upstream", "leak")
+		w.Header().Set("Kamui-Cache-Marker", "leak")
+		w.Header().Set("X-Tenant", "kept")
+		w.WriteHeader(http.StatusCreated)
+	})
+	h := newHarness(t, b, nil)
+	res, _ := do(t, h.request(t, validContext(http.MethodPost, "r"), "/", strings.NewReader("x")))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("got %d, want the backend's 201", res.StatusCode)
+	}
+	for name := range res.Header {
+		if route.IsContextHeader(name) {
+			t.Errorf("response carries %s", name)
+		}
+	}
+	if res.Header.Get("X-Tenant") != "kept" {
+		t.Error("the tenant's own response header was dropped")
+	}
+}

@@ -1,0 +1,209 @@
+package router_test
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
+)
+
+// testNow is the fixed instant the tests' clock starts at.
+var testNow = time.Unix(1_800_000_000, 0)
+
+const (
+	publicHost = "shop.tenant.test"
+	nsPrefix   = "tenant-"
+	upstream   = "tenant-shop/web:8080"
+)
+
+// newSecret returns a fresh random key, so no test fixture holds a real-looking secret.
+func newSecret(t *testing.T) []byte {
+	t.Helper()
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// backend is a tenant service that records what reached it.
+type backend struct {
+	*httptest.Server
+	hits    atomic.Int64
+	mu      sync.Mutex
+	lastReq *http.Request // headers, host and URL of the latest request
+}
+
+// newBackend starts a service whose handler is h (nil: answer 200 "ok from backend").
+func newBackend(t *testing.T, h http.HandlerFunc) *backend {
+	t.Helper()
+	b := &backend{}
+	if h == nil {
+		h = func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok from backend") }
+	}
+	b.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.hits.Add(1)
+		b.mu.Lock()
+		b.lastReq = r.Clone(r.Context())
+		b.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(b.Close)
+	return b
+}
+
+func (b *backend) last() *http.Request {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.lastReq
+}
+
+// logBuffer collects JSON log lines from concurrent handlers.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// accessLines returns the decoded access-log records.
+func (l *logBuffer) accessLines(t *testing.T) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(l.String()), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %v: %q", err, line)
+		}
+		if m["msg"] == "access" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// harness is a router in front of a backend, both on loopback.
+type harness struct {
+	rt       *router.Router
+	front    *httptest.Server
+	backend  *backend
+	secret   []byte
+	logs     *logBuffer
+	resolved atomic.Value // last route.Upstream given to Resolve
+}
+
+// newHarness starts a router whose Resolve points every upstream at b. edit may adjust the
+// configuration before the router is built.
+func newHarness(t *testing.T, b *backend, edit func(*router.Config)) *harness {
+	t.Helper()
+	h := &harness{backend: b, secret: newSecret(t), logs: &logBuffer{}}
+	target, err := url.Parse(b.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := router.Config{
+		Secret:                 h.secret,
+		AllowedNamespacePrefix: nsPrefix,
+		Now:                    func() time.Time { return testNow },
+		Logger:                 slog.New(slog.NewJSONHandler(h.logs, nil)),
+		Resolve: func(u route.Upstream) (*url.URL, error) {
+			h.resolved.Store(u)
+			return target, nil
+		},
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	h.rt, err = router.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.front = httptest.NewServer(h.rt)
+	t.Cleanup(h.front.Close)
+	return h
+}
+
+// validContext is a context the Worker could have sent for GET on publicHost.
+func validContext(method, requestID string) route.Context {
+	return route.Context{
+		Method:    method,
+		Host:      publicHost,
+		App:       "shop",
+		Upstream:  upstream,
+		RequestID: requestID,
+		Time:      testNow,
+	}
+}
+
+// request builds a request to the router for c, signed with the harness secret.
+func (h *harness) request(t *testing.T, c route.Context, path string, body io.Reader) *http.Request {
+	t.Helper()
+	return h.requestTo(t, h.front.URL, c, path, body)
+}
+
+// requestTo is request for a router listening at base ("http://host:port").
+func (h *harness) requestTo(t *testing.T, base string, c route.Context, path string, body io.Reader) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(c.Method, base+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = c.Host
+	c.SetHeaders(req.Header, h.secret)
+	return req
+}
+
+// do sends req and returns the response with its body read.
+func do(t *testing.T, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, string(body)
+}
+
+// eventually polls cond until it holds, failing the test if it never does. It synchronises with
+// other goroutines; it does not assert how long anything takes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never happened: %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }

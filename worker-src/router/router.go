@@ -1,0 +1,274 @@
+package router
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// Router is the request handler: it verifies the signed context, then reverse-proxies to the
+// upstream that context names. Build one with New; it is safe for concurrent use.
+type Router struct {
+	secret         []byte
+	nsPrefix       string
+	maxSkew        time.Duration
+	forwardedProto string
+	resolve        func(route.Upstream) (*url.URL, error)
+	errorHandler   func(http.ResponseWriter, *http.Request, *Failure)
+	now            func() time.Time
+	logger         *slog.Logger
+	sampleSuccess  func() bool
+
+	proxy    *httputil.ReverseProxy
+	metrics  metrics
+	draining atomic.Bool
+}
+
+// New checks cfg and returns a Router with cfg's defaults filled in.
+func New(cfg Config) (*Router, error) {
+	if len(cfg.Secret) == 0 {
+		return nil, errors.New("router: a signing secret is required")
+	}
+	if cfg.AllowedNamespacePrefix == "" {
+		// An empty prefix would admit the platform's own namespaces.
+		return nil, errors.New("router: an allowed namespace prefix is required")
+	}
+	rt := &Router{
+		secret:         cfg.Secret,
+		nsPrefix:       cfg.AllowedNamespacePrefix,
+		maxSkew:        cfg.MaxSkew,
+		forwardedProto: cfg.ForwardedProto,
+		resolve:        cfg.Resolve,
+		errorHandler:   cfg.ErrorHandler,
+		now:            cfg.Now,
+		logger:         cfg.Logger,
+		sampleSuccess:  cfg.SampleSuccess,
+	}
+	if rt.maxSkew <= 0 {
+		rt.maxSkew = route.DefaultMaxSkew
+	}
+	if rt.forwardedProto == "" {
+		rt.forwardedProto = DefaultForwardedProto
+	}
+	if rt.resolve == nil {
+		rt.resolve = ClusterResolve
+	}
+	if rt.errorHandler == nil {
+		rt.errorHandler = WriteFailure
+	}
+	if rt.now == nil {
+		rt.now = time.Now
+	}
+	if rt.logger == nil {
+		rt.logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	}
+	transport := cfg.Transport
+	if transport == nil {
+		transport = newTransport(cfg.DialTimeout, cfg.ResponseHeaderTimeout)
+	}
+	rt.proxy = &httputil.ReverseProxy{
+		Rewrite:        rt.rewrite,
+		Transport:      transport,
+		ModifyResponse: rt.modifyResponse,
+		ErrorHandler:   rt.proxyError,
+		ErrorLog:       slog.NewLogLogger(rt.logger.Handler(), slog.LevelWarn),
+	}
+	return rt, nil
+}
+
+func newTransport(dialTimeout, responseHeaderTimeout time.Duration) *http.Transport {
+	if dialTimeout <= 0 {
+		dialTimeout = DefaultDialTimeout
+	}
+	if responseHeaderTimeout <= 0 {
+		responseHeaderTimeout = DefaultResponseHeaderTimeout
+	}
+	dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		// No Proxy: an HTTP_PROXY in the pod's environment must not divert tenant traffic.
+		DialContext:           dialer.DialContext,
+		ResponseHeaderTimeout: responseHeaderTimeout,
+		MaxIdleConns:          4 * DefaultMaxIdleConnsPerHost,
+		MaxIdleConnsPerHost:   DefaultMaxIdleConnsPerHost,
+		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		// The client's Accept-Encoding goes upstream untouched and the body comes back as sent;
+		// transparent gunzip would buffer and re-encode nothing useful.
+		DisableCompression: true,
+		ReadBufferSize:     32 << 10,
+		WriteBufferSize:    32 << 10,
+	}
+}
+
+// exchange is one request's state, shared by ServeHTTP and the proxy hooks through the request
+// context (the hooks only see the request).
+type exchange struct {
+	ctx            route.Context // verified
+	target         *url.URL
+	upstreamStatus int // seen in ModifyResponse; an upgrade's 101 never passes through WriteHeader
+	failure        *Failure
+}
+
+type exchangeKey struct{}
+
+func exchangeFrom(r *http.Request) *exchange {
+	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
+	return ex
+}
+
+// ServeHTTP admits or refuses r, then proxies it.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := rt.now()
+	rt.metrics.inFlight.Add(1)
+	rec := &recorder{ResponseWriter: w}
+	ex := &exchange{}
+	defer rt.finish(rec, r, ex, start)
+
+	if f := rt.admit(r, ex); f != nil {
+		rt.fail(rec, r, ex, f)
+		return
+	}
+	rt.proxy.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+}
+
+// admit verifies the signed context and resolves its upstream into ex; a non-nil Failure means
+// the request goes no further.
+func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
+	host, err := route.NormalizeHost(r.Host)
+	if err != nil {
+		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
+	}
+	c, err := route.VerifyHeaders(r.Header, r.Method, host, rt.secret, rt.now(), rt.maxSkew)
+	if err != nil {
+		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
+	}
+	ex.ctx = c
+	up, err := route.ParseUpstream(c.Upstream)
+	if err != nil {
+		return &Failure{Status: http.StatusBadGateway, Outcome: OutcomeBadUpstream, RequestID: c.RequestID, Err: err}
+	}
+	if !strings.HasPrefix(up.Namespace, rt.nsPrefix) {
+		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeNamespaceRefused, RequestID: c.RequestID,
+			Err: errors.New("upstream namespace outside the allowed prefix")}
+	}
+	target, err := rt.resolve(up)
+	if err != nil {
+		return &Failure{Status: http.StatusBadGateway, Outcome: OutcomeBadUpstream, RequestID: c.RequestID, Err: err}
+	}
+	ex.target = target
+	return nil
+}
+
+func (rt *Router) fail(w http.ResponseWriter, r *http.Request, ex *exchange, f *Failure) {
+	ex.failure = f
+	rt.errorHandler(w, r, f)
+}
+
+// rewrite builds the upstream request. ReverseProxy has already dropped hop-by-hop headers and
+// the client's Forwarded/X-Forwarded-* headers; what remains to be untrusted are the platform's
+// own headers, which only the signed context may speak for.
+func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
+	ex := exchangeFrom(pr.In)
+	pr.SetURL(ex.target)
+	// Tenants see their public host, as behind any ingress; the service address is in the URL.
+	pr.Out.Host = ex.ctx.Host
+	h := pr.Out.Header
+	for name := range h {
+		if route.IsContextHeader(name) {
+			delete(h, name)
+		}
+	}
+	h.Del("X-Real-Ip")
+	h.Set("X-Request-Id", ex.ctx.RequestID)
+	h.Set("X-Forwarded-Host", ex.ctx.Host)
+	h.Set("X-Forwarded-Proto", rt.forwardedProto)
+	// The router's peer is the tunnel connector, so that is the only address it can vouch for.
+	if ip, _, err := net.SplitHostPort(pr.In.RemoteAddr); err == nil {
+		h.Set("X-Forwarded-For", ip)
+	}
+}
+
+// modifyResponse keeps platform headers from leaking out of the cluster and notes the status.
+func (rt *Router) modifyResponse(res *http.Response) error {
+	for name := range res.Header {
+		if route.IsContextHeader(name) {
+			delete(res.Header, name)
+		}
+	}
+	if ex := exchangeFrom(res.Request); ex != nil {
+		ex.upstreamStatus = res.StatusCode
+	}
+	return nil
+}
+
+// proxyError answers a failed upstream exchange (called before any response byte is written).
+func (rt *Router) proxyError(w http.ResponseWriter, r *http.Request, err error) {
+	ex := exchangeFrom(r)
+	status, outcome := classifyProxyError(r, err)
+	f := &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err}
+	if outcome == OutcomeClientGone {
+		ex.failure = f // nobody is left to read an answer
+		return
+	}
+	rt.fail(w, r, ex, f)
+}
+
+// finish records the request in the metrics and the access log. ReverseProxy panics with
+// http.ErrAbortHandler when a body copy fails mid-stream; that is recorded, then re-raised so
+// net/http tears the connection down as intended.
+func (rt *Router) finish(rec *recorder, r *http.Request, ex *exchange, start time.Time) {
+	p := recover()
+	defer rt.metrics.inFlight.Add(-1)
+	status, outcome := rec.status, OutcomeProxied
+	switch {
+	case ex.failure != nil:
+		status, outcome = ex.failure.Status, ex.failure.Outcome
+	case p != nil:
+		outcome = OutcomeAborted
+	}
+	if status == 0 {
+		status = ex.upstreamStatus
+	}
+	if status == 0 {
+		status = http.StatusOK // net/http's answer for a handler that wrote nothing
+	}
+	d := rt.now().Sub(start)
+	rt.metrics.observe(status, outcome, d)
+	rt.logAccess(r, ex, status, outcome, rec.bytes, d)
+	if p != nil {
+		panic(p)
+	}
+}
+
+// SetDraining marks the router as shutting down: /readyz answers 503 from now on, so load
+// balancers stop sending new requests while in-flight ones finish.
+func (rt *Router) SetDraining() { rt.draining.Store(true) }
+
+// InFlight is the number of requests being handled, upgraded connections included.
+func (rt *Router) InFlight() int64 { return rt.metrics.inFlight.Load() }
+
+// Wait blocks until no request is in flight or ctx is done. http.Server.Shutdown does not wait
+// for upgraded (hijacked) connections such as WebSockets; Wait does, since their handlers are
+// still running.
+func (rt *Router) Wait(ctx context.Context) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for rt.InFlight() > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+	}
+	return nil
+}

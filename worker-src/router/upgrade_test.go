@@ -1,0 +1,101 @@
+package router_test
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// websocketAccept is the RFC 6455 handshake answer for a client key.
+func websocketAccept(key string) string {
+	sum := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+	return base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// echoWebSocket completes a WebSocket handshake by hand and then echoes every byte back.
+func echoWebSocket(w http.ResponseWriter, r *http.Request) {
+	if r.Header.Get("Upgrade") != "websocket" {
+		http.Error(w, "upgrade required", http.StatusUpgradeRequired)
+		return
+	}
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Accept: " + websocketAccept(r.Header.Get("Sec-WebSocket-Key")) + "\r\n\r\n")
+	if rw.Flush() != nil {
+		return
+	}
+	io.Copy(conn, rw.Reader)
+}
+
+func TestRouter_WebSocketEcho(t *testing.T) {
+	h := newHarness(t, newBackend(t, echoWebSocket), nil)
+
+	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(10 * time.Second)) // a hang fails the test instead of the run
+
+	const key = "dGhlIHNhbXBsZSBub25jZQ=="
+	req := h.request(t, validContext(http.MethodGet, "req-ws"), "/chat", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Sec-WebSocket-Key", key)
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	req.Header.Set("Kamui-Debug", "spoofed")
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	res, err := http.ReadResponse(br, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != http.StatusSwitchingProtocols || res.Header.Get("Sec-WebSocket-Accept") != websocketAccept(key) {
+		t.Fatalf("handshake: %d %v, want 101 with the accept key", res.StatusCode, res.Header)
+	}
+
+	for _, msg := range []string{"hello through the router", "second message"} {
+		if _, err := io.WriteString(conn, msg); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, len(msg))
+		if _, err := io.ReadFull(br, got); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != msg {
+			t.Errorf("echo %q, want %q", got, msg)
+		}
+	}
+
+	for name := range h.backend.last().Header {
+		if route.IsContextHeader(name) {
+			t.Errorf("backend received %s on the upgrade request", name)
+		}
+	}
+
+	// Closing our side ends both copies; the request then counts as finished.
+	conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.rt.Wait(ctx); err != nil {
+		t.Fatalf("upgraded request never finished: %v", err)
+	}
+	lines := h.logs.accessLines(t)
+	if len(lines) != 1 || lines[0]["status"] != 101.0 || lines[0]["outcome"] != "proxied" {
+		t.Errorf("access lines %v, want one proxied 101", lines)
+	}
+}
