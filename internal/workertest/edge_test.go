@@ -1,0 +1,305 @@
+package workertest
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+const (
+	platform   = "kamui.test"
+	testSecret = "test-signing-secret-0123456789abcdef"
+	testMarker = "test-marker-fedcba9876543210"
+)
+
+var (
+	edgeURL string
+	host    *Host
+)
+
+// TestMain builds the Worker once and starts one workerd for the whole package: start-up
+// costs seconds, and every scenario below is independent of the others' hosts.
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	root, err := RepoRoot()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := CheckNodeModules(root); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	out, err := os.MkdirTemp("", "edge-worker-*")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(out)
+	if _, err := BuildWorker(root, out); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+
+	echo := startServer(echoHandler())
+	defer echo.Close()
+	slow := startServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(5 * time.Second):
+		case <-r.Context().Done():
+		}
+		w.Write([]byte("too late"))
+	}))
+	defer slow.Close()
+	ws := startWSEcho()
+	defer ws.Close()
+	closed := closedPort()
+
+	cfg := HostConfig{
+		ModulesRoot: out,
+		Modules:     EdgeModules(),
+		Bindings: map[string]string{
+			"PLATFORM_DOMAIN":          platform,
+			"FRESHNESS_BUDGET_SECONDS": "120",
+			"UPSTREAM_TIMEOUT_MS":      "30000",
+			"LOG_SAMPLE_RATE":          "1",
+			"SIGNING_SECRET":           testSecret,
+			"CACHE_MARKER":             testMarker,
+		},
+		KV:      seedKV(),
+		R2:      seedR2(),
+		Cache:   seedCache(),
+		CountKV: true,
+		Origins: map[string]string{
+			"tunnel.kamui.test":   "http://" + echo.Addr().String(),
+			"slow.kamui.test":     "http://" + slow.Addr().String(),
+			"ws.kamui.test":       "http://" + ws.Addr().String(),
+			"down.kamui.test":     "http://" + closed,
+			"unrouted.kamui.test": "http://" + closed,
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	host, err = StartHost(ctx, root, cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer host.Close()
+	edgeURL = host.URL
+	code := m.Run()
+	if code != 0 {
+		fmt.Fprintln(os.Stderr, "host stderr:\n"+host.Stderr())
+	}
+	return code
+}
+
+func mustRecord(r route.Record) string {
+	b, _, err := route.EncodeRecord(r)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func mustMapping(m route.DomainMapping) string {
+	b, _, err := route.EncodeDomainMapping(m)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+func dyn(app, origin string, timeoutMS int) route.Record {
+	return route.Record{App: app, Status: route.StatusActive, Kind: route.KindDynamic,
+		Dynamic: &route.Dynamic{Origin: origin, Upstream: "tenant-" + app + "/web:8080", TimeoutMS: timeoutMS}}
+}
+
+func seedKV() map[string]map[string]string {
+	prov := dyn("prov", "tunnel.kamui.test", 5000)
+	prov.Status = route.StatusProvisioning
+	return map[string]map[string]string{
+		"ROUTES": {
+			"shop": mustRecord(dyn("shop", "tunnel.kamui.test", 5000)),
+			"slow": mustRecord(dyn("slow", "slow.kamui.test", 300)),
+			"down": mustRecord(dyn("down", "down.kamui.test", 5000)),
+			"chat": mustRecord(dyn("chat", "ws.kamui.test", 5000)),
+			"prov": mustRecord(prov),
+			"docs": mustRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
+				Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html", NotFound: "404.html"}}),
+			"spa": mustRecord(route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
+				Static: &route.Static{Prefix: "sites/spa/v1/", Index: "index.html", SPA: true}}),
+			"broken": `{"v":1,"app":"broken","status":"active","kind":"dynamic"`,
+			"future": `{"v":2,"app":"future","status":"active","kind":"dynamic","dynamic":{"origin":"tunnel.kamui.test","upstream":"a/b:1","timeout_ms":1000},"rev":"x"}`,
+		},
+		"DOMAINS": {
+			"www.shop.example": mustMapping(route.DomainMapping{App: "shop", Status: route.StatusActive}),
+			"www.prov.example": mustMapping(route.DomainMapping{App: "shop", Status: route.StatusProvisioning}),
+			"www.docs.example": mustMapping(route.DomainMapping{App: "docs", Status: route.StatusActive}),
+		},
+	}
+}
+
+func seedR2() map[string]map[string]Object {
+	return map[string]map[string]Object{"STATIC": {
+		"sites/docs/v1/index.html":       {Text: "<h1>docs home</h1>", ContentType: "text/html"},
+		"sites/docs/v1/guide/start.html": {Text: "<h1>start</h1>", ContentType: "text/html"},
+		"sites/docs/v1/404.html":         {Text: "<h1>docs 404</h1>", ContentType: "text/html"},
+		"sites/docs/v1/cached.html":      {Text: "<h1>cached once</h1>", ContentType: "text/html"},
+		"sites/spa/v1/index.html":        {Text: "<div id=app>spa</div>", ContentType: "text/html"},
+	}}
+}
+
+func seedCache() map[string]CacheEntry {
+	return map[string]CacheEntry{
+		// This deployment's marker: served before routing, marker stripped.
+		"http://shop.kamui.test/precached": {Headers: map[string]string{
+			route.CacheMarkerHeader: testMarker, "Content-Type": "text/plain", "Cache-Control": "max-age=600"},
+			Text: "FROM-CACHE"},
+		// A forged or foreign entry: must be ignored.
+		"http://docs.kamui.test/guide/start.html": {Headers: map[string]string{
+			route.CacheMarkerHeader: "not-the-marker-000000", "Cache-Control": "max-age=600"},
+			Text: "FORGED"},
+		"http://docs.kamui.test/index.html": {Headers: map[string]string{"Cache-Control": "max-age=600"},
+			Text: "UNMARKED"},
+	}
+}
+
+func startServer(h http.Handler) net.Listener {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go http.Serve(l, h)
+	return l
+}
+
+// echoHandler answers with the request it received, and with headers an origin must not
+// get past the edge (a forged marker, a context header).
+func echoHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen := map[string]string{"method": r.Method, "host": r.Host, "path": r.URL.Path, "query": r.URL.RawQuery}
+		for k, v := range r.Header {
+			seen["h:"+strings.ToLower(k)] = strings.Join(v, ",")
+		}
+		if r.Body != nil {
+			b, _ := io.ReadAll(r.Body)
+			seen["body"] = string(b)
+		}
+		w.Header().Set(route.CacheMarkerHeader, testMarker)
+		w.Header().Set("Kamui-App", "leaked")
+		w.Header().Add("Set-Cookie", "a=1")
+		w.Header().Add("Set-Cookie", "b=2")
+		if r.URL.Path == "/public" {
+			w.Header().Set("Cache-Control", "public, max-age=30")
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(seen)
+	})
+}
+
+// startWSEcho is a minimal RFC 6455 server: handshake, then echo unmasked text frames
+// (short payloads only; enough to prove the upgrade passes through the edge).
+func startWSEcho() net.Listener {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func(c net.Conn) {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				req, err := http.ReadRequest(br)
+				if err != nil {
+					return
+				}
+				key := req.Header.Get("Sec-WebSocket-Key")
+				h := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
+				fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+					base64.StdEncoding.EncodeToString(h[:]))
+				for {
+					payload, err := readFrame(br)
+					if err != nil {
+						return
+					}
+					if _, err := c.Write(textFrame(append([]byte("echo:"), payload...), nil)); err != nil {
+						return
+					}
+				}
+			}(c)
+		}
+	}()
+	return l
+}
+
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	var hdr [2]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return nil, err
+	}
+	n := int(hdr[1] & 0x7f)
+	if n >= 126 {
+		return nil, fmt.Errorf("long frames not supported")
+	}
+	var mask [4]byte
+	masked := hdr[1]&0x80 != 0
+	if masked {
+		if _, err := io.ReadFull(r, mask[:]); err != nil {
+			return nil, err
+		}
+	}
+	p := make([]byte, n)
+	if _, err := io.ReadFull(r, p); err != nil {
+		return nil, err
+	}
+	if masked {
+		for i := range p {
+			p[i] ^= mask[i%4]
+		}
+	}
+	return p, nil
+}
+
+func textFrame(p []byte, mask []byte) []byte {
+	b := []byte{0x81, byte(len(p))}
+	if mask != nil {
+		b[1] |= 0x80
+		b = append(b, mask...)
+		q := append([]byte(nil), p...)
+		for i := range q {
+			q[i] ^= mask[i%4]
+		}
+		return append(b, q...)
+	}
+	return append(b, p...)
+}
+
+func closedPort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}

@@ -1,0 +1,136 @@
+// host.mjs runs one Worker in the real workerd through Miniflare, for tests, benchmarks and
+// (later) the local edge. It is generic: modules + bindings + an origin map.
+//
+//   node host.mjs <config.json>
+//
+// config.json:
+//   modulesRoot  directory holding the modules
+//   modules      [{type: "ESModule"|"CompiledWasm"|..., path: "<relative to modulesRoot>"}], main first
+//   bindings     {NAME: "plain text"}  (vars and secrets alike)
+//   kv           {NAMESPACE: {key: "value"}}   seeded before the first request
+//   r2           {BUCKET: {key: {text: "...", contentType: "..."}}}
+//   cache        {"https://url": {status, headers: {..}, text}}: Cache API entries to seed
+//   origins      {"origin.hostname": "http://127.0.0.1:port"}: every upstream fetch of the
+//                Worker goes to an "origin router" Worker that rewrites the URL by hostname
+//                (the local edge's tunnel emulation does the same)
+//   countKV      true: wrap the KV bindings to count get() calls from inside the runtime;
+//                GET http://kv-stats.host.invalid/ answers {"reads": n}
+//   compatibilityDate
+//
+// Prints "ready <url>" once serving, then "log: <message>" for every console line of the
+// Worker. Exits when stdin closes, so a test that dies takes its workerd with it.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { createRequire } from "node:module";
+
+const cfg = JSON.parse(readFileSync(process.argv[2], "utf8"));
+// Resolve miniflare from the repo root (two levels up), never from a global install.
+const require = createRequire(path.resolve(import.meta.dirname, "../../package.json"));
+const { Miniflare, Response } = await import(require.resolve("miniflare"));
+
+const modules = cfg.modules.map((m) => ({ type: m.type, path: path.resolve(cfg.modulesRoot, m.path) }));
+const kvNames = Object.keys(cfg.kv || {});
+
+if (cfg.countKV) {
+  const main = cfg.modules[0].path;
+  const wrapper = `
+import worker from "./${main}";
+let reads = 0;
+const wrapped = new Map();
+function wrap(ns) {
+  return new Proxy(ns, { get(t, p) {
+    if (p === "get") return (...a) => { reads++; return t.get(...a); };
+    const v = t[p];
+    return typeof v === "function" ? v.bind(t) : v;
+  } });
+}
+const KV = ${JSON.stringify(kvNames)};
+let env2;
+export default {
+  async fetch(request, env, ctx) {
+    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads });
+    if (!env2) {
+      for (const n of KV) wrapped.set(n, wrap(env[n]));
+      env2 = new Proxy(env, { get(t, p) { return wrapped.has(p) ? wrapped.get(p) : t[p]; } });
+    }
+    return worker.fetch(request, env2, ctx);
+  },
+};`;
+  modules.unshift({ type: "ESModule", path: path.resolve(cfg.modulesRoot, "__host_entry.mjs"), contents: wrapper });
+}
+
+const routerScript = `
+export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const target = env.ORIGINS[url.hostname];
+    if (!target) throw new Error("origin router: no origin for this hostname");
+    const t = new URL(target);
+    url.protocol = t.protocol;
+    url.host = t.host;
+    // workerd sets Host from the URL, so the loopback origin sees 127.0.0.1:<port>; the
+    // public host travels in X-Forwarded-Host (signed), which is what the router reads.
+    return fetch(new Request(url, request));
+  },
+};`;
+
+const compatibilityDate = cfg.compatibilityDate || "2025-12-01";
+const mf = new Miniflare({
+  host: "127.0.0.1",
+  port: cfg.port || 0,
+  handleStructuredLogs: ({ message }) => {
+    for (const line of String(message).split("\n")) if (line) process.stdout.write("log: " + line + "\n");
+  },
+  workers: [
+    {
+      name: "edge",
+      modulesRoot: cfg.modulesRoot,
+      modules,
+      compatibilityDate,
+      bindings: cfg.bindings || {},
+      kvNamespaces: kvNames,
+      r2Buckets: Object.keys(cfg.r2 || {}),
+      outboundService: "origin-router",
+    },
+    {
+      name: "origin-router",
+      modules: true,
+      script: routerScript,
+      compatibilityDate,
+      bindings: { ORIGINS: cfg.origins || {} },
+      outboundService: { network: { allow: ["local", "private"] } },
+    },
+  ],
+});
+
+const url = await mf.ready;
+for (const [ns, entries] of Object.entries(cfg.kv || {})) {
+  const kv = await mf.getKVNamespace(ns, "edge");
+  for (const [k, v] of Object.entries(entries)) await kv.put(k, v);
+}
+for (const [b, objects] of Object.entries(cfg.r2 || {})) {
+  const bucket = await mf.getR2Bucket(b, "edge");
+  for (const [k, o] of Object.entries(objects)) {
+    await bucket.put(k, o.text, { httpMetadata: o.contentType ? { contentType: o.contentType } : undefined });
+  }
+}
+if (cfg.cache) {
+  const caches = await mf.getCaches();
+  for (const [u, e] of Object.entries(cfg.cache)) {
+    await caches.default.put(u, new Response(e.text, { status: e.status || 200, headers: e.headers || {} }));
+  }
+}
+process.stdout.write("ready " + url.href + "\n");
+
+let closing = false;
+async function close() {
+  if (closing) return;
+  closing = true;
+  await mf.dispose().catch(() => {});
+  process.exit(0);
+}
+process.stdin.on("end", close);
+process.stdin.on("close", close);
+process.stdin.resume();
+process.on("SIGTERM", close);
+process.on("SIGINT", close);

@@ -1,0 +1,387 @@
+package workertest
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+var client = &http.Client{
+	Timeout:       20 * time.Second,
+	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+}
+
+type result struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func do(t *testing.T, method, hostName, path string, hdr map[string]string, body string) result {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, edgeURL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Host = hostName
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s%s: %v", method, hostName, path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return result{resp.StatusCode, resp.Header, string(b)}
+}
+
+// logOf returns the structured log line of a request, by its id.
+func logOf(t *testing.T, id string) map[string]any {
+	t.Helper()
+	if id == "" {
+		t.Fatal("response has no X-Request-Id")
+	}
+	line, ok := host.WaitLog(func(l string) bool { return strings.Contains(l, `"request_id":"`+id+`"`) }, 5*time.Second)
+	if !ok {
+		t.Fatalf("no log line for request %s", id)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("log line is not JSON: %v", err)
+	}
+	return m
+}
+
+func kvReads(t *testing.T, id string) int {
+	return int(logOf(t, id)["kv_reads"].(float64))
+}
+
+func wrapperReads(t *testing.T) int {
+	t.Helper()
+	r := do(t, "GET", "kv-stats.host.invalid", "/", nil, "")
+	var v struct{ Reads int }
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatalf("kv stats: %v (%q)", err, r.body)
+	}
+	return v.Reads
+}
+
+func assertFixed(t *testing.T, r result, status int, mustNotContain ...string) {
+	t.Helper()
+	if r.status != status {
+		t.Fatalf("status = %d, want %d (body %q)", r.status, status, r.body)
+	}
+	if cc := r.header.Get("Cache-Control"); cc != "no-store" {
+		t.Errorf("Cache-Control = %q, want no-store", cc)
+	}
+	id := r.header.Get("X-Request-Id")
+	if id == "" || !strings.Contains(r.body, id) {
+		t.Errorf("request id %q missing from header or body %q", id, r.body)
+	}
+	for _, s := range mustNotContain {
+		if strings.Contains(strings.ToLower(r.body), strings.ToLower(s)) {
+			t.Errorf("body %q reflects %q", r.body, s)
+		}
+	}
+}
+
+func echoed(t *testing.T, r result) map[string]string {
+	t.Helper()
+	var m map[string]string
+	if err := json.Unmarshal([]byte(r.body), &m); err != nil {
+		t.Fatalf("origin echo: %v (status %d, body %q)", err, r.status, r.body)
+	}
+	return m
+}
+
+func TestPlatformHostDynamic(t *testing.T) {
+	r := do(t, "GET", "shop.kamui.test", "/cart?item=1", map[string]string{
+		"Kamui-App":               "evil",
+		"Kamui-Upstream":          "kube-system/api:443",
+		"Kamui-Cache-Marker":      testMarker,
+		"X-Forwarded-For":         "6.6.6.6",
+		"X-Forwarded-Host":        "evil.example",
+		"Forwarded":               "for=6.6.6.6",
+		"Cookie":                  "session=abc",
+		"Authorization":           "Bearer secret-token",
+		"Connection":              "keep-alive, X-Hop",
+		"X-Hop":                   "drop-me",
+		"X-Request-Id":            "client-chosen",
+		"Kamui-Context-Signature": "v1=00",
+	}, "")
+	if r.status != 200 {
+		t.Fatalf("status %d body %q", r.status, r.body)
+	}
+	seen := echoed(t, r)
+	id := r.header.Get("X-Request-Id")
+	checks := map[string]string{
+		"path": "/cart", "query": "item=1",
+		"h:kamui-app": "shop", "h:kamui-upstream": "tenant-shop/web:8080",
+		"h:kamui-request-id": id, "h:x-request-id": id,
+		"h:x-forwarded-host": "shop.kamui.test", "h:x-forwarded-proto": "https",
+		"h:cookie": "session=abc", "h:authorization": "Bearer secret-token",
+	}
+	for k, want := range checks {
+		if seen[k] != want {
+			t.Errorf("upstream saw %s = %q, want %q", k, seen[k], want)
+		}
+	}
+	for _, k := range []string{"h:kamui-cache-marker", "h:x-forwarded-for", "h:forwarded", "h:x-hop"} {
+		if v, ok := seen[k]; ok {
+			t.Errorf("upstream saw client header %s = %q", k, v)
+		}
+	}
+	// The signature verifies for exactly what the edge resolved.
+	h := http.Header{}
+	for k, v := range seen {
+		if name, ok := strings.CutPrefix(k, "h:"); ok {
+			h.Set(name, v)
+		}
+	}
+	if _, err := route.VerifyHeaders(h, "GET", "shop.kamui.test", []byte(testSecret), time.Now(), time.Minute); err != nil {
+		t.Errorf("context signature does not verify: %v", err)
+	}
+	// Response post-processing: internal headers gone, private added, cookies intact.
+	if v := r.header.Get(route.CacheMarkerHeader); v != "" {
+		t.Errorf("marker from origin leaked: %q", v)
+	}
+	if v := r.header.Get("Kamui-App"); v != "" {
+		t.Errorf("Kamui-App from origin leaked: %q", v)
+	}
+	if cc := r.header.Get("Cache-Control"); cc != "private" {
+		t.Errorf("Cache-Control = %q, want private", cc)
+	}
+	if c := r.header.Values("Set-Cookie"); len(c) != 2 {
+		t.Errorf("Set-Cookie = %q, want both cookies", c)
+	}
+	l := logOf(t, id)
+	if l["app"] != "shop" || l["status"].(float64) != 200 || l["host_kind"] != "platform" {
+		t.Errorf("log line %v", l)
+	}
+	raw, _ := json.Marshal(l)
+	for _, secret := range []string{"session=abc", "secret-token", "item=1", "/cart"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("log line contains %q: %s", secret, raw)
+		}
+	}
+}
+
+func TestOriginCacheControlKept(t *testing.T) {
+	r := do(t, "GET", "shop.kamui.test", "/public", nil, "")
+	if r.status != 200 || r.header.Get("Cache-Control") != "public, max-age=30" {
+		t.Fatalf("status %d Cache-Control %q", r.status, r.header.Get("Cache-Control"))
+	}
+}
+
+func TestPostBodyStreams(t *testing.T) {
+	r := do(t, "POST", "shop.kamui.test", "/orders", map[string]string{"Content-Type": "text/plain"}, "order-payload")
+	seen := echoed(t, r)
+	if seen["method"] != "POST" || seen["body"] != "order-payload" {
+		t.Fatalf("upstream saw %q %q", seen["method"], seen["body"])
+	}
+}
+
+func TestCustomDomainAndRouteCache(t *testing.T) {
+	before := wrapperReads(t)
+	first := do(t, "GET", "WWW.Shop.Example.:443", "/a", nil, "")
+	if first.status != 200 || echoed(t, first)["h:kamui-app"] != "shop" {
+		t.Fatalf("first: %d %q", first.status, first.body)
+	}
+	if n := kvReads(t, first.header.Get("X-Request-Id")); n != 2 {
+		t.Errorf("first custom-domain request: kv_reads = %d, want 2 (DOMAINS + ROUTES)", n)
+	}
+	second := do(t, "GET", "www.shop.example", "/b", nil, "")
+	l := logOf(t, second.header.Get("X-Request-Id"))
+	if second.status != 200 || l["kv_reads"].(float64) != 0 {
+		t.Errorf("second: status %d, log %v: want a cached route and no KV read", second.status, l)
+	}
+	if got := wrapperReads(t) - before; got != 2 {
+		t.Errorf("the runtime-side KV wrapper counted %d reads, want 2", got)
+	}
+}
+
+func TestPlatformHostOneKVRead(t *testing.T) {
+	r := do(t, "POST", "shop.kamui.test", "/one", nil, "x")
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	if r.status != 200 || l["kv_reads"].(float64) > 1 {
+		t.Errorf("platform host: status %d, log %v (at most one KV read)", r.status, l)
+	}
+}
+
+func TestUnknownHostNegativeCache(t *testing.T) {
+	first := do(t, "GET", "nowhere.example", "/", nil, "")
+	assertFixed(t, first, 404, "nowhere")
+	if n := kvReads(t, first.header.Get("X-Request-Id")); n != 1 {
+		t.Errorf("unknown custom host: kv_reads = %d, want 1", n)
+	}
+	second := do(t, "GET", "nowhere.example", "/", nil, "")
+	assertFixed(t, second, 404, "nowhere")
+	if n := kvReads(t, second.header.Get("X-Request-Id")); n != 0 {
+		t.Errorf("negative cache: kv_reads = %d, want 0", n)
+	}
+	unknownApp := do(t, "GET", "ghost.kamui.test", "/", nil, "")
+	assertFixed(t, unknownApp, 404, "ghost")
+}
+
+func TestXSSPathNotReflected(t *testing.T) {
+	path := "/%3Cscript%3Ealert(1)%3C/script%3E?q=%3Cimg%20src=x%20onerror=alert(1)%3E"
+	r := do(t, "GET", "xss-probe.example", path, map[string]string{"User-Agent": "<svg onload=alert(1)>"}, "")
+	assertFixed(t, r, 404, "script", "alert", "onerror", "xss-probe", "svg")
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/plain") {
+		t.Errorf("Content-Type = %q, want text/plain", ct)
+	}
+}
+
+func TestBadHost(t *testing.T) {
+	// Hosts the runtime's URL parser accepts but that are no DNS name we serve.
+	for _, h := range []string{"-evil-.example", "203.0.113.7", "a.b.c.d.e.f.g.h.i.j.k.l.m.n.o.p.q.r.s.t.u.v.w.x.y.z." + strings.Repeat("x", 64)} {
+		r := do(t, "GET", h, "/", nil, "")
+		assertFixed(t, r, 400, "evil", "203.0.113.7", "xxxx")
+	}
+}
+
+func TestNotActiveAndBadRecords(t *testing.T) {
+	for _, tc := range []struct {
+		host   string
+		status int
+	}{
+		{"prov.kamui.test", 503},   // record provisioning
+		{"www.prov.example", 503},  // mapping provisioning
+		{"broken.kamui.test", 502}, // malformed JSON
+		{"future.kamui.test", 502}, // unknown schema version
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			for i := 0; i < 2; i++ {
+				r := do(t, "GET", tc.host, "/", nil, "")
+				assertFixed(t, r, tc.status, tc.host)
+				// Never cached: the second request reads KV again.
+				if n := kvReads(t, r.header.Get("X-Request-Id")); n == 0 {
+					t.Errorf("request %d: kv_reads = 0: a %d answer was cached", i, tc.status)
+				}
+			}
+		})
+	}
+}
+
+func TestStatic(t *testing.T) {
+	home := do(t, "GET", "docs.kamui.test", "/", nil, "")
+	if home.status != 200 || home.body != "<h1>docs home</h1>" || home.header.Get("Content-Type") != "text/html" {
+		t.Fatalf("home: %d %q %q", home.status, home.header.Get("Content-Type"), home.body)
+	}
+	dir := do(t, "GET", "www.docs.example", "/guide/start.html", nil, "")
+	if dir.status != 200 || dir.body != "<h1>start</h1>" {
+		t.Fatalf("custom-domain static with a forged cache entry: %d %q", dir.status, dir.body)
+	}
+	missing := do(t, "GET", "docs.kamui.test", "/nope", nil, "")
+	if missing.status != 404 || missing.body != "<h1>docs 404</h1>" {
+		t.Fatalf("not_found page: %d %q", missing.status, missing.body)
+	}
+	spa := do(t, "GET", "spa.kamui.test", "/deep/route", nil, "")
+	if spa.status != 200 || spa.body != "<div id=app>spa</div>" {
+		t.Fatalf("spa fallback: %d %q", spa.status, spa.body)
+	}
+	spaAsset := do(t, "GET", "spa.kamui.test", "/missing.js", nil, "")
+	assertFixed(t, spaAsset, 404, "missing.js")
+	traversal := do(t, "GET", "docs.kamui.test", "/%2e%2e/%2e%2e/secret", nil, "")
+	if traversal.status != 404 {
+		t.Fatalf("traversal: %d", traversal.status)
+	}
+}
+
+func TestStaticContentCache(t *testing.T) {
+	first := do(t, "GET", "docs.kamui.test", "/cached.html", nil, "")
+	if first.status != 200 || first.body != "<h1>cached once</h1>" {
+		t.Fatalf("first: %d %q", first.status, first.body)
+	}
+	// The content-cache put runs after the response (waitUntil): poll for the hit.
+	var l map[string]any
+	for i := 0; i < 50; i++ {
+		r := do(t, "GET", "docs.kamui.test", "/cached.html", nil, "")
+		l = logOf(t, r.header.Get("X-Request-Id"))
+		if l["content_cache"] == "hit" {
+			if r.body != "<h1>cached once</h1>" || r.header.Get(route.CacheMarkerHeader) != "" {
+				t.Fatalf("hit: body %q marker %q", r.body, r.header.Get(route.CacheMarkerHeader))
+			}
+			if l["kv_reads"].(float64) != 0 {
+				t.Errorf("content hit read KV: %v", l)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no content-cache hit; last log %v", l)
+}
+
+func TestMarker(t *testing.T) {
+	hit := do(t, "GET", "shop.kamui.test", "/precached", nil, "")
+	if hit.status != 200 || hit.body != "FROM-CACHE" || hit.header.Get(route.CacheMarkerHeader) != "" {
+		t.Fatalf("marked entry: %d %q marker %q", hit.status, hit.body, hit.header.Get(route.CacheMarkerHeader))
+	}
+	if l := logOf(t, hit.header.Get("X-Request-Id")); l["content_cache"] != "hit" {
+		t.Errorf("log %v", l)
+	}
+	unmarked := do(t, "GET", "docs.kamui.test", "/index.html", nil, "")
+	if unmarked.body == "UNMARKED" || unmarked.body != "<h1>docs home</h1>" {
+		t.Fatalf("unmarked entry served: %q", unmarked.body)
+	}
+	if l := logOf(t, unmarked.header.Get("X-Request-Id")); l["content_cache"] != "unmarked" {
+		t.Errorf("log %v", l)
+	}
+}
+
+func TestUpstreamTimeout(t *testing.T) {
+	r := do(t, "GET", "slow.kamui.test", "/", nil, "")
+	assertFixed(t, r, 504, "slow")
+}
+
+func TestUpstreamConnectFailure(t *testing.T) {
+	r := do(t, "GET", "down.kamui.test", "/", nil, "")
+	assertFixed(t, r, 502, "down")
+}
+
+func TestWebSocket(t *testing.T) {
+	u, _ := url.Parse(edgeURL)
+	c, err := net.DialTimeout("tcp", u.Host, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(15 * time.Second))
+	_, err = c.Write([]byte("GET /socket HTTP/1.1\r\nHost: chat.kamui.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 101 {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("status %d %q", resp.StatusCode, b)
+	}
+	if _, err := c.Write(textFrame([]byte("hello"), []byte{1, 2, 3, 4})); err != nil {
+		t.Fatal(err)
+	}
+	p, err := readFrame(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(p) != "echo:hello" {
+		t.Fatalf("frame %q", p)
+	}
+}

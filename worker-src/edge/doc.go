@@ -1,0 +1,26 @@
+// Package edge is the decision core of the KamuiDash edge Worker (DESIGN.md §3).
+//
+// The core is plain Go over small interfaces (KV, Cache, Objects, Clock, Logger) so that
+// every decision is covered by `go test` on the host. It never imports net/http or fmt:
+// the same code is compiled to js/wasm by worker-src/edge/wasm, where those packages would
+// only add weight. It never touches a body either: bodies are opaque Body handles that the
+// adapter owns, so request and response bytes stay in JS streams. The core decides; the
+// adapter fetches upstream and then asks the core to post-process the response headers
+// (Exchange.UpstreamResponse) or to answer a failed fetch (Exchange.UpstreamFailed).
+//
+// # Bindings
+//
+// The Worker reads its whole configuration from these Worker bindings; the provider must
+// upload all of them. A missing or invalid one makes every request a fixed 500 plus a log
+// line, never a routed request.
+//
+//	ROUTES                    KV namespace   app name → route.Record (JSON)
+//	DOMAINS                   KV namespace   custom hostname → route.DomainMapping (JSON)
+//	STATIC                    R2 bucket      static objects under each record's static.prefix
+//	PLATFORM_DOMAIN           plain text     e.g. "kamui.test"; a valid, normalised DNS name
+//	FRESHNESS_BUDGET_SECONDS  plain text     integer seconds within route.MinFreshnessBudget..MaxFreshnessBudget
+//	UPSTREAM_TIMEOUT_MS       plain text     integer ceiling for a record's timeout_ms (100..90000)
+//	LOG_SAMPLE_RATE           plain text     decimal 0..1: the share of success lines logged
+//	SIGNING_SECRET            secret text    HMAC key for the Kamui-Context-Signature (≥ 32 bytes)
+//	CACHE_MARKER              secret text    this deployment's private Kamui-Cache-Marker value (≥ 16 bytes)
+package edge

@@ -1,0 +1,382 @@
+package edge
+
+import (
+	"crypto/subtle"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// Request is what the core needs from a received request. The body is not here: it stays
+// in the adapter and goes to the upstream fetch untouched.
+type Request struct {
+	Method string
+	// URL is the absolute URL as received (scheme://host[:port]/path?query).
+	URL    string
+	Header Header
+}
+
+// Plan is the core's decision for one request. Exactly one of two shapes:
+//
+//   - Forward == nil: answer with Status, Header and Body (nil: no body); afterwards, if
+//     Store != nil, put a copy of the same response into the content cache.
+//   - Forward != nil: make that upstream request (with the received body), then call
+//     Exchange.UpstreamResponse or Exchange.UpstreamFailed.
+type Plan struct {
+	Status  int
+	Header  Header
+	Body    Body
+	Store   *Store
+	Forward *Forward
+}
+
+// Store asks the adapter to put the planned response into the content cache under Key with
+// Header (which carries the private marker and the entry's max-age) instead of the client's.
+type Store struct {
+	Key    string
+	Header Header
+}
+
+// Forward is a new upstream request built from the received one.
+type Forward struct {
+	Method  string
+	URL     string
+	Header  Header
+	Timeout time.Duration
+	// WebSocket is set when the client asked for a WebSocket upgrade: the adapter returns
+	// the upstream's 101 response (and its socket) as it is.
+	WebSocket bool
+}
+
+// Edits are the changes to apply to an upstream response's headers. Edits rather than a
+// whole header list so that repeated fields (Set-Cookie) stay exactly as the origin sent them.
+type Edits struct {
+	Del []string
+	Set Header
+}
+
+// Apply returns h with the edits applied.
+func (e Edits) Apply(h Header) Header {
+	h = h.Clone()
+	for _, n := range e.Del {
+		h.Del(n)
+	}
+	for _, f := range e.Set {
+		h.Set(f.Name, f.Value)
+	}
+	return h
+}
+
+// Handler is the Worker's decision engine. One Handler serves every request of an isolate;
+// its methods are safe for concurrent use.
+type Handler struct {
+	// Config is the validated configuration; ignored when ConfigErr is set.
+	Config Config
+	// ConfigErr, when set, makes every request a fixed 500 and a log line naming the
+	// problem: a Worker with broken bindings must never route.
+	ConfigErr error
+
+	Routes  KV      // the ROUTES namespace
+	Domains KV      // the DOMAINS namespace
+	Static  Objects // the STATIC bucket
+	Cache   Cache   // caches.default: content cache and route cache
+
+	// Clock defaults to the system clock.
+	Clock Clock
+	// Log defaults to discarding lines.
+	Log Logger
+	// NewRequestID defaults to a process-local counter; the wasm adapter uses
+	// crypto.randomUUID. Its result is never client input.
+	NewRequestID func() string
+
+	mu      sync.Mutex
+	memo    map[string]memoEntry
+	flights map[string]*flight
+	seq     atomic.Uint64
+}
+
+// maxMemoEntries bounds the in-isolate memo; a flood of unknown hosts must not grow it
+// without limit. On overflow the memo starts over, which only costs cache lookups.
+const maxMemoEntries = 4096
+
+type memoEntry struct {
+	res resolution
+	exp time.Time
+}
+
+type flight struct {
+	done chan struct{}
+	res  resolution
+}
+
+func (h *Handler) now() time.Time {
+	if h.Clock == nil {
+		return time.Now()
+	}
+	return h.Clock.Now()
+}
+
+// Exchange is one request in flight.
+type Exchange struct {
+	// Plan is the core's decision.
+	Plan Plan
+
+	h      *Handler
+	id     string
+	method string
+	host   string
+	start  time.Time
+	line   logLine
+	logged bool
+}
+
+// RequestID is the id of this request (in X-Request-Id and in every fixed body).
+func (ex *Exchange) RequestID() string { return ex.id }
+
+// Serve decides what to do with req.
+func (h *Handler) Serve(req *Request) *Exchange {
+	ex := &Exchange{h: h, method: req.Method, start: h.now()}
+	if h.NewRequestID != nil {
+		ex.id = h.NewRequestID()
+	} else {
+		ex.id = "req-" + strconv.FormatUint(h.seq.Add(1), 10)
+	}
+	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(req.Method),
+		ContentCache: "skip", RouteCache: "skip"}
+	ex.Plan = h.serve(ex, req)
+	if ex.Plan.Forward == nil {
+		ex.finish(ex.Plan.Status)
+	} else {
+		ex.line.Delivery = "dynamic"
+	}
+	return ex
+}
+
+func (h *Handler) serve(ex *Exchange, req *Request) Plan {
+	if h.ConfigErr != nil {
+		ex.line.Outcome = "bad-config"
+		ex.line.Error = h.ConfigErr.Error()
+		return ex.fixed(fixedBadConfig)
+	}
+	u := splitURL(req.URL)
+	getOrHead := req.Method == "GET" || req.Method == "HEAD"
+
+	// 1. The content cache before any routing: a hit costs no KV and no route work.
+	if getOrHead {
+		if p, ok := h.contentHit(ex, u.key); ok {
+			return p
+		}
+	}
+
+	// 2. The host, normalised; anything else is refused without echoing it.
+	host, err := route.NormalizeHost(u.host)
+	if err != nil {
+		ex.line.Outcome = "bad-host"
+		return ex.fixed(fixedBadHost)
+	}
+	ex.host = host
+	ex.line.Host = host
+	app, isPlatform := route.PlatformApp(host, h.Config.PlatformDomain)
+	if isPlatform {
+		ex.line.HostKind = "platform"
+		if app == "" {
+			// A reserved or malformed label under the platform domain names no app:
+			// refusing it here spends no cache lookup and no KV read.
+			ex.line.Outcome = "unknown-host"
+			return ex.fixed(fixedUnknownHost)
+		}
+	} else {
+		ex.line.HostKind = "custom"
+	}
+
+	// 3–5. The route: memo, route cache, then the fewest KV reads.
+	res := h.resolve(ex, host, app, isPlatform)
+	ex.line.RouteSource = res.from
+	if res.rec.App != "" {
+		ex.line.App = res.rec.App
+	} else if res.app != "" {
+		ex.line.App = res.app
+	}
+	switch res.kind {
+	case resAbsent:
+		ex.line.Outcome = "unknown-host"
+		return ex.fixed(fixedUnknownHost)
+	case resUnavailable:
+		ex.line.Outcome = "not-active"
+		return ex.fixed(fixedNotActive)
+	case resBadRecord:
+		ex.line.Outcome = "bad-record"
+		ex.line.Error = res.err
+		return ex.fixed(fixedBadRecord)
+	case resKVError:
+		ex.line.Outcome = "kv-error"
+		ex.line.Error = res.err
+		return ex.fixed(fixedKVError)
+	}
+
+	if res.rec.Kind == route.KindStatic {
+		ex.line.Delivery = "static"
+		return h.serveStatic(ex, req, u, res)
+	}
+	return h.forward(ex, req, u, res)
+}
+
+// contentHit answers from the content cache when the entry carries this deployment's
+// marker. Entries without it (or with another value) are someone else's, e.g. an origin
+// response cached under the same public URL, and must not bypass routing.
+func (h *Handler) contentHit(ex *Exchange, key string) (Plan, bool) {
+	e, found, err := h.Cache.Match(key)
+	switch {
+	case err != nil:
+		ex.line.ContentCache = "error"
+		ex.line.Error = "content cache: " + err.Error()
+		return Plan{}, false
+	case !found:
+		ex.line.ContentCache = "miss"
+		return Plan{}, false
+	case !h.markerOK(e.Header):
+		ex.line.ContentCache = "unmarked"
+		return Plan{}, false
+	}
+	ex.line.ContentCache = "hit"
+	ex.line.Delivery = "content-cache"
+	ex.line.Outcome = "ok"
+	hdr := stripInternal(e.Header)
+	hdr.Set("Cache-Control", clientStaticCacheControl)
+	hdr.Set("X-Request-Id", ex.id)
+	p := Plan{Status: e.Status, Header: hdr, Body: e.Body}
+	if ex.method == "HEAD" {
+		p.Body = nil
+	}
+	return p, true
+}
+
+func (h *Handler) markerOK(hdr Header) bool {
+	got := hdr.Get(route.CacheMarkerHeader)
+	want := h.Config.CacheMarker
+	return want != "" && subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// stripInternal drops every Kamui-* field: the marker and any context header an origin
+// echoed must never leave the edge.
+func stripInternal(h Header) Header {
+	out := make(Header, 0, len(h))
+	for _, f := range h {
+		if !route.IsContextHeader(f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// UpstreamResponse post-processes the headers of the upstream's response: internal
+// headers removed, Cache-Control: private when the origin said nothing (a dynamic answer
+// must not land in a shared cache by default), and the request id.
+func (ex *Exchange) UpstreamResponse(status int, hdr Header) Edits {
+	var e Edits
+	seen := map[string]bool{}
+	for _, f := range hdr {
+		k := strings.ToLower(f.Name)
+		if route.IsContextHeader(f.Name) && !seen[k] {
+			seen[k] = true
+			e.Del = append(e.Del, f.Name)
+		}
+	}
+	if status != 101 && !hdr.Has("Cache-Control") {
+		e.Set = append(e.Set, Field{"Cache-Control", "private"})
+	}
+	e.Set = append(e.Set, Field{"X-Request-Id", ex.id})
+	ex.line.UpstreamUS = us(ex.h.now().Sub(ex.start))
+	ex.line.Outcome = "ok"
+	ex.finish(status)
+	return e
+}
+
+// UpstreamFailed answers a failed upstream fetch: 504 when the timeout fired, 502 when the
+// origin could not be reached or reset the connection.
+func (ex *Exchange) UpstreamFailed(timedOut bool, detail string) Plan {
+	ex.line.UpstreamUS = us(ex.h.now().Sub(ex.start))
+	ex.line.Error = detail
+	var p Plan
+	if timedOut {
+		ex.line.Outcome = "upstream-timeout"
+		p = ex.fixed(fixedTimeout)
+	} else {
+		ex.line.Outcome = "upstream-unreachable"
+		p = ex.fixed(fixedUnreachable)
+	}
+	ex.finish(p.Status)
+	return p
+}
+
+func (ex *Exchange) finish(status int) {
+	if ex.logged {
+		return
+	}
+	ex.logged = true
+	ex.line.Status = status
+	ex.line.DurUS = us(ex.h.now().Sub(ex.start))
+	ex.line.TimeMS = ex.start.UnixMilli()
+	if status < 400 && !sampled(ex.id, ex.h.Config.LogSamplePerMillion) {
+		return
+	}
+	log := ex.h.Log
+	if log == nil {
+		log = discardLogger{}
+	}
+	log.Log(ex.line.encode())
+}
+
+// methodForLog keeps log lines free of arbitrary client text.
+func methodForLog(m string) string {
+	switch m {
+	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
+		return m
+	}
+	return "OTHER"
+}
+
+func us(d time.Duration) int64 { return d.Microseconds() }
+
+// urlParts is a received URL split without net/url: the adapter hands us a URL the runtime
+// already parsed, so only the boundaries are needed.
+type urlParts struct {
+	key   string // the URL without fragment: the content-cache key
+	host  string // authority (host[:port]) without userinfo
+	path  string // escaped path, always starting with "/"
+	query string // without "?"
+}
+
+func splitURL(raw string) urlParts {
+	var u urlParts
+	if i := strings.IndexByte(raw, '#'); i >= 0 {
+		raw = raw[:i]
+	}
+	u.key = raw
+	rest := raw
+	if i := strings.Index(rest, "://"); i >= 0 {
+		rest = rest[i+3:]
+	}
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	u.host = rest[:end]
+	if i := strings.LastIndexByte(u.host, '@'); i >= 0 {
+		u.host = u.host[i+1:]
+	}
+	rest = rest[end:]
+	if i := strings.IndexByte(rest, '?'); i >= 0 {
+		u.query = rest[i+1:]
+		rest = rest[:i]
+	}
+	if rest == "" {
+		rest = "/"
+	}
+	u.path = rest
+	return u
+}

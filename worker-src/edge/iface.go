@@ -1,0 +1,69 @@
+package edge
+
+import "time"
+
+// Body is a body the adapter owns (a JS stream, an R2 object, a cached Response). The core
+// passes it through without reading it, except for its own small route-cache entries.
+type Body interface {
+	// Text reads the whole body. The core calls it only on route-cache entries it wrote.
+	Text() (string, error)
+}
+
+// TextBody is a body the core makes itself: fixed responses and route-cache entries.
+type TextBody string
+
+// Text returns the body.
+func (b TextBody) Text() (string, error) { return string(b), nil }
+
+// Entry is a stored response: a Cache API entry or an answer the core makes.
+type Entry struct {
+	Status int
+	Header Header
+	Body   Body
+}
+
+// KV reads one Workers KV namespace.
+type KV interface {
+	// Get returns the value of key, found=false when the key does not exist, or an error
+	// when the read failed (which is never cached). cacheTTL is KV's edge cacheTtl.
+	Get(key string, cacheTTL time.Duration) (value []byte, found bool, err error)
+}
+
+// Cache is the Cache API (caches.default) keyed by absolute URL.
+type Cache interface {
+	// Match returns the entry stored under key, found=false on a miss.
+	Match(key string) (e Entry, found bool, err error)
+	// Put stores e under key; its Cache-Control max-age is the entry's lifetime. The core
+	// puts only TextBody entries here (route entries); content entries are stored by the
+	// adapter from Plan.Store because their bodies are streams.
+	Put(key string, e Entry) error
+}
+
+// Object is a static object from the static origin (R2).
+type Object struct {
+	// Header carries what the origin knows about the object: Content-Type, ETag,
+	// Content-Length, Last-Modified (whichever are known).
+	Header Header
+	// Body is nil when the object was read without its body (HEAD).
+	Body Body
+}
+
+// Objects is the static origin (the R2 bucket bound as STATIC).
+type Objects interface {
+	// Get returns the object stored under key, found=false when there is none.
+	Get(key string, withBody bool) (o Object, found bool, err error)
+}
+
+// Clock tells the time; tests inject a fake one.
+type Clock interface{ Now() time.Time }
+
+// Logger receives one structured JSON line per request.
+type Logger interface{ Log(line string) }
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }
+
+type discardLogger struct{}
+
+func (discardLogger) Log(string) {}

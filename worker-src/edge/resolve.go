@@ -1,0 +1,227 @@
+package edge
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+type resKind int
+
+const (
+	resFound       resKind = iota // an active, validated record
+	resAbsent                     // confirmed absence: negative-cached
+	resUnavailable                // provisioning or disabled: 503, never cached
+	resBadRecord                  // malformed, unknown version, inconsistent: 502, never cached
+	resKVError                    // KV failed: 503, never cached
+)
+
+type resolution struct {
+	kind resKind
+	app  string
+	rec  route.Record
+	// readAt is when the data was read from KV; content entries derive their lifetime
+	// from it so that the whole chain stays within the freshness budget.
+	readAt time.Time
+	from   string // memo | shared | route-cache | kv
+	err    string
+}
+
+func (r resolution) cacheable() bool { return r.kind == resFound || r.kind == resAbsent }
+
+// resolve finds the route for host. Concurrent misses for the same host share one lookup
+// (in-isolate single flight), so a burst on a cold host costs the KV reads of one request.
+func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
+	now := h.now()
+	h.mu.Lock()
+	if m, ok := h.memo[host]; ok && now.Before(m.exp) {
+		h.mu.Unlock()
+		r := m.res
+		r.from = "memo"
+		ex.line.RouteCache = "skip"
+		return r
+	}
+	if f, ok := h.flights[host]; ok {
+		h.mu.Unlock()
+		<-f.done
+		r := f.res
+		r.from = "shared"
+		return r
+	}
+	if h.flights == nil {
+		h.flights = map[string]*flight{}
+	}
+	f := &flight{done: make(chan struct{})}
+	h.flights[host] = f
+	h.mu.Unlock()
+
+	r := h.lookup(ex, host, platformApp, isPlatform)
+
+	h.mu.Lock()
+	delete(h.flights, host)
+	if r.cacheable() && h.Config.TTLs.Memo > 0 {
+		if h.memo == nil || len(h.memo) >= maxMemoEntries {
+			h.memo = map[string]memoEntry{}
+		}
+		h.memo[host] = memoEntry{res: r, exp: h.now().Add(h.Config.TTLs.Memo)}
+	}
+	h.mu.Unlock()
+	f.res = r
+	close(f.done)
+	return r
+}
+
+// lookup reads the route cache, then KV, and caches what may be cached.
+func (h *Handler) lookup(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
+	key := route.RouteCacheKey(h.Config.PlatformDomain, host)
+	if r, ok := h.routeCacheGet(ex, key, host); ok {
+		r.from = "route-cache"
+		return r
+	}
+	r := h.readKV(ex, host, platformApp, isPlatform)
+	r.from = "kv"
+	if r.cacheable() {
+		h.routeCachePut(ex, key, host, r)
+	}
+	return r
+}
+
+// cachedRoute is the route-cache entry: the resolution plus the record exactly as KV held
+// it, so that a hit goes through the same strict decoding as a KV read.
+type cachedRoute struct {
+	V      int             `json:"v"`
+	Host   string          `json:"host"`
+	Absent bool            `json:"absent,omitempty"`
+	App    string          `json:"app,omitempty"`
+	Record json.RawMessage `json:"record,omitempty"`
+	ReadAt int64           `json:"read_at"` // unix milliseconds
+	Exp    int64           `json:"exp"`     // unix milliseconds
+}
+
+const routeEntryVersion = 1
+
+func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, bool) {
+	e, found, err := h.Cache.Match(key)
+	switch {
+	case err != nil:
+		ex.line.RouteCache = "error"
+		return resolution{}, false
+	case !found:
+		ex.line.RouteCache = "miss"
+		return resolution{}, false
+	case !h.markerOK(e.Header) || e.Body == nil:
+		ex.line.RouteCache = "unmarked"
+		return resolution{}, false
+	}
+	text, err := e.Body.Text()
+	if err != nil {
+		ex.line.RouteCache = "error"
+		return resolution{}, false
+	}
+	var c cachedRoute
+	now := h.now()
+	if json.Unmarshal([]byte(text), &c) != nil || c.V != routeEntryVersion || c.Host != host ||
+		now.UnixMilli() >= c.Exp {
+		// Invalid or expired by our own clock: treated as a miss and overwritten.
+		ex.line.RouteCache = "invalid"
+		return resolution{}, false
+	}
+	r := resolution{readAt: time.UnixMilli(c.ReadAt)}
+	if c.Absent {
+		ex.line.RouteCache = "negative-hit"
+		r.kind = resAbsent
+		return r, true
+	}
+	rec, err := route.DecodeRecord(c.Record)
+	if err != nil || rec.App != c.App || rec.Status != route.StatusActive {
+		ex.line.RouteCache = "invalid"
+		return resolution{}, false
+	}
+	ex.line.RouteCache = "hit"
+	r.kind, r.app, r.rec = resFound, rec.App, rec
+	return r, true
+}
+
+func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
+	ttl := h.Config.TTLs.RouteCache
+	c := cachedRoute{V: routeEntryVersion, Host: host, ReadAt: r.readAt.UnixMilli()}
+	if r.kind == resAbsent {
+		ttl = h.Config.TTLs.Negative
+		c.Absent = true
+	} else {
+		c.App = r.rec.App
+		b, err := json.Marshal(r.rec)
+		if err != nil {
+			return
+		}
+		c.Record = b
+	}
+	secs := int64(ttl / time.Second)
+	if secs <= 0 {
+		return
+	}
+	c.Exp = h.now().Add(ttl).UnixMilli()
+	body, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	hdr := Header{
+		{"Content-Type", "application/json"},
+		{"Cache-Control", "max-age=" + strconv.FormatInt(secs, 10)},
+		{route.CacheMarkerHeader, h.Config.CacheMarker},
+	}
+	if err := h.Cache.Put(key, Entry{Status: 200, Header: hdr, Body: TextBody(body)}); err != nil {
+		// A failed put only costs KV reads later; the request goes on.
+		ex.line.RouteCache += "+put-error"
+	}
+}
+
+// readKV does the fewest reads: a platform host names its app, a custom host needs its
+// DOMAINS mapping first.
+func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolution {
+	readAt := h.now()
+	if !isPlatform {
+		v, found, err := h.kvGet(ex, h.Domains, host, h.Config.TTLs.DomainsKV)
+		switch {
+		case err != nil:
+			return resolution{kind: resKVError, err: "DOMAINS: " + err.Error()}
+		case !found:
+			return resolution{kind: resAbsent, readAt: readAt}
+		}
+		m, err := route.DecodeDomainMapping(v)
+		if err != nil {
+			return resolution{kind: resBadRecord, err: "DOMAINS: " + err.Error()}
+		}
+		if m.Status != route.StatusActive {
+			return resolution{kind: resUnavailable, app: m.App}
+		}
+		app = m.App
+	}
+	v, found, err := h.kvGet(ex, h.Routes, app, h.Config.TTLs.RoutesKV)
+	switch {
+	case err != nil:
+		return resolution{kind: resKVError, app: app, err: "ROUTES: " + err.Error()}
+	case !found:
+		return resolution{kind: resAbsent, app: app, readAt: readAt}
+	}
+	rec, err := route.DecodeRecord(v)
+	switch {
+	case err != nil:
+		return resolution{kind: resBadRecord, app: app, err: "ROUTES: " + err.Error()}
+	case rec.App != app:
+		return resolution{kind: resBadRecord, app: app, err: "ROUTES: record names another app"}
+	case rec.Status != route.StatusActive:
+		return resolution{kind: resUnavailable, app: app}
+	}
+	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt}
+}
+
+func (h *Handler) kvGet(ex *Exchange, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {
+	t := h.now()
+	ex.line.KVReads++
+	v, found, err := kv.Get(key, ttl)
+	ex.line.KVUS += us(h.now().Sub(t))
+	return v, found, err
+}
