@@ -1,0 +1,252 @@
+package edge
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+const (
+	testPlatform = "kamui.test"
+	testSecret   = "unit-test-signing-secret-0123456789"
+	testMarker   = "unit-test-marker-0123456789"
+)
+
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+type fakeKV struct {
+	mu    sync.Mutex
+	data  map[string]string
+	err   error
+	reads []string
+	ttls  []time.Duration
+	gate  chan struct{} // when set, Get waits for it (single-flight tests)
+}
+
+func (k *fakeKV) Get(key string, ttl time.Duration) ([]byte, bool, error) {
+	if k.gate != nil {
+		<-k.gate
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.reads = append(k.reads, key)
+	k.ttls = append(k.ttls, ttl)
+	if k.err != nil {
+		return nil, false, k.err
+	}
+	v, ok := k.data[key]
+	return []byte(v), ok, nil
+}
+
+func (k *fakeKV) count() int { k.mu.Lock(); defer k.mu.Unlock(); return len(k.reads) }
+
+// fakeCache honours Cache-Control max-age against the injected clock, as the Cache API
+// honours it against real time.
+type fakeCache struct {
+	mu       sync.Mutex
+	clock    *fakeClock
+	entries  map[string]cacheItem
+	matchErr error
+	putErr   error
+	puts     int
+}
+
+type cacheItem struct {
+	e   Entry
+	exp time.Time
+}
+
+func (c *fakeCache) Match(key string) (Entry, bool, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.matchErr != nil {
+		return Entry{}, false, c.matchErr
+	}
+	it, ok := c.entries[key]
+	if !ok || !c.clock.Now().Before(it.exp) {
+		return Entry{}, false, nil
+	}
+	return it.e, true, nil
+}
+
+func (c *fakeCache) Put(key string, e Entry) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.puts++
+	if c.putErr != nil {
+		return c.putErr
+	}
+	c.store(key, e)
+	return nil
+}
+
+func (c *fakeCache) store(key string, e Entry) {
+	secs := 0
+	if v, ok := strings.CutPrefix(e.Header.Get("Cache-Control"), "max-age="); ok {
+		secs, _ = strconv.Atoi(v)
+	} else if i := strings.Index(e.Header.Get("Cache-Control"), "max-age="); i >= 0 {
+		secs, _ = strconv.Atoi(e.Header.Get("Cache-Control")[i+len("max-age="):])
+	}
+	if c.entries == nil {
+		c.entries = map[string]cacheItem{}
+	}
+	c.entries[key] = cacheItem{e, c.clock.Now().Add(time.Duration(secs) * time.Second)}
+}
+
+type fakeObjects struct {
+	data  map[string]string
+	err   error
+	reads []string
+}
+
+func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
+	o.reads = append(o.reads, key)
+	if o.err != nil {
+		return Object{}, false, o.err
+	}
+	v, ok := o.data[key]
+	if !ok {
+		return Object{}, false, nil
+	}
+	obj := Object{Header: Header{{"Content-Type", "text/html"}, {"ETag", `"e-` + key + `"`}}}
+	if withBody {
+		obj.Body = TextBody(v)
+	}
+	return obj, true, nil
+}
+
+type fakeLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *fakeLog) Log(s string) { l.mu.Lock(); l.lines = append(l.lines, s); l.mu.Unlock() }
+
+func (l *fakeLog) last(t *testing.T) string {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.lines) == 0 {
+		t.Fatal("no log line")
+	}
+	return l.lines[len(l.lines)-1]
+}
+
+type world struct {
+	h       *Handler
+	clock   *fakeClock
+	routes  *fakeKV
+	domains *fakeKV
+	cache   *fakeCache
+	objects *fakeObjects
+	log     *fakeLog
+}
+
+func record(t testing.TB, r route.Record) string {
+	b, _, err := route.EncodeRecord(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func mapping(t testing.TB, m route.DomainMapping) string {
+	b, _, err := route.EncodeDomainMapping(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func dynamicRecord(app string) route.Record {
+	return route.Record{App: app, Status: route.StatusActive, Kind: route.KindDynamic,
+		Dynamic: &route.Dynamic{Origin: "tunnel.kamui.test", Upstream: "tenant-" + app + "/web:8080", TimeoutMS: 5000}}
+}
+
+func testConfig(t testing.TB) Config {
+	ttls, err := route.DeriveTTLs(120 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Config{PlatformDomain: testPlatform, TTLs: ttls, UpstreamTimeout: 30 * time.Second,
+		LogSamplePerMillion: 1_000_000, SigningSecret: []byte(testSecret), CacheMarker: testMarker}
+}
+
+func newWorld(t testing.TB) *world {
+	clock := &fakeClock{t: time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)}
+	prov := dynamicRecord("prov")
+	prov.Status = route.StatusProvisioning
+	w := &world{
+		clock: clock,
+		routes: &fakeKV{data: map[string]string{
+			"shop": record(t, dynamicRecord("shop")),
+			"prov": record(t, prov),
+			"docs": record(t, route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
+				Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html", NotFound: "404.html"}}),
+			"spa": record(t, route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
+				Static: &route.Static{Prefix: "sites/spa/v1/", Index: "index.html", SPA: true}}),
+			"broken": `{"v":1,"app":"broken"`,
+			"future": `{"v":2,"app":"future","status":"active","kind":"dynamic","dynamic":{"origin":"tunnel.kamui.test","upstream":"a/b:1","timeout_ms":1000},"rev":"x"}`,
+			"alias":  record(t, dynamicRecord("shop")), // a record stored under another app's key
+		}},
+		domains: &fakeKV{data: map[string]string{
+			"www.shop.example": mapping(t, route.DomainMapping{App: "shop", Status: route.StatusActive}),
+			"www.off.example":  mapping(t, route.DomainMapping{App: "shop", Status: route.StatusDisabled}),
+			"www.docs.example": mapping(t, route.DomainMapping{App: "docs", Status: route.StatusActive}),
+		}},
+		cache: &fakeCache{clock: clock},
+		objects: &fakeObjects{data: map[string]string{
+			"sites/docs/v1/index.html":       "docs home",
+			"sites/docs/v1/guide/start.html": "start",
+			"sites/docs/v1/404.html":         "docs 404",
+			"sites/spa/v1/index.html":        "spa index",
+		}},
+		log: &fakeLog{},
+	}
+	w.h = w.handler(t)
+	return w
+}
+
+// handler returns a fresh Handler over the same KV, cache and objects: a new isolate
+// (empty memo) in the same colo (shared Cache API).
+func (w *world) handler(t testing.TB) *Handler {
+	n := 0
+	return &Handler{Config: testConfig(t), Routes: w.routes, Domains: w.domains, Static: w.objects,
+		Cache: w.cache, Clock: w.clock, Log: w.log,
+		NewRequestID: func() string { n++; return "rid-" + strconv.Itoa(n) }}
+}
+
+func (w *world) kvReads() int { return w.routes.count() + w.domains.count() }
+
+func get(host, path string) *Request {
+	return &Request{Method: "GET", URL: "https://" + host + path, Header: Header{{"Accept", "*/*"}}}
+}
+
+func bodyText(t *testing.T, b Body) string {
+	t.Helper()
+	if b == nil {
+		return ""
+	}
+	s, err := b.Text()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var errBoom = errors.New("boom")
