@@ -1,0 +1,245 @@
+package cfapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// APIPrefix is where the Cloudflare-compatible API is served; a client's base URL is the
+// server's address followed by APIPrefix.
+const APIPrefix = "/client/v4"
+
+// AdminPrefix is where the local edge's own endpoints (fault injection) live, outside the
+// Cloudflare API so no Cloudflare client can reach them by accident.
+const AdminPrefix = "/__localedge"
+
+// DefaultZoneName is the zone a fresh state dir gets when Config.ZoneName is empty.
+const DefaultZoneName = "kamuidash.localhost"
+
+// DefaultKVPropagationDelay is how long a KV write takes to reach the runtime when
+// Config.KVPropagationDelay is zero: short, but not zero, so code that assumes read-after-write
+// across the edge is caught. Cloudflare's documented upper bound is 60 s.
+const DefaultKVPropagationDelay = 50 * time.Millisecond
+
+// Config configures a Server. Only StateDir is required.
+type Config struct {
+	// StateDir holds the persisted state (JSON files). Required; created if missing.
+	StateDir string
+
+	// ZoneName names the zone created in a fresh state dir. Default DefaultZoneName. Ignored
+	// once the state dir has an identity: ids, zone and token never change afterwards.
+	ZoneName string
+
+	// AutoValidate, when positive, activates a custom hostname's certificate that long after
+	// its creation even if its TXT record was never published. Default 0: only the TXT record
+	// (a DNS record on this zone with the ownership_verification name and value) validates.
+	AutoValidate time.Duration
+
+	// KVPropagationDelay delays Hooks.KVChanged after a KV write or delete, emulating KV's
+	// eventual consistency at the edge. Zero means DefaultKVPropagationDelay; negative means
+	// synchronously, before the API call's response is sent.
+	KVPropagationDelay time.Duration
+
+	// Faults is the fault injection active at start. Default: none. It can be changed at run
+	// time with Server.SetFaults or POST AdminPrefix+"/faults".
+	Faults FaultSpec
+
+	// Logger receives a line per unimplemented request, injected fault and state error.
+	// Secrets (token, tunnel secrets, KV values, script bodies) are never logged.
+	// Default slog.Default().
+	Logger *slog.Logger
+
+	// Now is the clock used for timestamps, KV expiration and custom hostname auto-validation.
+	// Default time.Now.
+	Now func() time.Time
+
+	// Hooks report changes to the local edge's runtime. Default: all nil (nothing is called).
+	Hooks Hooks
+}
+
+// Server is the Cloudflare-API-compatible HTTP handler of the local edge. It is safe for
+// concurrent use.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	now    func() time.Time
+	hooks  Hooks
+	mux    *http.ServeMux
+	faults *faultInjector
+
+	mu       sync.Mutex // guards everything below
+	identity Identity
+	workers  workersState
+	kv       kvState
+	zone     zoneState
+	tunnels  tunnelState
+	purges   purgeState
+}
+
+// New loads (or creates) the state under cfg.StateDir and returns a Server ready to serve.
+func New(cfg Config) (*Server, error) {
+	if cfg.StateDir == "" {
+		return nil, errors.New("cfapi: Config.StateDir is required")
+	}
+	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("cfapi: create state dir: %w", err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, now: cfg.Now, hooks: cfg.Hooks}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	s.faults = newFaultInjector(cfg.Faults)
+	if err := s.load(); err != nil {
+		return nil, fmt.Errorf("cfapi: load state from %s: %w", cfg.StateDir, err)
+	}
+	s.mux = http.NewServeMux()
+	s.registerRoutes()
+	return s, nil
+}
+
+// Identity returns the account id, zone id, zone name and API token of this state dir.
+func (s *Server) Identity() Identity {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.identity
+}
+
+func (s *Server) path(name string) string { return filepath.Join(s.cfg.StateDir, name) }
+
+func (s *Server) load() error {
+	if err := loadJSON(s.path(fileIdentity), &s.identity); err != nil {
+		return err
+	}
+	if s.identity.AccountID == "" {
+		zone := s.cfg.ZoneName
+		if zone == "" {
+			zone = DefaultZoneName
+		}
+		s.identity = Identity{AccountID: newID(), ZoneID: newID(), ZoneName: zone, APIToken: newSecret(20)}
+		if err := saveJSON(s.path(fileIdentity), s.identity); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		v    any
+	}{
+		{fileWorkers, &s.workers}, {fileKV, &s.kv}, {fileZone, &s.zone},
+		{fileTunnels, &s.tunnels}, {filePurges, &s.purges},
+	} {
+		if err := loadJSON(s.path(f.name), f.v); err != nil {
+			return err
+		}
+	}
+	if s.workers.Scripts == nil {
+		s.workers.Scripts = map[string]*Script{}
+	}
+	if s.kv.Namespaces == nil {
+		s.kv.Namespaces = map[string]*KVNamespace{}
+	}
+	for _, ns := range s.kv.Namespaces {
+		if ns.Entries == nil {
+			ns.Entries = map[string]*KVEntry{}
+		}
+	}
+	if s.zone.Routes == nil {
+		s.zone.Routes = map[string]*Route{}
+	}
+	if s.zone.DNSRecords == nil {
+		s.zone.DNSRecords = map[string]*DNSRecord{}
+	}
+	if s.zone.CustomHostnames == nil {
+		s.zone.CustomHostnames = map[string]*CustomHostname{}
+	}
+	if s.tunnels.Tunnels == nil {
+		s.tunnels.Tunnels = map[string]*Tunnel{}
+	}
+	return nil
+}
+
+// save persists one area; callers hold s.mu. A failure is answered as a 500 so the client
+// never believes a change was stored when it was not.
+func (s *Server) save(file string) error {
+	var v any
+	switch file {
+	case fileWorkers:
+		v = &s.workers
+	case fileKV:
+		v = &s.kv
+	case fileZone:
+		v = &s.zone
+	case fileTunnels:
+		v = &s.tunnels
+	case filePurges:
+		v = &s.purges
+	default:
+		panic("cfapi: unknown state file " + file)
+	}
+	if err := saveJSON(s.path(file), v); err != nil {
+		s.log.Error("cfapi: persisting state failed", "file", file, "err", err)
+		return &apiError{Status: http.StatusInternalServerError, Code: codeInternal, Message: "local edge could not persist state: " + err.Error()}
+	}
+	return nil
+}
+
+// ServeHTTP serves the API under APIPrefix and the admin endpoints under AdminPrefix.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasPrefix(r.URL.Path, AdminPrefix+"/"):
+		if !s.authorize(w, r) {
+			return
+		}
+		s.serveAdmin(w, r)
+	case strings.HasPrefix(r.URL.Path, APIPrefix+"/"):
+		if !s.authorize(w, r) {
+			return
+		}
+		if s.faults.inject(w, r, s.log) {
+			return
+		}
+		if _, pattern := s.mux.Handler(r); pattern == "" {
+			s.unimplemented(w, r)
+			return
+		}
+		s.mux.ServeHTTP(w, r)
+	default:
+		s.unimplemented(w, r)
+	}
+}
+
+// unimplemented answers a request outside the emulated subset. It distinguishes a known path
+// with an unsupported method (405) from an unknown path (404) so the gap is easy to locate.
+func (s *Server) unimplemented(w http.ResponseWriter, r *http.Request) {
+	s.log.Warn("cfapi: request not implemented by the local edge", "method", r.Method, "path", r.URL.Path)
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" {
+			writeError(w, &apiError{Status: http.StatusMethodNotAllowed, Code: codeMethodNotAllow,
+				Message: fmt.Sprintf("local edge does not implement %s %s", r.Method, r.URL.Path)})
+			return
+		}
+	}
+	writeError(w, &apiError{Status: http.StatusNotFound, Code: codeNoRoute,
+		Message: fmt.Sprintf("local edge does not implement %s %s (no route for that URI)", r.Method, r.URL.Path)})
+}
+
+func (s *Server) registerRoutes() {
+	s.registerWorkersRoutes()
+	s.registerRouteRoutes()
+	s.registerKVRoutes()
+	s.registerHostnameRoutes()
+	s.registerTunnelRoutes()
+	s.registerDNSRoutes()
+	s.registerPurgeRoutes()
+}

@@ -1,0 +1,191 @@
+package cfapi
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// The state is split into one JSON file per area so a KV write does not rewrite uploaded Wasm.
+// Each file is replaced atomically after every change under the server's lock.
+const (
+	fileIdentity = "identity.json"
+	fileWorkers  = "workers.json"
+	fileKV       = "kv.json"
+	fileZone     = "zone.json"
+	fileTunnels  = "tunnels.json"
+	filePurges   = "purges.json"
+)
+
+// Identity is what a user pastes to point the provider at the local edge. It is generated once
+// per state dir and never changes afterwards.
+type Identity struct {
+	AccountID string `json:"account_id"`
+	ZoneID    string `json:"zone_id"`
+	ZoneName  string `json:"zone_name"`
+	// APIToken is the only bearer token the server accepts. Never log it.
+	APIToken string `json:"api_token"`
+}
+
+// Module is one uploaded Worker module, stored byte-exact.
+type Module struct {
+	Name        string `json:"name"`
+	ContentType string `json:"content_type"`
+	Content     []byte `json:"content"`
+}
+
+// Binding is one entry of a script's metadata.bindings, kept verbatim (every field the client
+// sent) so the runtime sees exactly what was uploaded.
+type Binding map[string]any
+
+// Type is the binding's "type" field.
+func (b Binding) Type() string { s, _ := b["type"].(string); return s }
+
+// Name is the binding's "name" field.
+func (b Binding) Name() string { s, _ := b["name"].(string); return s }
+
+// Script is an uploaded Worker.
+type Script struct {
+	Name               string          `json:"name"`
+	MainModule         string          `json:"main_module,omitempty"`
+	BodyPart           string          `json:"body_part,omitempty"`
+	Modules            []Module        `json:"modules"`
+	Bindings           []Binding       `json:"bindings"`
+	CompatibilityDate  string          `json:"compatibility_date,omitempty"`
+	CompatibilityFlags []string        `json:"compatibility_flags"`
+	UsageModel         string          `json:"usage_model,omitempty"`
+	Logpush            bool            `json:"logpush"`
+	Tags               []string        `json:"tags"`
+	Placement          json.RawMessage `json:"placement,omitempty"`
+	// ETag is the SHA-256 over the modules and metadata, so an identical re-upload keeps it.
+	ETag       string    `json:"etag"`
+	CreatedOn  time.Time `json:"created_on"`
+	ModifiedOn time.Time `json:"modified_on"`
+}
+
+type workersState struct {
+	Scripts map[string]*Script `json:"scripts"`
+}
+
+// KVEntry is one stored key.
+type KVEntry struct {
+	Value    []byte          `json:"value"`
+	Metadata json.RawMessage `json:"metadata,omitempty"`
+	// Expiration is seconds since the Unix epoch; zero means never.
+	Expiration int64 `json:"expiration,omitempty"`
+}
+
+// KVNamespace is one KV namespace and its keys.
+type KVNamespace struct {
+	ID      string              `json:"id"`
+	Title   string              `json:"title"`
+	Entries map[string]*KVEntry `json:"entries"`
+}
+
+type kvState struct {
+	Namespaces map[string]*KVNamespace `json:"namespaces"`
+}
+
+// Route is a Workers route on the zone.
+type Route struct {
+	ID      string `json:"id"`
+	Pattern string `json:"pattern"`
+	Script  string `json:"script,omitempty"`
+}
+
+// DNSRecord is a DNS record on the zone. Fields the emulator does not interpret are kept in
+// Extra and echoed back.
+type DNSRecord struct {
+	ID         string         `json:"id"`
+	Type       string         `json:"type"`
+	Name       string         `json:"name"`
+	Content    string         `json:"content"`
+	Proxied    bool           `json:"proxied"`
+	TTL        float64        `json:"ttl"`
+	Comment    string         `json:"comment,omitempty"`
+	Tags       []string       `json:"tags"`
+	Extra      map[string]any `json:"extra,omitempty"`
+	CreatedOn  time.Time      `json:"created_on"`
+	ModifiedOn time.Time      `json:"modified_on"`
+}
+
+// CustomHostname is a Cloudflare for SaaS custom hostname. Its status is derived on read from
+// the DNS records and the clock (see hostnames.go), so it is not stored.
+type CustomHostname struct {
+	ID                 string            `json:"id"`
+	Hostname           string            `json:"hostname"`
+	CustomOriginServer string            `json:"custom_origin_server,omitempty"`
+	CustomOriginSNI    string            `json:"custom_origin_sni,omitempty"`
+	CustomMetadata     map[string]string `json:"custom_metadata,omitempty"`
+	SSL                HostnameSSL       `json:"ssl"`
+	// VerificationName and VerificationValue are the TXT record that proves ownership.
+	VerificationName  string    `json:"verification_name"`
+	VerificationValue string    `json:"verification_value"`
+	CreatedAt         time.Time `json:"created_at"`
+	// ValidatedAt is set the first time validation succeeds, so deleting the TXT record later
+	// does not send an active hostname back to pending (as on Cloudflare).
+	ValidatedAt *time.Time `json:"validated_at,omitempty"`
+}
+
+// HostnameSSL is the requested certificate of a custom hostname.
+type HostnameSSL struct {
+	ID                   string          `json:"id"`
+	Method               string          `json:"method"`
+	Type                 string          `json:"type"`
+	BundleMethod         string          `json:"bundle_method,omitempty"`
+	CertificateAuthority string          `json:"certificate_authority,omitempty"`
+	Wildcard             bool            `json:"wildcard"`
+	Settings             json.RawMessage `json:"settings,omitempty"`
+}
+
+type zoneState struct {
+	Routes          map[string]*Route          `json:"routes"`
+	DNSRecords      map[string]*DNSRecord      `json:"dns_records"`
+	CustomHostnames map[string]*CustomHostname `json:"custom_hostnames"`
+}
+
+// IngressRule is one rule of a remotely managed tunnel's configuration.
+type IngressRule struct {
+	Hostname string `json:"hostname,omitempty"`
+	Path     string `json:"path,omitempty"`
+	Service  string `json:"service"`
+	// OriginRequest is kept verbatim.
+	OriginRequest json.RawMessage `json:"originRequest,omitempty"`
+}
+
+// TunnelConfig is a tunnel's remotely managed configuration.
+type TunnelConfig struct {
+	Ingress       []IngressRule   `json:"ingress"`
+	OriginRequest json.RawMessage `json:"originRequest,omitempty"`
+	WarpRouting   json.RawMessage `json:"warp-routing,omitempty"`
+	Version       int             `json:"version"`
+	UpdatedAt     time.Time       `json:"updated_at"`
+}
+
+// Tunnel is a Cloudflare Tunnel (cfd_tunnel).
+type Tunnel struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	ConfigSrc string `json:"config_src"`
+	// Secret is the base64 tunnel secret. Never log it.
+	Secret    string        `json:"secret"`
+	Config    *TunnelConfig `json:"config,omitempty"`
+	CreatedAt time.Time     `json:"created_at"`
+}
+
+type tunnelState struct {
+	Tunnels map[string]*Tunnel `json:"tunnels"`
+}
+
+// Purge is one accepted purge-by-URL request.
+type Purge struct {
+	ID    string    `json:"id"`
+	Files []string  `json:"files"`
+	At    time.Time `json:"at"`
+}
+
+// maxPurgeLog bounds the stored purge history; the runtime consumes purges through the hook.
+const maxPurgeLog = 1000
+
+type purgeState struct {
+	Purges []Purge `json:"purges"`
+}
