@@ -81,6 +81,7 @@ func New(cfg Config) (*Router, error) {
 		Transport:      transport,
 		ModifyResponse: rt.modifyResponse,
 		ErrorHandler:   rt.proxyError,
+		BufferPool:     newBufferPool(),
 		ErrorLog:       slog.NewLogLogger(rt.logger.Handler(), slog.LevelWarn),
 	}
 	return rt, nil

@@ -62,4 +62,8 @@ func TestTemplateResolver(t *testing.T) {
 	if u.Host != "web.tenant-a.internal:80" {
 		t.Errorf("got %s", u.Host)
 	}
+	u, _ = templateResolver("{port}{x}{service")(route.Upstream{Namespace: "n", Service: "s", Port: 1})
+	if u.Host != "1{x}{service" {
+		t.Errorf("unknown placeholders: got %s, want them kept literally", u.Host)
+	}
 }

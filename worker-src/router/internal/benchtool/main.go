@@ -1,0 +1,119 @@
+// Command benchtool holds the pieces scripts/bench-router.sh needs that the shell and wrk cannot
+// do themselves. It is a measurement aid, not part of the router.
+//
+//	benchtool ports N                   print N free loopback TCP ports, one per line
+//	benchtool backend -listen ADDR      serve a small fixed response on ADDR (the tenant service)
+//	benchtool wrk-script -secret-file F -method M -host H -app A -upstream U -request-id ID
+//	                                    print a wrk Lua script sending a context signed now
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		fail("usage: benchtool ports|backend|wrk-script …")
+	}
+	var err error
+	switch os.Args[1] {
+	case "ports":
+		err = ports(os.Args[2:])
+	case "backend":
+		err = backend(os.Args[2:])
+	case "wrk-script":
+		err = wrkScript(os.Args[2:])
+	default:
+		err = fmt.Errorf("unknown command %q", os.Args[1])
+	}
+	if err != nil {
+		fail(err.Error())
+	}
+}
+
+func fail(msg string) {
+	fmt.Fprintln(os.Stderr, "benchtool:", msg)
+	os.Exit(1)
+}
+
+// ports holds all listeners open until every port is known, so the N ports are distinct.
+func ports(args []string) error {
+	n := 1
+	if len(args) > 0 {
+		var err error
+		if n, err = strconv.Atoi(args[0]); err != nil || n < 1 {
+			return fmt.Errorf("ports: bad count %q", args[0])
+		}
+	}
+	var lns []net.Listener
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		lns = append(lns, ln)
+		fmt.Println(ln.Addr().(*net.TCPAddr).Port)
+	}
+	return nil
+}
+
+// backendBody is small, like a typical dynamic API answer, so the bench measures proxy overhead.
+var backendBody = []byte(strings.Repeat("kamuidash bench ", 8) + "\n")
+
+func backend(args []string) error {
+	fs := flag.NewFlagSet("backend", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:0", "loopback address to serve on")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Addr:              *listen,
+		ReadHeaderTimeout: 10 * time.Second,
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Content-Length", strconv.Itoa(len(backendBody)))
+			w.Write(backendBody)
+		}),
+	}
+	return srv.ListenAndServe()
+}
+
+func wrkScript(args []string) error {
+	fs := flag.NewFlagSet("wrk-script", flag.ContinueOnError)
+	secretFile := fs.String("secret-file", "", "file holding the signing secret")
+	c := route.Context{Time: time.Now()}
+	fs.StringVar(&c.Method, "method", http.MethodGet, "request method")
+	fs.StringVar(&c.Host, "host", "", "public host (normalised)")
+	fs.StringVar(&c.App, "app", "", "app name")
+	fs.StringVar(&c.Upstream, "upstream", "", "namespace/service:port")
+	fs.StringVar(&c.RequestID, "request-id", "bench", "request id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	secret, err := os.ReadFile(*secretFile)
+	if err != nil {
+		return err
+	}
+	h := http.Header{}
+	c.SetHeaders(h, []byte(strings.TrimRight(string(secret), "\r\n")))
+	fmt.Printf("wrk.method = %q\n", c.Method)
+	fmt.Printf("wrk.headers[%q] = %q\n", "Host", c.Host)
+	for name := range h {
+		fmt.Printf("wrk.headers[%q] = %q\n", name, h.Get(name))
+	}
+	return nil
+}
