@@ -22,11 +22,22 @@ log() { echo "install-tools: $*" >&2; }
 # Each tool is stamped with its version so a bump rebuilds instead of silently reusing.
 have() { [ -x "$BIN/$1" ] && [ "$(cat "$BIN/.$1.version" 2>/dev/null)" = "$2" ]; }
 
+# Both builds mostly wait on module downloads, so on a fresh machine they run side by side.
+build_all() {
+  build_terraform &
+  local tf=$!
+  build_tofu
+  wait "$tf"
+}
+
 build_terraform() {
   have terraform "$TERRAFORM_VERSION" && return
   log "building terraform v$TERRAFORM_VERSION from the Go module proxy (a few minutes)…"
   local start=$SECONDS
-  GOBIN="$BIN" GOFLAGS=-buildvcs=false go install -trimpath "github.com/hashicorp/terraform@v$TERRAFORM_VERSION" >&2
+  # version.dev=no: report "1.8.5", not "1.8.5-dev", as a release build does.
+  GOBIN="$BIN" GOFLAGS=-buildvcs=false go install -trimpath \
+    -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
+    "github.com/hashicorp/terraform@v$TERRAFORM_VERSION" >&2
   echo "$TERRAFORM_VERSION" >"$BIN/.terraform.version"
   log "terraform v$TERRAFORM_VERSION built in $((SECONDS - start))s"
 }
@@ -43,7 +54,9 @@ build_tofu() {
     go mod init kamuidash.local/tofu-wrapper >/dev/null 2>&1
     go mod edit -replace="$OPENTOFU_HCL_REPLACE"
     GOFLAGS=-mod=mod go get "github.com/opentofu/opentofu/cmd/tofu@v$OPENTOFU_VERSION" >&2
-    GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath -o "$BIN/tofu" github.com/opentofu/opentofu/cmd/tofu >&2
+    GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath \
+      -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
+      -o "$BIN/tofu" github.com/opentofu/opentofu/cmd/tofu >&2
   )
   echo "$OPENTOFU_VERSION" >"$BIN/.tofu.version"
   log "tofu v$OPENTOFU_VERSION built in $((SECONDS - start))s"
@@ -52,7 +65,7 @@ build_tofu() {
 case "${1:-all}" in
   terraform) build_terraform ;;
   tofu) build_tofu ;;
-  all) build_terraform; build_tofu ;;
+  all) build_all ;;
   *) echo "usage: $0 [all|terraform|tofu]" >&2; exit 2 ;;
 esac
 echo "$BIN"

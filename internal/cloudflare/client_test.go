@@ -1,0 +1,264 @@
+package cloudflare
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
+	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
+	"github.com/hashicorp/terraform-plugin-log/tflogtest"
+)
+
+const testToken = "tok-0123456789abcdef-secret"
+
+// apiServer answers with the statuses in plan, one per request, then 200 with an empty KV
+// namespace list. It records what it saw.
+type apiServer struct {
+	*httptest.Server
+	plan     []int
+	requests atomic.Int32
+	seen     []*http.Request
+}
+
+func newAPIServer(t *testing.T, plan ...int) *apiServer {
+	s := &apiServer{plan: plan}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := int(s.requests.Add(1)) - 1
+		s.seen = append(s.seen, r.Clone(context.Background()))
+		w.Header().Set("Content-Type", "application/json")
+		if n < len(s.plan) && s.plan[n] != http.StatusOK {
+			if s.plan[n] == http.StatusTooManyRequests {
+				w.Header().Set("Retry-After", "0")
+			}
+			w.WriteHeader(s.plan[n])
+			w.Write([]byte(`{"success":false,"errors":[{"code":10013,"message":"try later"}],"messages":[],"result":null}`))
+			return
+		}
+		if r.Method == http.MethodPost {
+			w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":{"id":"t1","name":"edge"}}`))
+			return
+		}
+		w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":1,"per_page":20,"count":0,"total_count":0}}`))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func newTestClient(t *testing.T, url string, edit func(*Config)) *Client {
+	t.Helper()
+	cfg := Config{
+		APIToken:     testToken,
+		BaseURL:      url + "/client/v4",
+		UserAgent:    "terraform-provider-kamuidash/test",
+		MaxRetries:   3,
+		RetryWaitMin: time.Millisecond,
+		RetryWaitMax: 5 * time.Millisecond,
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func listNamespaces(ctx context.Context, c *Client) error {
+	_, err := c.KV.Namespaces.List(ctx, kv.NamespaceListParams{AccountID: cf.F("acc")})
+	return err
+}
+
+func TestRetries429ForEveryMethod(t *testing.T) {
+	srv := newAPIServer(t, 429, 429, http.StatusOK)
+	c := newTestClient(t, srv.URL, nil)
+	if err := listNamespaces(context.Background(), c); err != nil {
+		t.Fatalf("GET after two 429s: %v", err)
+	}
+	if got := srv.requests.Load(); got != 3 {
+		t.Errorf("requests = %d; want 3", got)
+	}
+
+	post := newAPIServer(t, 429, http.StatusOK)
+	c = newTestClient(t, post.URL, nil)
+	_, err := c.Tunnels.New(context.Background(), zero_trust.TunnelCloudflaredNewParams{
+		AccountID: cf.F("acc"), Name: cf.F("edge"),
+	})
+	if err != nil {
+		t.Fatalf("POST after a 429: %v", err)
+	}
+	if got := post.requests.Load(); got != 2 {
+		t.Errorf("POST requests = %d; want 2 (429 means nothing was done, so a retry is safe)", got)
+	}
+}
+
+func TestRetries5xxOnlyForIdempotentMethods(t *testing.T) {
+	get := newAPIServer(t, 503, 502, http.StatusOK)
+	c := newTestClient(t, get.URL, nil)
+	if err := listNamespaces(context.Background(), c); err != nil {
+		t.Fatalf("GET after 503, 502: %v", err)
+	}
+	if got := get.requests.Load(); got != 3 {
+		t.Errorf("GET requests = %d; want 3", got)
+	}
+
+	post := newAPIServer(t, 503, http.StatusOK)
+	c = newTestClient(t, post.URL, nil)
+	_, err := c.Tunnels.New(context.Background(), zero_trust.TunnelCloudflaredNewParams{
+		AccountID: cf.F("acc"), Name: cf.F("edge"),
+	})
+	var apiErr *cf.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 503 {
+		t.Fatalf("POST with 503 should fail with the API's error, got %v", err)
+	}
+	if got := post.requests.Load(); got != 1 {
+		t.Errorf("POST requests = %d; want 1 (the server may have acted: never resend a create)", got)
+	}
+}
+
+func TestRetriesAreBoundedAndKeepTheAPIError(t *testing.T) {
+	srv := newAPIServer(t, 500, 500, 500, 500, 500, 500, 500, 500)
+	c := newTestClient(t, srv.URL, nil)
+	err := listNamespaces(context.Background(), c)
+	var apiErr *cf.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 {
+		t.Fatalf("err = %v; want the API's 500 error after the last retry", err)
+	}
+	if !strings.Contains(err.Error(), "10013") {
+		t.Errorf("the Cloudflare error code is lost: %v", err)
+	}
+	if got := srv.requests.Load(); got != 4 {
+		t.Errorf("requests = %d; want 1 + MaxRetries(3)", got)
+	}
+}
+
+func TestNoRetryOn4xx(t *testing.T) {
+	srv := newAPIServer(t, 400, http.StatusOK)
+	c := newTestClient(t, srv.URL, nil)
+	if err := listNamespaces(context.Background(), c); err == nil {
+		t.Fatal("want the 400 error")
+	}
+	if got := srv.requests.Load(); got != 1 {
+		t.Errorf("requests = %d; want 1", got)
+	}
+}
+
+func TestHeadersAndEnvironmentIsolation(t *testing.T) {
+	// cloudflare-go's default options read these; the provider must not.
+	t.Setenv("CLOUDFLARE_API_KEY", "global-key-from-env")
+	t.Setenv("CLOUDFLARE_EMAIL", "someone@example.com")
+	t.Setenv("CLOUDFLARE_BASE_URL", "http://127.0.0.1:1/")
+	srv := newAPIServer(t)
+	c := newTestClient(t, srv.URL, nil)
+	if err := listNamespaces(context.Background(), c); err != nil {
+		t.Fatal(err)
+	}
+	r := srv.seen[0]
+	if got := r.Header.Get("Authorization"); got != "Bearer "+testToken {
+		t.Errorf("Authorization = %q", got)
+	}
+	if got := r.Header.Get("User-Agent"); got != "terraform-provider-kamuidash/test" {
+		t.Errorf("User-Agent = %q", got)
+	}
+	for _, h := range []string{"X-Auth-Key", "X-Auth-Email"} {
+		if r.Header.Get(h) != "" {
+			t.Errorf("%s leaked in from the environment", h)
+		}
+	}
+	if r.URL.Path != "/client/v4/accounts/acc/storage/kv/namespaces" {
+		t.Errorf("path = %q", r.URL.Path)
+	}
+}
+
+func TestRateLimitWaitsBeyondTheBudget(t *testing.T) {
+	srv := newAPIServer(t)
+	// 3 per five minutes: one token now, the next in 100 s.
+	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RequestsPerFiveMinutes = 3 })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := listNamespaces(ctx, c); err != nil {
+		t.Fatalf("first request within the burst: %v", err)
+	}
+	// The limiter knows the wait would outlast the deadline and refuses before sending.
+	if err := listNamespaces(ctx, c); err == nil {
+		t.Fatal("second request should have been held back by the rate limit")
+	}
+	if got := srv.requests.Load(); got != 1 {
+		t.Errorf("requests sent = %d; want 1", got)
+	}
+}
+
+func TestLogsMaskTheToken(t *testing.T) {
+	var logs bytes.Buffer
+	ctx := tflogtest.RootLogger(context.Background(), &logs)
+	srv := newAPIServer(t)
+	c := newTestClient(t, srv.URL, nil)
+	// A value that contains the token (here, a namespace id) must not carry it into a log.
+	// The fake server answers with a list, so the decode result is irrelevant: only the log is.
+	_, _ = c.KV.Namespaces.Get(ctx, testToken, kv.NamespaceGetParams{AccountID: cf.F("acc")})
+	if !strings.Contains(logs.String(), "Cloudflare API response") {
+		t.Fatalf("no request log line written: %s", logs.String())
+	}
+	if strings.Contains(logs.String(), testToken) {
+		t.Fatalf("token appears in logs: %s", logs.String())
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	maxJitter := func(n int64) int64 { return n - 1 }
+	noJitter := func(int64) int64 { return 0 }
+	b := backoff(maxJitter, func() time.Time { return now })
+	resp := func(status int, retryAfter string) *http.Response {
+		h := http.Header{}
+		if retryAfter != "" {
+			h.Set("Retry-After", retryAfter)
+		}
+		return &http.Response{StatusCode: status, Header: h}
+	}
+	tests := []struct {
+		name    string
+		b       func(min, max time.Duration, attempt int, r *http.Response) time.Duration
+		attempt int
+		resp    *http.Response
+		want    time.Duration
+	}{
+		{"retry-after seconds", b, 0, resp(429, "7"), 7 * time.Second},
+		{"retry-after capped", b, 0, resp(429, "3600"), 30 * time.Second},
+		{"retry-after date", b, 0, resp(503, now.Add(12*time.Second).Format(http.TimeFormat)), 12 * time.Second},
+		{"retry-after past date", b, 0, resp(429, now.Add(-time.Minute).Format(http.TimeFormat)), 0},
+		{"exponential ceiling attempt 0", b, 0, resp(500, ""), time.Second},
+		{"exponential ceiling attempt 3", b, 3, resp(500, ""), 8 * time.Second},
+		{"exponential capped", b, 10, nil, 30 * time.Second},
+		{"jitter floor", backoff(noJitter, time.Now), 3, nil, time.Second},
+	}
+	for _, tt := range tests {
+		if got := tt.b(time.Second, 30*time.Second, tt.attempt, tt.resp); got != tt.want {
+			t.Errorf("%s: backoff = %s; want %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	for _, cfg := range []Config{
+		{UserAgent: "ua"},
+		{APIToken: testToken},
+		{APIToken: testToken, UserAgent: "ua", BaseURL: "ftp://x/"},
+		{APIToken: testToken, UserAgent: "ua", BaseURL: "/client/v4"},
+		{APIToken: testToken, UserAgent: "ua", BaseURL: "http://h/?q=1"},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%+v) accepted", cfg)
+		} else if strings.Contains(err.Error(), cfg.APIToken) && cfg.APIToken != "" {
+			t.Errorf("error echoes the token: %v", err)
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package cloudflare
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"golang.org/x/time/rate"
+)
+
+// retryPolicy decides which failures are worth another attempt.
+//
+// A 429 was refused before any work was done, so every method may retry it. A 5xx or a broken
+// connection may have happened after the server acted, so only idempotent methods retry those:
+// a retried POST could create a second tunnel or custom hostname. 501 never retries (the
+// endpoint does not exist). A cancelled context never retries.
+func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
+	if ctx.Err() != nil {
+		return false, ctx.Err()
+	}
+	method, _ := ctx.Value(methodKey{}).(string)
+	if err != nil {
+		retry, _ := retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
+		return retry && isIdempotent(method), nil
+	}
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return true, nil
+	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+		return isIdempotent(method), nil
+	}
+	return false, nil
+}
+
+type methodKey struct{}
+
+func isIdempotent(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// backoff waits what the server asked for (Retry-After, in seconds or as an HTTP date, capped at
+// max) and otherwise an exponential delay with full jitter, so that many provider processes
+// hitting one limit do not retry in lock-step.
+func backoff(jitter func(n int64) int64, now func() time.Time) retryablehttp.Backoff {
+	return func(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
+			if d, ok := retryAfter(resp.Header.Get("Retry-After"), now()); ok {
+				return clamp(d, 0, max)
+			}
+		}
+		ceiling := min << min64(int64(attempt), 16)
+		if ceiling <= 0 || ceiling > max {
+			ceiling = max
+		}
+		return min + time.Duration(jitter(int64(ceiling-min)+1))
+	}
+}
+
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return t.Sub(now), true
+	}
+	return 0, false
+}
+
+func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
+
+func min64(a, b int64) int64 { return min(a, b) }
+
+// rateLimited spends one token per attempt (retries included) before sending, so one provider
+// process stays under the API's per-token budget whatever the retry logic does.
+type rateLimited struct {
+	limiter *rate.Limiter
+	next    http.RoundTripper
+}
+
+func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.limiter.Wait(req.Context()); err != nil {
+		return nil, err
+	}
+	return t.next.RoundTrip(req)
+}
+
+// logged writes one debug line per attempt and one per response: method, path, status, attempt,
+// duration. Never headers (the bearer token) or bodies (Worker uploads are megabytes); the token
+// is masked anyway in case some caller puts it into a field.
+type logged struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (t *logged) RoundTrip(req *http.Request) (*http.Response, error) {
+	ctx := tflog.MaskAllFieldValuesStrings(req.Context(), t.token)
+	ctx = tflog.MaskMessageStrings(ctx, t.token)
+	start := time.Now()
+	resp, err := t.next.RoundTrip(req.WithContext(ctx))
+	fields := map[string]any{
+		"method":      req.Method,
+		"path":        req.URL.Path,
+		"duration_ms": time.Since(start).Milliseconds(),
+	}
+	if err != nil {
+		fields["error"] = err.Error()
+		tflog.Debug(ctx, "Cloudflare API request failed", fields)
+		return nil, err
+	}
+	fields["status"] = resp.StatusCode
+	if ray := resp.Header.Get("Cf-Ray"); ray != "" {
+		fields["cf_ray"] = ray
+	}
+	tflog.Debug(ctx, "Cloudflare API response", fields)
+	return resp, nil
+}
+
+// retrying adapts retryablehttp to a RoundTripper that passes the request method to the retry
+// policy and hands the last response (not a "giving up" error) back to cloudflare-go, so callers
+// still see Cloudflare's own error codes and messages.
+func retrying(cfg Config, next http.RoundTripper) http.RoundTripper {
+	rc := retryablehttp.NewClient()
+	rc.HTTPClient = &http.Client{Transport: next}
+	rc.Logger = nil
+	rc.RetryMax = cfg.MaxRetries
+	rc.RetryWaitMin = cfg.RetryWaitMin
+	rc.RetryWaitMax = cfg.RetryWaitMax
+	rc.CheckRetry = retryPolicy
+	rc.Backoff = backoff(cfg.jitter, time.Now)
+	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
+	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+		if attempt > 0 {
+			tflog.Info(req.Context(), "Retrying Cloudflare API request", map[string]any{
+				"method": req.Method, "path": req.URL.Path, "attempt": attempt + 1,
+			})
+		}
+	}
+	rt := &retryablehttp.RoundTripper{Client: rc}
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		ctx := context.WithValue(req.Context(), methodKey{}, req.Method)
+		return rt.RoundTrip(req.WithContext(ctx))
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func defaultJitter(n int64) int64 { return rand.Int64N(n) }

@@ -1,0 +1,240 @@
+// Package provider is the KamuiDash Terraform provider: its configuration and one file pair per
+// resource and data source type.
+package provider
+
+import (
+	"context"
+	"os"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+)
+
+var _ provider.Provider = (*kamuidashProvider)(nil)
+
+// Environment variables the provider falls back to when an attribute is not set.
+const (
+	EnvAPIToken       = "CLOUDFLARE_API_TOKEN"
+	EnvAccountID      = "KAMUIDASH_ACCOUNT_ID"
+	EnvZoneID         = "KAMUIDASH_ZONE_ID"
+	EnvAPIBaseURL     = "KAMUIDASH_API_BASE_URL"
+	EnvPlatformDomain = "KAMUIDASH_PLATFORM_DOMAIN"
+	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
+)
+
+// New returns the provider factory for the given release version ("dev" for local builds).
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &kamuidashProvider{version: version}
+	}
+}
+
+type kamuidashProvider struct {
+	version string
+}
+
+// providerModel is the provider block.
+type providerModel struct {
+	APIToken       types.String `tfsdk:"api_token"`
+	AccountID      types.String `tfsdk:"account_id"`
+	ZoneID         types.String `tfsdk:"zone_id"`
+	APIBaseURL     types.String `tfsdk:"api_base_url"`
+	PlatformDomain types.String `tfsdk:"platform_domain"`
+	Environment    types.String `tfsdk:"environment"`
+}
+
+// providerData is what Configure hands to every resource and data source: the resolved
+// settings and the one shared API client.
+type providerData struct {
+	Client         *cloudflare.Client
+	AccountID      string
+	ZoneID         string
+	APIBaseURL     string
+	PlatformDomain string
+	Environment    string
+	Version        string
+}
+
+func (p *kamuidashProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "kamuidash"
+	resp.Version = p.version
+}
+
+func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The KamuiDash provider builds and operates the edge of the KamuiDash platform: " +
+			"the gateway Worker, the routing data in Workers KV, custom hostnames, the tunnel and the router's " +
+			"network policy. Point `api_base_url` at a local edge to run everything without a Cloudflare account.",
+		Attributes: map[string]schema.Attribute{
+			"api_token": schema.StringAttribute{
+				MarkdownDescription: "The Cloudflare API token the provider authenticates with. " +
+					"It may also be set with the `" + EnvAPIToken + "` environment variable, which keeps it out of configuration files.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"account_id": schema.StringAttribute{
+				MarkdownDescription: "The Cloudflare account that owns the Worker, the KV namespaces and the tunnel. " +
+					"It may also be set with the `" + EnvAccountID + "` environment variable.",
+				Optional:   true,
+				Validators: []validator.String{hexID()},
+			},
+			"zone_id": schema.StringAttribute{
+				MarkdownDescription: "The Cloudflare zone of the platform domain, which holds the Worker routes, the custom hostnames " +
+					"and the DNS records. It may also be set with the `" + EnvZoneID + "` environment variable.",
+				Optional:   true,
+				Validators: []validator.String{hexID()},
+			},
+			"api_base_url": schema.StringAttribute{
+				MarkdownDescription: "The base URL of the Cloudflare API, ending in `/client/v4`. It defaults to Cloudflare's own " +
+					"API; set it to a local edge's URL to work on one machine. It may also be set with the `" + EnvAPIBaseURL +
+					"` environment variable.",
+				Optional: true,
+			},
+			"platform_domain": schema.StringAttribute{
+				MarkdownDescription: "The platform's own domain (for example `kamui.app`): every app is served at " +
+					"`<app>.<platform_domain>`. It may also be set with the `" + EnvPlatformDomain + "` environment variable.",
+				Optional:   true,
+				Validators: []validator.String{hostname()},
+			},
+			"environment": schema.StringAttribute{
+				MarkdownDescription: "The name of the environment this configuration manages (for example `dev` or `prod`), " +
+					"a DNS label. It may also be set with the `" + EnvEnvironment + "` environment variable.",
+				Optional:   true,
+				Validators: []validator.String{dnsLabel()},
+			},
+		},
+	}
+}
+
+// setting is one provider attribute with its environment fallback.
+type setting struct {
+	attr     string
+	env      string
+	value    types.String
+	required bool
+	resolved string
+}
+
+func (p *kamuidashProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var config providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &config)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	settings := []*setting{
+		{attr: "api_token", env: EnvAPIToken, value: config.APIToken, required: true},
+		{attr: "account_id", env: EnvAccountID, value: config.AccountID, required: true},
+		{attr: "zone_id", env: EnvZoneID, value: config.ZoneID},
+		{attr: "api_base_url", env: EnvAPIBaseURL, value: config.APIBaseURL},
+		{attr: "platform_domain", env: EnvPlatformDomain, value: config.PlatformDomain},
+		{attr: "environment", env: EnvEnvironment, value: config.Environment},
+	}
+
+	// 1. Unknown values: the provider cannot be configured from a value known only after apply.
+	for _, s := range settings {
+		if s.value.IsUnknown() {
+			resp.Diagnostics.Append(unknownSettingDiag(path.Root(s.attr), s.env))
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// 2. Environment fallback, 3. missing checks (every missing one reported at once).
+	for _, s := range settings {
+		s.resolved = s.value.ValueString()
+		if s.value.IsNull() {
+			s.resolved = os.Getenv(s.env)
+		}
+		if s.required && s.resolved == "" {
+			resp.Diagnostics.Append(missingSettingDiag(path.Root(s.attr), s.env))
+		}
+	}
+	token, accountID, zoneID, baseURL, platformDomain, environment :=
+		settings[0].resolved, settings[1].resolved, settings[2].resolved, settings[3].resolved, settings[4].resolved, settings[5].resolved
+
+	// Values from the environment skip the schema validators, so check them here too.
+	if baseURL == "" {
+		baseURL = cloudflare.DefaultBaseURL
+	} else if err := cloudflare.ValidateBaseURL(baseURL); err != nil {
+		resp.Diagnostics.AddAttributeError(path.Root("api_base_url"), "Invalid API Base URL",
+			// The value is not echoed: a mistyped URL may carry credentials.
+			"The API base URL is not usable: "+err.Error()+". Set api_base_url or "+EnvAPIBaseURL+" to the API's URL ending in /client/v4.")
+	}
+	for _, check := range []struct {
+		attr, env, value string
+		ok               func(string) bool
+		rule             string
+	}{
+		{"account_id", EnvAccountID, accountID, isHexID, "a 32-character hexadecimal Cloudflare ID"},
+		{"zone_id", EnvZoneID, zoneID, isHexID, "a 32-character hexadecimal Cloudflare ID"},
+		{"platform_domain", EnvPlatformDomain, platformDomain, isNormalHostname, "a lower-case DNS name such as kamui.app"},
+		{"environment", EnvEnvironment, environment, isDNSLabel, "a DNS label such as dev or prod"},
+	} {
+		if check.value != "" && !check.ok(check.value) {
+			resp.Diagnostics.AddAttributeError(path.Root(check.attr), "Invalid Provider Setting",
+				"The "+check.attr+" value "+quote(check.value)+" (from the provider block or "+check.env+") is not "+check.rule+".")
+		}
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	// 4. Build the client once; every resource shares it and its rate limit.
+	client, err := cloudflare.New(cloudflare.Config{
+		APIToken:  token,
+		BaseURL:   baseURL,
+		UserAgent: "terraform-provider-kamuidash/" + p.version + " (terraform " + req.TerraformVersion + ")",
+	})
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Create Cloudflare API Client",
+			"The provider could not set up its API client. Check the provider settings. Error: "+err.Error())
+		return
+	}
+	ctx = tflog.SetField(ctx, "api_base_url", baseURL)
+	tflog.Debug(ctx, "Configured KamuiDash provider", map[string]any{"account_id": accountID, "environment": environment})
+
+	data := &providerData{
+		Client:         client,
+		AccountID:      accountID,
+		ZoneID:         zoneID,
+		APIBaseURL:     baseURL,
+		PlatformDomain: platformDomain,
+		Environment:    environment,
+		Version:        p.version,
+	}
+	resp.DataSourceData = data
+	resp.ResourceData = data
+}
+
+func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resource {
+	return nil
+}
+
+func (p *kamuidashProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		NewPlatformDataSource,
+	}
+}
+
+// quote returns s in double quotes, shortened so that a diagnostic stays readable.
+func quote(s string) string {
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return `"` + s + `"`
+}
+
+func hexID() validator.String {
+	return stringvalidator.RegexMatches(hexIDPattern, "must be a 32-character hexadecimal Cloudflare ID")
+}

@@ -1,0 +1,51 @@
+package provider
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+var hexIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+func isHexID(s string) bool { return hexIDPattern.MatchString(s) }
+
+func isDNSLabel(s string) bool { return route.IsDNSLabel(s) }
+
+// isNormalHostname accepts only the form route.NormalizeHost produces, so that what the user
+// wrote is exactly the KV key and the Host the edge compares.
+func isNormalHostname(s string) bool {
+	h, err := route.NormalizeHost(s)
+	return err == nil && h == s
+}
+
+// stringCheck is a plan-time validator from a predicate. It skips null and unknown values
+// (they are checked once known) and reports on the attribute's own path.
+type stringCheck struct {
+	ok   func(string) bool
+	rule string
+}
+
+func (v stringCheck) Description(context.Context) string             { return "value must be " + v.rule }
+func (v stringCheck) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v stringCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if s := req.ConfigValue.ValueString(); !v.ok(s) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
+			"The value "+quote(s)+" is not "+v.rule+".")
+	}
+}
+
+func hostname() validator.String {
+	return stringCheck{ok: isNormalHostname, rule: "a lower-case DNS name without port or trailing dot, such as kamui.app"}
+}
+
+func dnsLabel() validator.String {
+	return stringCheck{ok: isDNSLabel, rule: "a DNS label: 1-63 characters of a-z, 0-9 and '-', not starting or ending with '-'"}
+}

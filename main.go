@@ -1,0 +1,91 @@
+// Command terraform-provider-kamuidash serves the KamuiDash Terraform provider, or, given a
+// sub-command as its first argument, runs the toolkit.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"runtime"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
+)
+
+// version is set by the release build (goreleaser: -X main.version={{.Version}}).
+var version = "dev"
+
+// providerAddress is the provider's registry address; the same binary serves registry.opentofu.org.
+const providerAddress = "registry.terraform.io/kamuidash/kamuidash"
+
+// subcommand is a toolkit command; it returns the process exit code.
+type subcommand struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
+}
+
+// subcommands grows as the toolkit does (localedge, guard, rollout).
+var subcommands = map[string]subcommand{
+	"version": {summary: "print the provider version", run: runVersion},
+}
+
+func main() {
+	if len(os.Args) > 1 && !isFlag(os.Args[1]) {
+		os.Exit(runSubcommand(context.Background(), os.Args[1], os.Args[2:], os.Stdout, os.Stderr))
+	}
+	serve()
+}
+
+func serve() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Parse()
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address:         providerAddress,
+		Debug:           debug,
+		ProtocolVersion: 6,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}
+
+func isFlag(arg string) bool { return len(arg) > 0 && arg[0] == '-' }
+
+func runSubcommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
+	cmd, ok := subcommands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "terraform-provider-kamuidash: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	return cmd.run(ctx, args, stdout, stderr)
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: terraform-provider-kamuidash [-debug]          serve the provider (Terraform starts it)")
+	fmt.Fprintln(w, "       terraform-provider-kamuidash <command> [args]  run a toolkit command")
+	fmt.Fprintln(w, "\ncommands:")
+	names := make([]string, 0, len(subcommands))
+	for name := range subcommands {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", name, subcommands[name].summary)
+	}
+}
+
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: terraform-provider-kamuidash version")
+		return 2
+	}
+	fmt.Fprintf(stdout, "terraform-provider-kamuidash %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return 0
+}
