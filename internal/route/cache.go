@@ -58,8 +58,8 @@ func DeriveTTLs(budget time.Duration) (TTLs, error) {
 	}
 	t := TTLs{Budget: budget}
 	t.Memo = clamp(budget/30, time.Second, 10*time.Second)
-	t.DomainsKV = max(MinKVCacheTTL, (budget*2/5).Truncate(time.Second))
-	t.RoutesKV = max(MinKVCacheTTL, (budget*3/10).Truncate(time.Second))
+	t.DomainsKV = max(MinKVCacheTTL, (budget * 2 / 5).Truncate(time.Second))
+	t.RoutesKV = max(MinKVCacheTTL, (budget * 3 / 10).Truncate(time.Second))
 	t.RouteCache = budget - t.Memo - max(t.DomainsKV, t.RoutesKV)
 	t.Negative = min(t.RouteCache, clamp(budget/10, 5*time.Second, time.Minute))
 	return t, nil

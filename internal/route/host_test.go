@@ -84,10 +84,10 @@ func TestPlatformApp(t *testing.T) {
 	}{
 		{"shop.kamui.app", "shop", true},
 		{"kamui.app", ApexApp, true},
-		{"a.shop.kamui.app", "", true},        // deeper: unknown with no KV read
-		{"www.kamui.app", "", true},           // reserved
+		{"a.shop.kamui.app", "", true},         // deeper: unknown with no KV read
+		{"www.kamui.app", "", true},            // reserved
 		{"kamui-internal.kamui.app", "", true}, // internal cache host is never an app
-		{"apex.kamui.app", "", true},          // the apex app is only reachable at the apex
+		{"apex.kamui.app", "", true},           // the apex app is only reachable at the apex
 		{"www.shop.example", "", false},
 		{"shopkamui.app", "", false}, // suffix without the dot is another domain
 		{"kamui.app.example", "", false},
