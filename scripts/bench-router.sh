@@ -83,7 +83,8 @@ chmod 600 "$TMP/secret/key"
 "$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
   --secret-file "$TMP/secret/key" --namespace-prefix tenant- --upstream-template '127.0.0.1:{port}' \
   --log-sample-rate 0 --max-skew 2m >"$TMP/router.log" 2>&1 &
-PIDS+=($!)
+ROUTER_PID=$!
+PIDS+=($ROUTER_PID)
 wait_port "$ROUTER_PORT" router
 
 # nginx as a plain keep-alive reverse proxy, in the foreground, with every path under $TMP.
@@ -122,19 +123,37 @@ http {
 }
 CONF
 "$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" &
-PIDS+=($!)
+NGINX_PID=$!
+PIDS+=($NGINX_PID)
 wait_port "$NGINX_PORT" nginx
 
-# run_wrk <name> <port> <duration> <lua>: prints "<rps> <p50_ms> <p99_ms>", fails on any error.
+# cpu_ticks <pid>: CPU time (user + system, in clock ticks) of a process and its direct children
+# (nginx's workers), so each proxy's cost per request can be compared independently of how busy
+# the machine is.
+cpu_ticks() {
+  local total=0 p fields
+  for p in "$1" $(ps -o pid= --ppid "$1" 2>/dev/null); do
+    read -ra fields <"/proc/$p/stat" 2>/dev/null || continue
+    # Field 2 (comm) has no spaces here, so utime and stime are fields 14 and 15.
+    total=$((total + fields[13] + fields[14]))
+  done
+  echo "$total"
+}
+TICKS_PER_SECOND=$(getconf CLK_TCK)
+
+# run_wrk <name> <port> <duration> <lua> <proxy-pid>: prints "<rps> <p50_ms> <p99_ms> <cpu_us_per_req>",
+# failing on any non-2xx answer or socket error.
 run_wrk() {
-  local out
+  local out before after
+  before=$(cpu_ticks "$5")
   out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
+  after=$(cpu_ticks "$5")
   if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
     log "$1: wrk reported errors:"
     echo "$out" >&2
     exit 1
   fi
-  awk '
+  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" '
     function ms(v) {
       if (v ~ /us$/) return v / 1000
       if (v ~ /ms$/) return v + 0
@@ -143,8 +162,12 @@ run_wrk() {
     }
     $1 == "50%" { p50 = ms($2) }
     $1 == "99%" { p99 = ms($2) }
+    $2 == "requests" && $3 == "in" { requests = $1 }
     $1 == "Requests/sec:" { rps = $2 }
-    END { if (rps == "" || p99 == "") exit 1; printf "%.2f %.3f %.3f\n", rps, p50, p99 }
+    END {
+      if (rps == "" || p99 == "" || requests == 0) exit 1
+      printf "%.2f %.3f %.3f %.1f\n", rps, p50, p99, ticks / hz * 1e6 / requests
+    }
   ' <<<"$out"
 }
 
@@ -158,27 +181,30 @@ echo "wrk.headers[\"Host\"] = \"$HOST\"" >>"$TMP/nginx.lua"
 
 log "load: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (warm-up $WARMUP), $ROUNDS rounds, alternating"
 router_lua
-run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" >/dev/null
-run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" >/dev/null
+run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" "$ROUTER_PID" >/dev/null
+run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" "$NGINX_PID" >/dev/null
 
-best_router="0 0 0" best_nginx="0 0 0"
+best_router="0 0 0 0" best_nginx="0 0 0 0"
+report() { # report <label> <router result> <nginx result>
+  local rr rp50 rp99 rcpu nr np50 np99 ncpu
+  read -r rr rp50 rp99 rcpu <<<"$2"
+  read -r nr np50 np99 ncpu <<<"$3"
+  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req\n' \
+    "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$nr" "$np50" "$np99" "$ncpu"
+}
 better() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > y[1]) }'; }
 for round in $(seq "$ROUNDS"); do
   router_lua
-  r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$TMP/router.lua")
-  n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$TMP/nginx.lua")
-  read -r rr rp50 rp99 <<<"$r"
-  read -r nr np50 np99 <<<"$n"
-  printf 'round %d  router: %10s req/s  p50 %7s ms  p99 %7s ms | nginx: %10s req/s  p50 %7s ms  p99 %7s ms\n' \
-    "$round" "$rr" "$rp50" "$rp99" "$nr" "$np50" "$np99"
+  r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$TMP/router.lua" "$ROUTER_PID")
+  n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$TMP/nginx.lua" "$NGINX_PID")
+  report "round $round" "$r" "$n"
   better "$r" "$best_router" && best_router=$r
   better "$n" "$best_nginx" && best_nginx=$n
 done
 
-read -r rr rp50 rp99 <<<"$best_router"
-read -r nr np50 np99 <<<"$best_nginx"
-printf 'best    router: %10s req/s  p50 %7s ms  p99 %7s ms | nginx: %10s req/s  p50 %7s ms  p99 %7s ms\n' \
-  "$rr" "$rp50" "$rp99" "$nr" "$np50" "$np99"
+report best "$best_router" "$best_nginx"
+read -r rr _ rp99 _ <<<"$best_router"
+read -r nr _ np99 _ <<<"$best_nginx"
 if grep -q '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log"; then
   log "the router logged failures during the run:"
   grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | head -5 >&2

@@ -84,6 +84,10 @@ func run(args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal during the drain kills the process at once
+	}()
 	logger.Info("router started", "listen", ln.Addr().String(), "admin", adminLn.Addr().String(),
 		"namespace_prefix", opts.namespacePrefix)
 	err = router.Serve(ctx, rt, ln, adminLn, opts.drainTimeout)
