@@ -7,6 +7,26 @@
 // Config. Admin returns the second, operator-facing handler (/healthz, /readyz, /metrics), and
 // Serve runs both with a graceful drain.
 //
+// What the router answers itself, always with a fixed plain-text body and Cache-Control: no-store:
+//
+//   - 403 when the signed context is missing, wrong, stale or from the future, or the Host is not
+//     a valid DNS name (the body never says which; the access log does), and when the upstream's
+//     namespace lacks the allowed prefix;
+//   - 502 when the upstream cannot be parsed, resolved or connected to, or breaks the exchange;
+//   - 504 when connecting or waiting for the response headers times out.
+//
+// The gateway errors name the verified request id so a tenant can quote it.
+//
+// What the tenant service sees: the public Host; X-Request-Id, X-Forwarded-Host and
+// X-Forwarded-Proto from the verified context and configuration; X-Forwarded-For set to the
+// router's peer (the tunnel connector) alone. Every Kamui-* header is removed, and so are any
+// Forwarded, X-Forwarded-*, X-Real-Ip and X-Request-Id the client sent. Kamui-* headers in the
+// service's response are removed too.
+//
+// Metrics (Prometheus text format on the admin handler): kamui_router_requests_total{class,outcome},
+// the kamui_router_request_duration_seconds histogram, kamui_router_in_flight_requests and
+// kamui_router_ready.
+//
 // Only the standard library and internal/route are imported, so the binary builds offline and
 // hermetically.
 package router

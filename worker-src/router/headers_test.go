@@ -16,6 +16,9 @@ func TestRouter_ClientCannotSpoofHeaders(t *testing.T) {
 	req.Header.Set("X-Forwarded-For", "spoofed-client")
 	req.Header.Set("X-Forwarded-Host", "spoofed.tenant.test")
 	req.Header.Set("X-Forwarded-Proto", "gopher")
+	req.Header.Set("X-Forwarded-Port", "spoofed-port")
+	req.Header.Set("X-Forwarded-Prefix", "/spoofed")
+	req.Header["x-forwarded-ssl"] = []string{"spoofed-on"} // not canonicalised on purpose
 	req.Header.Set("Forwarded", "for=spoofed;host=spoofed")
 	req.Header.Set("X-Real-Ip", "spoofed-client")
 	req.Header.Set("X-Request-Id", "spoofed-id")
@@ -36,13 +39,15 @@ func TestRouter_ClientCannotSpoofHeaders(t *testing.T) {
 		}
 	}
 	want := map[string]string{
-		"X-Request-Id":      "req-real",
-		"X-Forwarded-Host":  publicHost,
-		"X-Forwarded-Proto": "https",
-		"X-Forwarded-For":   "127.0.0.1",
-		"Forwarded":         "",
-		"X-Real-Ip":         "",
-		"Accept":            "text/html",
+		"X-Request-Id":       "req-real",
+		"X-Forwarded-Host":   publicHost,
+		"X-Forwarded-Proto":  "https",
+		"X-Forwarded-For":    "127.0.0.1",
+		"Forwarded":          "",
+		"X-Forwarded-Port":   "",
+		"X-Forwarded-Prefix": "",
+		"X-Real-Ip":          "",
+		"Accept":             "text/html",
 	}
 	for name, v := range want {
 		if g := got.Get(name); g != v {

@@ -176,8 +176,9 @@ func (rt *Router) fail(w http.ResponseWriter, r *http.Request, ex *exchange, f *
 }
 
 // rewrite builds the upstream request. ReverseProxy has already dropped hop-by-hop headers and
-// the client's Forwarded/X-Forwarded-* headers; what remains to be untrusted are the platform's
-// own headers, which only the signed context may speak for.
+// the client's Forwarded and X-Forwarded-For/-Host/-Proto; still untrusted are the platform's own
+// headers, which only the signed context may speak for, and the rest of the X-Forwarded-* family
+// (-Port, -Prefix, …), which frameworks also believe.
 func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 	ex := exchangeFrom(pr.In)
 	pr.SetURL(ex.target)
@@ -185,7 +186,7 @@ func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.Host = ex.ctx.Host
 	h := pr.Out.Header
 	for name := range h {
-		if route.IsContextHeader(name) {
+		if route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) {
 			delete(h, name)
 		}
 	}
@@ -197,6 +198,12 @@ func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 	if ip, _, err := net.SplitHostPort(pr.In.RemoteAddr); err == nil {
 		h.Set("X-Forwarded-For", ip)
 	}
+}
+
+const forwardedPrefix = "X-Forwarded-"
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // modifyResponse keeps platform headers from leaking out of the cluster and notes the status.
