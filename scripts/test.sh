@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Everything CI runs, on a machine with nothing cached: npm packages from the lockfile, the
+# Terraform and OpenTofu CLIs built from the Go module proxy, unit tests, the Worker in workerd,
+# the local edge's API contract, acceptance tests on both CLIs, and the docs drift check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "npm packages (lockfile)"
+scripts/npm-ci.sh
+
+step "Terraform and OpenTofu CLIs"
+TOOLS_BIN=$(scripts/install-tools.sh all)
+export PATH="$TOOLS_BIN:$PATH"
+terraform version | head -1
+tofu version | head -1
+
+step "go vet"
+go vet ./...
+
+step "unit and runtime tests (go test ./...)"
+go test -count=1 ./...
+
+# The CLI must not read a developer's ~/.terraformrc (dev_overrides there would bypass the
+# in-process provider the harness serves).
+export TF_CLI_CONFIG_FILE=/dev/null
+
+step "acceptance tests with Terraform $(terraform version -json | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')"
+TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/terraform" \
+  go test -count=1 -run '^TestAcc' ./internal/provider/...
+
+step "acceptance tests with OpenTofu"
+TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org \
+  go test -count=1 -run '^TestAcc' ./internal/provider/...
+
+step "generated docs are up to date"
+scripts/check-docs.sh
+
+echo
+echo "all tests passed"
