@@ -205,9 +205,12 @@ done
 report best "$best_router" "$best_nginx"
 read -r rr _ rp99 _ <<<"$best_router"
 read -r nr _ np99 _ <<<"$best_nginx"
-if grep -q '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log"; then
+# wrk stops with requests in flight, which the router rightly logs as client_gone; anything
+# else it logged as a failure means the numbers are not of a healthy run.
+failures=$(grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | grep -v '"outcome":"client_gone"' || true)
+if [ -n "$failures" ]; then
   log "the router logged failures during the run:"
-  grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | head -5 >&2
+  head -5 <<<"$failures" >&2
   exit 1
 fi
 awk -v rr="$rr" -v nr="$nr" -v rp="$rp99" -v np="$np99" \
