@@ -231,6 +231,15 @@ func (w *world) handler(t testing.TB) *Handler {
 		NewRequestID: func() string { n++; return "rid-" + strconv.Itoa(n) }}
 }
 
+// serve is what the adapter does: Serve, then store the planned route entries.
+func (w *world) serve(h *Handler, req *Request) *Exchange {
+	ex := h.Serve(req)
+	for _, p := range ex.Plan.CachePuts {
+		w.cache.Put(p.Key, p.Entry)
+	}
+	return ex
+}
+
 func (w *world) kvReads() int { return w.routes.count() + w.domains.count() }
 
 func get(host, path string) *Request {

@@ -32,6 +32,8 @@ type Plan struct {
 	Body    Body
 	Store   *Store
 	Forward *Forward
+	// CachePuts are route-cache entries to store after responding (any plan shape).
+	CachePuts []CachePut
 }
 
 // Store asks the adapter to put the planned response into the content cache under Key with
@@ -92,6 +94,12 @@ type Handler struct {
 	// NewRequestID defaults to a process-local counter; the wasm adapter uses
 	// crypto.randomUUID. Its result is never client input.
 	NewRequestID func() string
+	// WaitShared blocks until done is closed; a request whose host is being resolved by
+	// a concurrent request waits with it. Defaults to receiving from done. The wasm
+	// adapter polls on JS timers instead: workerd binds I/O to the request whose context
+	// runs it, and a goroutine woken by another request's goroutine would run (and issue
+	// its fetch) in that other request's context.
+	WaitShared func(done <-chan struct{})
 
 	mu      sync.Mutex
 	memo    map[string]memoEntry
@@ -130,6 +138,7 @@ type Exchange struct {
 	method string
 	host   string
 	start  time.Time
+	puts   []CachePut
 	line   logLine
 	logged bool
 }
@@ -148,6 +157,7 @@ func (h *Handler) Serve(req *Request) *Exchange {
 	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(req.Method),
 		ContentCache: "skip", RouteCache: "skip"}
 	ex.Plan = h.serve(ex, req)
+	ex.Plan.CachePuts = ex.puts
 	if ex.Plan.Forward == nil {
 		ex.finish(ex.Plan.Status)
 	} else {

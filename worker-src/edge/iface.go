@@ -29,14 +29,19 @@ type KV interface {
 	Get(key string, cacheTTL time.Duration) (value []byte, found bool, err error)
 }
 
-// Cache is the Cache API (caches.default) keyed by absolute URL.
+// Cache is the Cache API (caches.default) keyed by absolute URL. The core only reads it
+// while deciding; what it wants stored comes back in Plan.CachePuts and Plan.Store, which
+// the adapter writes after the response (ctx.waitUntil), so a put never delays a request.
 type Cache interface {
 	// Match returns the entry stored under key, found=false on a miss.
 	Match(key string) (e Entry, found bool, err error)
-	// Put stores e under key; its Cache-Control max-age is the entry's lifetime. The core
-	// puts only TextBody entries here (route entries); content entries are stored by the
-	// adapter from Plan.Store because their bodies are streams.
-	Put(key string, e Entry) error
+}
+
+// CachePut is an entry the adapter must store (Cache API put) once the response is on its
+// way; Entry's Cache-Control max-age is its lifetime and its body is a TextBody.
+type CachePut struct {
+	Key   string
+	Entry Entry
 }
 
 // Object is a static object from the static origin (R2).

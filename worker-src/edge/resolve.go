@@ -45,7 +45,11 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	}
 	if f, ok := h.flights[host]; ok {
 		h.mu.Unlock()
-		<-f.done
+		if h.WaitShared != nil {
+			h.WaitShared(f.done)
+		} else {
+			<-f.done
+		}
 		r := f.res
 		r.from = "shared"
 		return r
@@ -172,10 +176,7 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		{"Cache-Control", "max-age=" + strconv.FormatInt(secs, 10)},
 		{route.CacheMarkerHeader, h.Config.CacheMarker},
 	}
-	if err := h.Cache.Put(key, Entry{Status: 200, Header: hdr, Body: TextBody(body)}); err != nil {
-		// A failed put only costs KV reads later; the request goes on.
-		ex.line.RouteCache += "+put-error"
-	}
+	ex.puts = append(ex.puts, CachePut{Key: key, Entry: Entry{Status: 200, Header: hdr, Body: TextBody(body)}})
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its

@@ -7,6 +7,9 @@ import wasm from "./edge.wasm";
 
 let ready;
 
+// __kamuiSleep lets a Go goroutine wait on a timer of its own request context.
+globalThis.__kamuiSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 function start() {
   if (!ready) {
     ready = (async () => {
@@ -59,17 +62,27 @@ function makeHost(ctx) {
       return new Response(nullBody ? null : response.body, init);
     },
 
+    // store puts one of the core's own entries (a route-cache entry) after the response.
+    store(key, status, headers, body) {
+      ctx.waitUntil(caches.default.put(key, new Response(body, { status, headers })).catch(logPutFailure));
+    },
+
     // respond builds the core's own or static response; with a store key it also puts a
     // copy (a tee of the stream) into the content cache with the core's stored headers.
     respond(status, headers, body, storeKey, storeHeaders) {
       const response = new Response(body, { status, headers });
       if (storeKey !== null && storeHeaders !== null) {
         const stored = new Response(response.clone().body, { status, headers: storeHeaders });
-        ctx.waitUntil(caches.default.put(storeKey, stored).catch(() => {}));
+        ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
       }
       return response;
     },
   };
+}
+
+// A failed put only costs a lookup later; it is logged, never surfaced to the client.
+function logPutFailure(err) {
+  console.log(JSON.stringify({ msg: "edge.cache_put_failed", error: err && err.name ? err.name : "error" }));
 }
 
 function failClosed() {

@@ -59,6 +59,10 @@ func serve(request, env, host js.Value) js.Value {
 		Header: headerList(request.Get("headers")),
 	})
 	p := ex.Plan
+	for _, put := range p.CachePuts {
+		// Stored in the background (ctx.waitUntil): the request does not wait for it.
+		host.Call("store", put.Key, put.Entry.Status, pairs(put.Entry.Header), jsBody(put.Entry.Body))
+	}
 	if p.Forward == nil {
 		return respond(host, p)
 	}
@@ -96,6 +100,7 @@ func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
 		Log:          jsLogger{},
 		NewRequestID: func() string { return js.Global().Get("crypto").Call("randomUUID").String() },
+		WaitShared:   waitShared,
 	}
 	cfg, err := edge.ParseConfig(func(name string) (string, bool) {
 		v := env.Get(name)
@@ -125,6 +130,22 @@ func newHandler(env js.Value) *edge.Handler {
 	h.Static = bucket{env.Get(edge.BindingStatic)}
 	h.Cache = cache{js.Global().Get("caches").Get("default")}
 	return h
+}
+
+// waitShared polls done on JS timers created in the waiting request's own context, so the
+// waiting goroutine is always resumed by its own request's event (see edge.Handler.WaitShared).
+// The timers also keep workerd from declaring the request hung while it waits.
+func waitShared(done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if _, err := await(js.Global().Call("__kamuiSleep", 1)); err != nil {
+			return
+		}
+	}
 }
 
 type jsLogger struct{}
@@ -157,13 +178,6 @@ func (c cache) Match(key string) (edge.Entry, bool, error) {
 		return edge.Entry{}, false, err
 	}
 	return edge.Entry{Status: v.Get("status").Int(), Header: headerList(v.Get("headers")), Body: body{v}}, true, nil
-}
-
-func (c cache) Put(key string, e edge.Entry) error {
-	init := map[string]any{"status": e.Status, "headers": pairs(e.Header)}
-	resp := js.Global().Get("Response").New(jsBody(e.Body), init)
-	_, err := call(c.c, "put", key, resp)
-	return err
 }
 
 type bucket struct{ b js.Value }
