@@ -13,7 +13,7 @@ func TestProviderTrafficThroughCloudflareGo(t *testing.T) {
 	var purged []Purge
 	srv, ts := startServer(t, Config{Hooks: Hooks{Purged: func(p Purge) { purged = append(purged, p) }}})
 	id := srv.Identity()
-	driveProviderTraffic(t, newClient(ts.URL, id.APIToken, 0), id)
+	driveProviderTraffic(t, newClient(ts.URL, id.APIToken, 0), id, trafficOptions{})
 	if len(purged) != 1 || len(purged[0].Files) != 2 {
 		t.Errorf("Purged hook saw %+v, want one purge of two URLs", purged)
 	}

@@ -107,14 +107,14 @@ func (s *Server) dnsRecordView(rec *DNSRecord) map[string]any {
 	for k, val := range rec.Extra {
 		v[k] = val
 	}
-	var comment any
-	if rec.Comment != "" {
-		comment = rec.Comment
-	}
 	proxiable := rec.Type == "A" || rec.Type == "AAAA" || rec.Type == "CNAME"
+	// The OpenAPI description requires "data" on every record; content-only types get {}.
+	if _, ok := v["data"]; !ok {
+		v["data"] = map[string]any{}
+	}
 	for k, val := range map[string]any{
 		"id": rec.ID, "type": rec.Type, "name": rec.Name, "content": rec.Content,
-		"proxied": rec.Proxied, "proxiable": proxiable, "ttl": rec.TTL, "comment": comment,
+		"proxied": rec.Proxied, "proxiable": proxiable, "ttl": rec.TTL, "comment": rec.Comment,
 		"tags": nonNil(rec.Tags), "settings": map[string]any{}, "meta": map[string]any{},
 		"created_on": rec.CreatedOn, "modified_on": rec.ModifiedOn,
 	} {

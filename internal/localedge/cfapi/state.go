@@ -145,7 +145,9 @@ type zoneState struct {
 
 // IngressRule is one rule of a remotely managed tunnel's configuration.
 type IngressRule struct {
-	Hostname string `json:"hostname,omitempty"`
+	// Hostname is "" (or "*") on the catch-all rule; it is always present in answers because
+	// the OpenAPI description requires it.
+	Hostname string `json:"hostname"`
 	Path     string `json:"path,omitempty"`
 	Service  string `json:"service"`
 	// OriginRequest is kept verbatim.

@@ -29,6 +29,14 @@ var (
 	testWorkerWasm = []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0xff, 0xfe, 0x80}
 )
 
+// trafficOptions adapt the traffic to the path it takes.
+type trafficOptions struct {
+	// checkUploadMetadata, when not nil, is given each Worker upload's metadata document first.
+	checkUploadMetadata func(map[string]any)
+	// wasm is the Wasm module uploaded and read back byte-exact. Default testWorkerWasm.
+	wasm []byte
+}
+
 // trafficResult names what driveProviderTraffic left in place, for later assertions.
 type trafficResult struct {
 	NamespaceID string
@@ -41,7 +49,7 @@ type trafficResult struct {
 // driveProviderTraffic exercises every emulated operation through cloudflare-go, the client the
 // provider uses, and checks the answers. It is shared by the direct test and the contract test
 // (where the same traffic passes through a validating proxy).
-func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity) trafficResult {
+func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opts trafficOptions) trafficResult {
 	t.Helper()
 	ctx := context.Background()
 	acct, zone := cloudflare.F(id.AccountID), cloudflare.F(id.ZoneID)
@@ -141,7 +149,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity) tra
 
 	// --- Workers: multipart upload with ES module + Wasm + bindings, settings and content back.
 	out.Script = "kamuidash-edge"
-	ct, body := workerUpload(t, map[string]any{
+	edgeMetadata := map[string]any{
 		"main_module":         "worker.mjs",
 		"compatibility_date":  "2025-01-01",
 		"compatibility_flags": []string{"nodejs_compat"},
@@ -151,7 +159,17 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity) tra
 			{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": "kamuidash.localhost"},
 			{"type": "secret_text", "name": "SIGNING_KEY", "text": "not-a-real-secret"},
 		},
-	}, workerPart{"worker.mjs", "application/javascript+module", testWorkerJS}, workerPart{"router.wasm", "application/wasm", testWorkerWasm})
+	}
+	throwawayMetadata := map[string]any{"main_module": "a.mjs"}
+	if opts.checkUploadMetadata != nil {
+		opts.checkUploadMetadata(edgeMetadata)
+		opts.checkUploadMetadata(throwawayMetadata)
+	}
+	wasm := opts.wasm
+	if wasm == nil {
+		wasm = testWorkerWasm
+	}
+	ct, body := workerUpload(t, edgeMetadata, workerPart{"worker.mjs", "application/javascript+module", testWorkerJS}, workerPart{"router.wasm", "application/wasm", wasm})
 	uploaded, err := api.Workers.Scripts.Update(ctx, out.Script, workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
 	must(t, "upload worker", err)
 	if uploaded.ID != out.Script || uploaded.Etag == "" || !uploaded.HasModules {
@@ -177,8 +195,10 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity) tra
 	must(t, "read script content", err)
 	modules := readModules(t, content.Header.Get("Content-Type"), content.Body)
 	content.Body.Close()
-	if !bytes.Equal(modules["worker.mjs"], testWorkerJS) || !bytes.Equal(modules["router.wasm"], testWorkerWasm) {
-		t.Errorf("modules did not round-trip byte-exact: %d modules", len(modules))
+	for name, want := range map[string][]byte{"worker.mjs": testWorkerJS, "router.wasm": wasm} {
+		if !bytes.Equal(modules[name], want) {
+			t.Errorf("module %s did not round-trip byte-exact: got %q, want %q", name, modules[name], want)
+		}
 	}
 	if got := content.Header.Get("CF-Entrypoint"); got != "worker.mjs" {
 		t.Errorf("CF-Entrypoint = %q", got)
@@ -190,7 +210,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity) tra
 	}
 	// A throwaway script proves delete.
 	_, err = api.Workers.Scripts.Update(ctx, "throwaway", workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(workerUpload(t,
-		map[string]any{"main_module": "a.mjs"}, workerPart{"a.mjs", "application/javascript+module", []byte("export default {}")})))
+		throwawayMetadata, workerPart{"a.mjs", "application/javascript+module", []byte("export default {}")})))
 	must(t, "upload throwaway worker", err)
 	_, err = api.Workers.Scripts.Delete(ctx, "throwaway", workers.ScriptDeleteParams{AccountID: acct})
 	must(t, "delete worker", err)

@@ -25,15 +25,14 @@ func (s *Server) registerTunnelRoutes() {
 }
 
 // tunnelView is the API shape of a tunnel. The secret is never part of it.
+// Timestamps that do not apply are omitted: the description does not allow null for them.
 func (s *Server) tunnelView(t *Tunnel, deletedAt *time.Time) map[string]any {
-	return map[string]any{
+	v := map[string]any{
 		"id":                t.ID,
 		"account_tag":       s.identity.AccountID,
 		"name":              t.Name,
 		"created_at":        t.CreatedAt,
-		"deleted_at":        deletedAt,
 		"connections":       []any{},
-		"conns_active_at":   nil,
 		"conns_inactive_at": t.CreatedAt,
 		"tun_type":          "cfd_tunnel",
 		"status":            "inactive",
@@ -41,6 +40,10 @@ func (s *Server) tunnelView(t *Tunnel, deletedAt *time.Time) map[string]any {
 		"config_src":        t.ConfigSrc,
 		"metadata":          map[string]any{},
 	}
+	if deletedAt != nil {
+		v["deleted_at"] = *deletedAt
+	}
+	return v
 }
 
 func (s *Server) tunnel(r *http.Request) (*Tunnel, error) {

@@ -1,0 +1,295 @@
+package cfapi
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestContractThroughPrism drives the provider's cloudflare-go traffic through Prism in proxy
+// mode, validating every request and response against Cloudflare's OpenAPI description (cut to
+// the operations used; see cutSpec and contractSpecFixes) with violations answered as errors.
+// The test fails on any violation Prism reports, whatever its severity.
+func TestContractThroughPrism(t *testing.T) {
+	prism := filepath.Join(repoRoot(t), "node_modules", ".bin", "prism")
+	if _, err := os.Stat(prism); errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Prism is not installed (%s missing): run npm ci at the repo root", prism)
+	}
+
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+
+	spec := cutSpec(t, cloudflareSpec(t))
+	contractSpecFixes(t, spec)
+	specPath := filepath.Join(t.TempDir(), "cloudflare-openapi-cut.json")
+	data, err := json.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(specPath, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, prism, "proxy", specPath, ts.URL,
+		"--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--cors=false")
+	var log syncBuffer
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("starting Prism: %v", err)
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("Prism log:\n%s", log.String())
+		}
+	})
+	waitForPrism(t, &log, port)
+
+	prismURL := fmt.Sprintf("http://127.0.0.1:%d", port)
+	// Prism's proxy forwards bodies as UTF-8 text, replacing bytes that are not UTF-8, so this
+	// run uploads a Wasm module of valid UTF-8 (its header); the direct test asserts that
+	// arbitrary module bytes round-trip exactly.
+	driveProviderTraffic(t, newClient(prismURL, id.APIToken, 0), id, trafficOptions{wasm: testWorkerWasm[:8], checkUploadMetadata: func(metadata map[string]any) {
+		body, _ := json.Marshal(metadata)
+		req, _ := http.NewRequest(http.MethodPost, prismURL+metadataProbePath, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+id.APIToken)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("metadata probe: %v", err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			problem, _ := io.ReadAll(resp.Body)
+			t.Errorf("Prism rejected the Worker upload metadata (HTTP %d): %s", resp.StatusCode, problem)
+		}
+	}})
+
+	if violations := prismViolations(log.String()); len(violations) > 0 {
+		t.Errorf("Prism reported %d contract violations:\n%s", len(violations), strings.Join(violations, "\n"))
+	}
+}
+
+// violationLine matches Prism's report of a request or response that breaks the description.
+var violationLine = regexp.MustCompile(`(?i)violation`)
+
+func prismViolations(log string) []string {
+	var out []string
+	for _, line := range strings.Split(log, "\n") {
+		if violationLine.MatchString(line) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+func waitForPrism(t *testing.T, log *syncBuffer, port int) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for time.Now().Before(deadline) {
+		out := log.String()
+		if strings.Contains(out, "fatal") {
+			t.Fatalf("Prism failed to start:\n%s", out)
+		}
+		if strings.Contains(out, "Prism is listening") {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("Prism did not start listening on port %d within 2 minutes:\n%s", port, log.String())
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// repoRoot is the directory holding go.mod, found upwards from the package directory.
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a process writing while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// metadataProbePath is a synthetic operation added to the cut description; see
+// contractSpecFixes.
+const metadataProbePath = "/__contract/workers_script_metadata"
+
+// contractSpecFixes adapts the cut description to what Prism can check, without weakening
+// what is validated:
+//
+//   - Prism reads every multipart part as a string, so the Worker upload's "metadata" part
+//     (declared as a JSON object with encoding application/json) always fails "must be
+//     object". The part is relaxed to a string there, and the same object schema is attached
+//     to a synthetic JSON operation (metadataProbePath) through which the test sends the
+//     identical metadata document, so Prism still validates it in full.
+//   - OpenAPI 3.0 says a required property marked writeOnly is required in requests only;
+//     Prism applies it to responses too, so a secret_text binding read back without its
+//     secret (as Cloudflare answers, and as it must be) fails. Every schema reachable from a
+//     response is cloned as "<name>__response" without its writeOnly required properties;
+//     request schemas are untouched.
+//   - GET …/content/v2 declares its 200 answer under the media type "string", which is not a
+//     media type (Prism crashes parsing it). It gets the content the sibling
+//     GET …/workers/scripts/{script_name} declares for the same module download.
+//   - Prism validates a multipart/form-data response without the response's boundary (it
+//     passes none; 5.14.2 validator/index.js), so every multipart answer fails with "Boundary
+//     parameter … is not defined". The schema of those two multipart answers (an object of
+//     binary strings, which any multipart body satisfies) is dropped; Prism still checks the
+//     status and media type, and the test parses the parts itself (readModules).
+func contractSpecFixes(t *testing.T, spec map[string]any) {
+	t.Helper()
+	relaxWriteOnlyInResponses(t, spec)
+	paths := dig(t, spec, "paths")
+	const script = APIPrefix + "/accounts/{account_id}/workers/scripts/{script_name}"
+	download := dig(t, paths, script, "get", "responses", "200")
+	delete(dig(t, download, "content", "multipart/form-data"), "schema")
+	dig(t, paths, script+"/content/v2", "get", "responses", "200")["content"] = download["content"]
+	props := dig(t, spec, "components", "requestBodies", "workers_script_upload", "content",
+		"multipart/form-data", "schema", "properties")
+	metadataSchema := props["metadata"]
+	props["metadata"] = map[string]any{"type": "string"}
+	dig(t, spec, "paths")[metadataProbePath] = map[string]any{
+		"post": map[string]any{
+			"operationId": "contractProbeWorkersScriptMetadata",
+			"requestBody": map[string]any{
+				"required": true,
+				"content":  map[string]any{"application/json": map[string]any{"schema": metadataSchema}},
+			},
+			"responses": map[string]any{
+				"404": map[string]any{"description": "the local edge has no such endpoint; only the request is of interest"},
+			},
+		},
+	}
+}
+
+// dig walks nested objects of a decoded JSON document.
+func dig(t *testing.T, v map[string]any, keys ...string) map[string]any {
+	t.Helper()
+	for _, k := range keys {
+		next, ok := v[k].(map[string]any)
+		if !ok {
+			t.Fatalf("contract spec fix: no object at %q (the description changed; revisit contractSpecFixes)", k)
+		}
+		v = next
+	}
+	return v
+}
+
+// relaxWriteOnlyInResponses implements the writeOnly fix described on contractSpecFixes.
+func relaxWriteOnlyInResponses(t *testing.T, spec map[string]any) {
+	t.Helper()
+	schemas := dig(t, spec, "components", "schemas")
+	const prefix = "#/components/schemas/"
+	responseRef := func(ref string, clone func(any) any) string {
+		name, ok := strings.CutPrefix(ref, prefix)
+		if !ok || strings.HasSuffix(name, "__response") {
+			return ref
+		}
+		if _, done := schemas[name+"__response"]; !done {
+			schemas[name+"__response"] = map[string]any{} // placeholder breaks reference cycles
+			schemas[name+"__response"] = clone(schemas[name])
+		}
+		return prefix + name + "__response"
+	}
+	var clone func(v any) any
+	clone = func(v any) any {
+		switch v := v.(type) {
+		case map[string]any:
+			out := make(map[string]any, len(v))
+			for k, child := range v {
+				out[k] = clone(child)
+			}
+			if ref, ok := v["$ref"].(string); ok {
+				out["$ref"] = responseRef(ref, clone)
+			}
+			if d, ok := out["discriminator"].(map[string]any); ok {
+				if mapping, ok := d["mapping"].(map[string]any); ok {
+					for k, ref := range mapping {
+						mapping[k] = responseRef(ref.(string), clone)
+					}
+				}
+			}
+			props, _ := out["properties"].(map[string]any)
+			if required, ok := out["required"].([]any); ok && props != nil {
+				kept := []any{}
+				for _, name := range required {
+					if p, _ := props[name.(string)].(map[string]any); p == nil || p["writeOnly"] != true {
+						kept = append(kept, name)
+					}
+				}
+				out["required"] = kept
+				if len(kept) == 0 {
+					delete(out, "required")
+				}
+			}
+			return out
+		case []any:
+			out := make([]any, len(v))
+			for i, child := range v {
+				out[i] = clone(child)
+			}
+			return out
+		}
+		return v
+	}
+	for _, item := range dig(t, spec, "paths") {
+		for _, op := range item.(map[string]any) {
+			if op, ok := op.(map[string]any); ok && op["responses"] != nil {
+				op["responses"] = clone(op["responses"])
+			}
+		}
+	}
+}
