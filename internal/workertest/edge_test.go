@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,6 +46,17 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	// go test caches results by the files the test binary opens; the Worker is built by a
+	// subprocess, so read its inputs here to make a source change invalidate the cache.
+	for _, dir := range []string{"worker-src/edge", "worker-src/edge/wasm", "worker-src/edge/js", "internal/route", "scripts"} {
+		entries, _ := os.ReadDir(filepath.Join(root, dir))
+		for _, e := range entries {
+			if !e.IsDir() {
+				os.ReadFile(filepath.Join(root, dir, e.Name()))
+			}
+		}
+	}
+	os.ReadFile(filepath.Join(root, "internal", "workertest", "host.mjs"))
 	out, err := os.MkdirTemp("", "edge-worker-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -168,7 +180,7 @@ func seedR2() map[string]map[string]Object {
 func seedCache() map[string]CacheEntry {
 	return map[string]CacheEntry{
 		// This deployment's marker: served before routing, marker stripped.
-		"http://shop.kamui.test/precached": {Headers: map[string]string{
+		"http://docs.kamui.test/precached.html": {Headers: map[string]string{
 			route.CacheMarkerHeader: testMarker, "Content-Type": "text/plain", "Cache-Control": "max-age=600"},
 			Text: "FROM-CACHE"},
 		// A forged or foreign entry: must be ignored.

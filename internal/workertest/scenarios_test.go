@@ -326,7 +326,7 @@ func TestStaticContentCache(t *testing.T) {
 }
 
 func TestMarker(t *testing.T) {
-	hit := do(t, "GET", "shop.kamui.test", "/precached", nil, "")
+	hit := do(t, "GET", "docs.kamui.test", "/precached.html", nil, "")
 	if hit.status != 200 || hit.body != "FROM-CACHE" || hit.header.Get(route.CacheMarkerHeader) != "" {
 		t.Fatalf("marked entry: %d %q marker %q", hit.status, hit.body, hit.header.Get(route.CacheMarkerHeader))
 	}

@@ -139,8 +139,10 @@ type Exchange struct {
 	host   string
 	start  time.Time
 	puts   []CachePut
-	line   logLine
-	logged bool
+	// prefetch delivers the route-cache lookup started next to the content lookup.
+	prefetch chan routeMatch
+	line     logLine
+	logged   bool
 }
 
 // RequestID is the id of this request (in X-Request-Id and in every fixed body).
@@ -157,6 +159,12 @@ func (h *Handler) Serve(req *Request) *Exchange {
 	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(req.Method),
 		ContentCache: "skip", RouteCache: "skip"}
 	ex.Plan = h.serve(ex, req)
+	if ex.prefetch != nil {
+		// Never leave the prefetch behind: in the Worker a lookup still pending when the
+		// request ends would be cancelled, and its goroutine would wait forever.
+		<-ex.prefetch
+		ex.prefetch = nil
+	}
 	ex.Plan.CachePuts = ex.puts
 	if ex.Plan.Forward == nil {
 		ex.finish(ex.Plan.Status)
@@ -174,17 +182,30 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	}
 	u := splitURL(req.URL)
 	getOrHead := req.Method == "GET" || req.Method == "HEAD"
+	host, hostErr := route.NormalizeHost(u.host)
 
 	// 1. The content cache before any routing: a hit costs no KV and no route work.
+	// Two refinements that change no answer and spend no KV read:
+	//   - a host the in-isolate memo knows to be dynamic skips the lookup: only static
+	//     content is ever stored, so an entry there can only be a stale one from before
+	//     the app turned dynamic (skipping it makes that change visible sooner);
+	//   - otherwise the route-cache entry is fetched alongside the content lookup, so a
+	//     content miss does not pay two Cache API round trips one after the other.
 	if getOrHead {
-		if p, ok := h.contentHit(ex, u.key); ok {
-			return p
+		if hostErr == nil && h.memoDynamic(host) {
+			ex.line.ContentCache = "skip-dynamic"
+		} else {
+			if hostErr == nil && !h.memoHas(host) {
+				ex.prefetch = h.prefetchRoute(host)
+			}
+			if p, ok := h.contentHit(ex, u.key); ok {
+				return p
+			}
 		}
 	}
 
 	// 2. The host, normalised; anything else is refused without echoing it.
-	host, err := route.NormalizeHost(u.host)
-	if err != nil {
+	if hostErr != nil {
 		ex.line.Outcome = "bad-host"
 		return ex.fixed(fixedBadHost)
 	}

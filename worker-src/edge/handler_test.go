@@ -560,3 +560,38 @@ func TestLogSamplingAndPrivacy(t *testing.T) {
 		t.Errorf("25%% sampling kept %d of 1000", n)
 	}
 }
+
+func TestContentLookupSkippedForMemoizedDynamicHost(t *testing.T) {
+	w := newWorld(t)
+	key := "https://shop.kamui.test/page"
+	w.cache.store(key, Entry{Status: 200, Header: Header{{"Cache-Control", "max-age=60"}, {route.CacheMarkerHeader, testMarker}}, Body: TextBody("stale static copy")})
+	// Cold: the content lookup runs first (and, here, hits a stale marked entry).
+	if ex := w.serve(w.h, get("shop.kamui.test", "/page")); ex.line.ContentCache != "hit" {
+		t.Fatalf("cold request: content cache %q", ex.line.ContentCache)
+	}
+	w.serve(w.h, get("shop.kamui.test", "/other"))
+	ex := w.serve(w.h, get("shop.kamui.test", "/page"))
+	if ex.line.ContentCache != "skip-dynamic" || ex.Plan.Forward == nil || ex.line.RouteSource != "memo" {
+		t.Errorf("memoized dynamic host: content %q, source %q", ex.line.ContentCache, ex.line.RouteSource)
+	}
+	// A memoized static host still consults the content cache.
+	w.serve(w.h, get("docs.kamui.test", "/"))
+	if ex := w.serve(w.h, get("docs.kamui.test", "/guide/start.html")); ex.line.ContentCache != "miss" {
+		t.Errorf("static host: content cache %q", ex.line.ContentCache)
+	}
+}
+
+func TestPrefetchedRouteEntryUsed(t *testing.T) {
+	w := newWorld(t)
+	w.serve(w.h, get("www.docs.example", "/"))
+	other := w.handler(t)
+	ex := w.serve(other, get("www.docs.example", "/guide/start.html"))
+	if ex.line.ContentCache != "miss" || ex.line.RouteCache != "hit" || w.kvReads() != 2 || ex.prefetch != nil {
+		t.Errorf("content %q route %q reads %d", ex.line.ContentCache, ex.line.RouteCache, w.kvReads())
+	}
+	// A content hit with a prefetch in flight still waits for it (nothing left behind).
+	w.cache.store("https://www.docs.example/x", Entry{Status: 200, Header: Header{{"Cache-Control", "max-age=60"}, {route.CacheMarkerHeader, testMarker}}, Body: TextBody("x")})
+	if ex := w.serve(w.handler(t), get("www.docs.example", "/x")); ex.line.ContentCache != "hit" || ex.prefetch != nil {
+		t.Errorf("content hit: %q", ex.line.ContentCache)
+	}
+}

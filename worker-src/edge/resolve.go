@@ -77,6 +77,46 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	return r
 }
 
+type routeMatch struct {
+	e     Entry
+	found bool
+	err   error
+}
+
+// prefetchRoute starts the route-cache lookup of host in its own goroutine. The goroutine
+// belongs to the same request, so in the Worker its JS call and its wake-up happen in that
+// request's context.
+func (h *Handler) prefetchRoute(host string) chan routeMatch {
+	ch := make(chan routeMatch, 1)
+	key := route.RouteCacheKey(h.Config.PlatformDomain, host)
+	go func() {
+		e, found, err := h.Cache.Match(key)
+		ch <- routeMatch{e, found, err}
+	}()
+	return ch
+}
+
+func (h *Handler) memoEntry(host string) (resolution, bool) {
+	now := h.now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m, ok := h.memo[host]
+	if !ok || !now.Before(m.exp) {
+		return resolution{}, false
+	}
+	return m.res, true
+}
+
+func (h *Handler) memoHas(host string) bool {
+	_, ok := h.memoEntry(host)
+	return ok
+}
+
+func (h *Handler) memoDynamic(host string) bool {
+	r, ok := h.memoEntry(host)
+	return ok && r.kind == resFound && r.rec.Kind == route.KindDynamic
+}
+
 // lookup reads the route cache, then KV, and caches what may be cached.
 func (h *Handler) lookup(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
 	key := route.RouteCacheKey(h.Config.PlatformDomain, host)
@@ -107,7 +147,14 @@ type cachedRoute struct {
 const routeEntryVersion = 1
 
 func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, bool) {
-	e, found, err := h.Cache.Match(key)
+	var m routeMatch
+	if ex.prefetch != nil {
+		m = <-ex.prefetch
+		ex.prefetch = nil
+	} else {
+		m.e, m.found, m.err = h.Cache.Match(key)
+	}
+	e, found, err := m.e, m.found, m.err
 	switch {
 	case err != nil:
 		ex.line.RouteCache = "error"
