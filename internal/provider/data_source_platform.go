@@ -65,15 +65,7 @@ func (d *platformDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 }
 
 func (d *platformDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if req.ProviderData == nil {
-		return // the provider is not configured yet (validation runs before Configure)
-	}
-	data, ok := req.ProviderData.(*providerData)
-	if !ok {
-		resp.Diagnostics.Append(unexpectedProviderDataDiag())
-		return
-	}
-	d.data = data
+	d.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *platformDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
@@ -218,7 +219,9 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 }
 
 func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resource {
-	return nil
+	return []func() resource.Resource{
+		NewKVNamespaceResource,
+	}
 }
 
 func (p *kamuidashProvider) DataSources(context.Context) []func() datasource.DataSource {
@@ -237,4 +240,17 @@ func quote(s string) string {
 
 func hexID() validator.String {
 	return stringvalidator.RegexMatches(hexIDPattern, "must be a 32-character hexadecimal Cloudflare ID")
+}
+
+// configuredData extracts what Configure produced for a resource or data source. It returns nil
+// before the provider is configured (validation runs first), which the framework allows.
+func configuredData(raw any, diags *diag.Diagnostics) *providerData {
+	if raw == nil {
+		return nil
+	}
+	data, ok := raw.(*providerData)
+	if !ok {
+		diags.Append(unexpectedProviderDataDiag())
+	}
+	return data
 }

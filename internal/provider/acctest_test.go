@@ -1,0 +1,49 @@
+package provider
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+)
+
+// testEdge is a local edge API server running in the test process, so that acceptance tests
+// drive the real CLI against a Cloudflare-compatible API with no account and no network.
+type testEdge struct {
+	*cfapi.Server
+	URL string
+}
+
+func newTestEdge(t *testing.T) *testEdge {
+	t.Helper()
+	srv, err := cfapi.New(cfapi.Config{
+		StateDir:           t.TempDir(),
+		ZoneName:           "kamui.test",
+		KVPropagationDelay: -1, // synchronous: tests read what they just wrote
+		Logger:             slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(hs.Close)
+	return &testEdge{Server: srv, URL: hs.URL + cfapi.APIPrefix}
+}
+
+// providerBlock configures the provider for this edge.
+func (e *testEdge) providerBlock() string {
+	id := e.Identity()
+	return fmt.Sprintf(`
+provider "kamuidash" {
+  api_token       = %q
+  account_id      = %q
+  zone_id         = %q
+  api_base_url    = %q
+  platform_domain = "kamui.test"
+  environment     = "test"
+}
+`, id.APIToken, id.AccountID, id.ZoneID, e.URL)
+}

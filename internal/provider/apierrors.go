@@ -1,0 +1,39 @@
+package provider
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+)
+
+// isNotFound reports whether err is the API's answer for an object that does not exist, which
+// Read treats as drift (remove from state), not as an error.
+func isNotFound(err error) bool {
+	var apiErr *cf.Error
+	return errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusNotFound
+}
+
+// isConflict reports whether err says the object already exists.
+func isConflict(err error) bool {
+	var apiErr *cf.Error
+	return errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusConflict
+}
+
+// apiErrorDiag reports a failed API call: what failed, how to fix or retry, then the API's
+// own error (status and Cloudflare error codes; never request headers).
+func apiErrorDiag(summary, what string, err error) diag.Diagnostic {
+	detail := what + " failed."
+	var apiErr *cf.Error
+	if errors.As(err, &apiErr) {
+		switch {
+		case apiErr.StatusCode == http.StatusUnauthorized || apiErr.StatusCode == http.StatusForbidden:
+			detail += " The API token was refused or lacks a permission this needs; check the token's scopes for this account and zone."
+		case apiErr.StatusCode == http.StatusTooManyRequests || apiErr.StatusCode >= 500:
+			detail += " The API is overloaded or failing (HTTP " + strconv.Itoa(apiErr.StatusCode) + ") after the provider's retries; run the command again later."
+		}
+	}
+	return diag.NewErrorDiagnostic(summary, detail+"\n\nError: "+err.Error())
+}
