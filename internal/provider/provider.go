@@ -221,6 +221,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		NewKVNamespaceResource,
+		NewTenantAppResource,
 	}
 }
 

@@ -110,7 +110,7 @@ func TestAccKVNamespace_ExistingTitleAsksForImport(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      kvNamespaceConfig(edge, "kamuidash-test-taken"),
-			ExpectError: regexp.MustCompile(`(?s)KV Namespace Already Exists.*terraform import`),
+			ExpectError: regexp.MustCompile(`(?s)KV Namespace Already Exists.*terraform\s+import`),
 		}},
 	})
 }

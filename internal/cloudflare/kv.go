@@ -1,0 +1,96 @@
+package cloudflare
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/cache"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
+	"github.com/cloudflare/cloudflare-go/v7/shared"
+)
+
+// maxKVValue bounds a value read into memory; route records and mappings are a few hundred
+// bytes, so anything near this is not ours.
+const maxKVValue = 1 << 20
+
+// KVEntry is one KV value with its metadata, as read.
+type KVEntry struct {
+	Value    []byte
+	Metadata json.RawMessage // nil when the key has none
+}
+
+// KVGet reads key from namespace. found is false (and err nil) when the key does not exist.
+func (c *Client) KVGet(ctx context.Context, accountID, namespaceID, key string) (entry KVEntry, found bool, err error) {
+	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
+	if err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return KVEntry{}, false, nil
+		}
+		return KVEntry{}, false, err
+	}
+	defer resp.Body.Close()
+	value, err := io.ReadAll(io.LimitReader(resp.Body, maxKVValue+1))
+	if err != nil {
+		return KVEntry{}, false, fmt.Errorf("reading KV value %q: %w", key, err)
+	}
+	if len(value) > maxKVValue {
+		return KVEntry{}, false, fmt.Errorf("KV value %q is larger than %d bytes", key, maxKVValue)
+	}
+	meta, err := c.KV.Namespaces.Metadata.Get(ctx, namespaceID, key, kv.NamespaceMetadataGetParams{AccountID: cf.F(accountID)})
+	switch {
+	case isStatus(err, http.StatusNotFound):
+		// The key was deleted between the two reads.
+		return KVEntry{}, false, nil
+	case err != nil:
+		return KVEntry{}, false, err
+	}
+	entry = KVEntry{Value: value}
+	if meta != nil {
+		if raw, err := json.Marshal(*meta); err == nil && string(raw) != "null" {
+			entry.Metadata = raw
+		}
+	}
+	return entry, true, nil
+}
+
+// KVPut writes value with metadata (a JSON object) under key.
+func (c *Client) KVPut(ctx context.Context, accountID, namespaceID, key string, value []byte, metadataJSON string) error {
+	_, err := c.KV.Namespaces.Values.Update(ctx, namespaceID, key, kv.NamespaceValueUpdateParams{
+		AccountID: cf.F(accountID),
+		Value:     cf.F[kv.NamespaceValueUpdateParamsValueUnion](shared.UnionString(string(value))),
+		// A JSON string, not a map: cloudflare-go would split a map into one form field per key.
+		Metadata: cf.F[any](metadataJSON),
+	})
+	return err
+}
+
+// KVDelete deletes key; a key that is already gone is not an error.
+func (c *Client) KVDelete(ctx context.Context, accountID, namespaceID, key string) error {
+	_, err := c.KV.Namespaces.Values.Delete(ctx, namespaceID, key, kv.NamespaceValueDeleteParams{AccountID: cf.F(accountID)})
+	if isStatus(err, http.StatusNotFound) {
+		return nil
+	}
+	return err
+}
+
+// PurgeURLs purges the given URLs from the zone's cache.
+func (c *Client) PurgeURLs(ctx context.Context, zoneID string, urls []string) error {
+	if len(urls) == 0 {
+		return nil
+	}
+	_, err := c.Cache.Purge(ctx, cache.CachePurgeParams{
+		ZoneID: cf.F(zoneID),
+		Body:   cache.CachePurgeParamsBodyCachePurgeSingleFile{Files: cf.F(urls)},
+	})
+	return err
+}
+
+func isStatus(err error, status int) bool {
+	var apiErr *cf.Error
+	return errors.As(err, &apiErr) && apiErr.StatusCode == status
+}

@@ -1,0 +1,306 @@
+package provider
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*tenantAppResource)(nil)
+	_ resource.ResourceWithImportState = (*tenantAppResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*tenantAppResource)(nil)
+)
+
+// NewTenantAppResource returns the kamuidash_tenant_app resource: an app's identity and
+// cluster placement, published as its dynamic route record.
+func NewTenantAppResource() resource.Resource {
+	return &tenantAppResource{}
+}
+
+type tenantAppResource struct {
+	data *providerData
+}
+
+type tenantAppModel struct {
+	ID                types.String `tfsdk:"id"`
+	Name              types.String `tfsdk:"name"`
+	RoutesNamespaceID types.String `tfsdk:"routes_namespace_id"`
+	Origin            types.String `tfsdk:"origin"`
+	Namespace         types.String `tfsdk:"namespace"`
+	Service           types.String `tfsdk:"service"`
+	Port              types.Int64  `tfsdk:"port"`
+	Timeout           types.String `tfsdk:"timeout"`
+	Status            types.String `tfsdk:"status"`
+	PlatformHostname  types.String `tfsdk:"platform_hostname"`
+	Rev               types.String `tfsdk:"rev"`
+}
+
+const defaultUpstreamTimeout = "30s"
+
+func (r *tenantAppResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_tenant_app"
+}
+
+func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A tenant app: its name, where it runs in the cluster, and its status. The provider publishes it " +
+			"as the app's dynamic route record in the `ROUTES` namespace (key = app name) and purges the edge's cached route " +
+			"for the app's platform host. Moving an app is an in-place update of its placement.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<routes_namespace_id>/<name>`, the form `terraform import` takes.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "The app's name, a DNS label; the app is served at `<name>.<platform_domain>`. Changing it replaces the app.",
+				Required:            true,
+				Validators:          []validator.String{dnsLabel(), notReservedAppName()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"routes_namespace_id": schema.StringAttribute{
+				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it replaces the app's record.",
+				Required:            true,
+				Validators:          []validator.String{hexID()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"origin": schema.StringAttribute{
+				MarkdownDescription: "The tunnel's origin hostname that the Worker forwards the app's dynamic requests to.",
+				Required:            true,
+				Validators:          []validator.String{hostname()},
+			},
+			"namespace": schema.StringAttribute{
+				MarkdownDescription: "The Kubernetes namespace of the app's service.",
+				Required:            true,
+				Validators:          []validator.String{dnsLabel()},
+			},
+			"service": schema.StringAttribute{
+				MarkdownDescription: "The Kubernetes service that receives the app's requests from the router.",
+				Required:            true,
+				Validators:          []validator.String{dnsLabel()},
+			},
+			"port": schema.Int64Attribute{
+				MarkdownDescription: "The service port.",
+				Required:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, 65535)},
+			},
+			"timeout": schema.StringAttribute{
+				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(defaultUpstreamTimeout),
+				Validators:          []validator.String{upstreamTimeout()},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(string(route.StatusActive)),
+				Validators: []validator.String{stringvalidator.OneOf(
+					string(route.StatusActive), string(route.StatusProvisioning), string(route.StatusDisabled))},
+			},
+			"platform_hostname": schema.StringAttribute{
+				MarkdownDescription: "The platform host that serves the app, `<name>.<platform_domain>`; null without a platform domain.",
+				Computed:            true,
+			},
+			"rev": schema.StringAttribute{
+				MarkdownDescription: "The content hash of the published route record. It is known at plan time and changes exactly when the record does.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (r *tenantAppResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// record builds the route record the model describes; ok is false while any input is unknown.
+func (m tenantAppModel) record() (rec route.Record, ok bool) {
+	for _, v := range []interface{ IsUnknown() bool }{m.Name, m.Origin, m.Namespace, m.Service, m.Port, m.Timeout, m.Status} {
+		if v.IsUnknown() {
+			return route.Record{}, false
+		}
+	}
+	timeout, _ := time.ParseDuration(m.Timeout.ValueString())
+	return route.Record{
+		App:    m.Name.ValueString(),
+		Status: route.Status(m.Status.ValueString()),
+		Kind:   route.KindDynamic,
+		Dynamic: &route.Dynamic{
+			Origin:    m.Origin.ValueString(),
+			Upstream:  route.Upstream{Namespace: m.Namespace.ValueString(), Service: m.Service.ValueString(), Port: int(m.Port.ValueInt64())}.String(),
+			TimeoutMS: int(timeout.Milliseconds()),
+		},
+	}, true
+}
+
+// ModifyPlan computes rev and platform_hostname at plan time, so the plan shows exactly
+// whether the published record changes.
+func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return // destroy, or the provider is not configured yet
+	}
+	var plan tenantAppModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.PlatformHostname = types.StringNull()
+	if !plan.Name.IsUnknown() && r.data.PlatformDomain != "" {
+		plan.PlatformHostname = types.StringValue(route.PlatformHostname(plan.Name.ValueString(), r.data.PlatformDomain))
+	}
+	plan.Rev = types.StringUnknown()
+	if rec, ok := plan.record(); ok {
+		_, enc, err := route.EncodeRecord(rec)
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid Tenant App", "The app's route record breaks the contract: "+err.Error())
+			return
+		}
+		plan.Rev = types.StringValue(enc.Rev)
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+func (r *tenantAppResource) store() routeRecords {
+	return routeRecords{data: r.data, owner: ownerTenantApp}
+}
+
+func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan tenantAppModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, _ := plan.record()
+	ns := plan.RoutesNamespaceID.ValueString()
+	written, diags := r.store().create(ctx, ns, rec, "terraform import <address> "+ns+"/"+rec.App)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = types.StringValue(ns + "/" + rec.App)
+	plan.Rev = types.StringValue(written.Rev)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state tenantAppModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
+	if r.data.PlatformDomain != "" {
+		state.PlatformHostname = types.StringValue(route.PlatformHostname(state.Name.ValueString(), r.data.PlatformDomain))
+	}
+	rec := stored.Record
+	if !stored.Valid || rec.Kind != route.KindDynamic {
+		state.Rev = types.StringValue(unreadableRev)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	up, err := route.ParseUpstream(rec.Dynamic.Upstream)
+	if err != nil { // DecodeRecord validated it; kept for safety
+		state.Rev = types.StringValue(unreadableRev)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
+	state.Status = types.StringValue(string(rec.Status))
+	state.Origin = types.StringValue(rec.Dynamic.Origin)
+	state.Namespace = types.StringValue(up.Namespace)
+	state.Service = types.StringValue(up.Service)
+	state.Port = types.Int64Value(int64(up.Port))
+	state.Timeout = timeoutValue(state.Timeout, rec.Dynamic.TimeoutMS)
+	state.Rev = types.StringValue(rec.Rev)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state tenantAppModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, _ := plan.record()
+	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = state.ID
+	plan.Rev = types.StringValue(written.Rev)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state tenantAppModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString())...)
+}
+
+// ImportState takes "<routes_namespace_id>/<name>".
+func (r *tenantAppResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, name, ok := strings.Cut(req.ID, "/")
+	if !ok || !isHexID(ns) || !isDNSLabel(name) {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			"Import a tenant app as <routes_namespace_id>/<name>, for example 0f2ac74b498b48028cb68387c421e279/shop; got "+quote(req.ID)+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("routes_namespace_id"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
+
+// timeoutValue keeps the user's spelling of a timeout ("30s" vs "30000ms") when it means the
+// stored milliseconds, so that Read never invents a diff.
+func timeoutValue(current types.String, ms int) types.String {
+	if d, err := time.ParseDuration(current.ValueString()); err == nil && d.Milliseconds() == int64(ms) {
+		return current
+	}
+	return types.StringValue((time.Duration(ms) * time.Millisecond).String())
+}
+
+func upstreamTimeout() validator.String {
+	return stringCheck{
+		ok: func(s string) bool {
+			d, err := time.ParseDuration(s)
+			return err == nil && d%time.Millisecond == 0 &&
+				d >= route.MinUpstreamTimeoutMS*time.Millisecond && d <= route.MaxUpstreamTimeoutMS*time.Millisecond
+		},
+		rule: "a duration between " + strconv.Itoa(route.MinUpstreamTimeoutMS) + "ms and " +
+			strconv.Itoa(route.MaxUpstreamTimeoutMS/1000) + "s in whole milliseconds, such as 30s",
+	}
+}
+
+func notReservedAppName() validator.String {
+	return stringCheck{
+		ok:   func(s string) bool { return !route.IsReservedAppName(s) },
+		rule: "free for tenants: " + strings.Join(route.ReservedAppNames, ", ") + " are reserved by the platform",
+	}
+}
