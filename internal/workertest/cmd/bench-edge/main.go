@@ -51,10 +51,10 @@ type fixture struct {
 }
 
 func main() {
-	n := flag.Int("n", 6000, "requests in the trace")
-	rate := flag.Float64("rate", 200, "requests per second (open loop)")
+	n := flag.Int("n", 3000, "requests in the trace")
+	rate := flag.Float64("rate", 40, "requests per second (open loop) for each Worker; all Workers replay at once")
 	apps := flag.Int("apps", 500, "applications")
-	budget := flag.Int("budget", 45, "FRESHNESS_BUDGET_SECONDS for the edge Worker")
+	budget := flag.Int("budget", int(route.DefaultFreshnessBudget/time.Second), "FRESHNESS_BUDGET_SECONDS for the edge Worker")
 	conc := flag.Int("concurrency", 32, "maximum requests in flight")
 	seed := flag.Int64("seed", 1, "trace seed")
 	flag.StringVar(&only, "only", "", "run only this Worker (edge, baseline, js-passthrough); for debugging")
