@@ -97,6 +97,9 @@ func run(m *testing.M) int {
 		R2:      seedR2(),
 		Cache:   seedCache(),
 		CountKV: true,
+		// KV and Cache API failures, injected inside the runtime.
+		FailKV:    []string{"kvfail", "www.kvfail.example"},
+		FailCache: []string{"cachefail"},
 		Origins: map[string]string{
 			"tunnel.kamui.test":   "http://" + echo.Addr().String(),
 			"slow.kamui.test":     "http://" + slow.Addr().String(),
@@ -154,6 +157,7 @@ func seedKV() map[string]map[string]string {
 			"prov": mustRecord(prov),
 			"docs": mustRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
 				Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html", NotFound: "404.html"}}),
+			"cachefail": mustRecord(dyn("cachefail", "tunnel.kamui.test", 5000)),
 			"spa": mustRecord(route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
 				Static: &route.Static{Prefix: "sites/spa/v1/", Index: "index.html", SPA: true}}),
 			"broken": `{"v":1,"app":"broken","status":"active","kind":"dynamic"`,

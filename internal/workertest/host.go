@@ -39,6 +39,10 @@ type HostConfig struct {
 	Origins     map[string]string            `json:"origins,omitempty"`
 	CountKV     bool                         `json:"countKV,omitempty"`
 	Cache       map[string]CacheEntry        `json:"cache,omitempty"`
+	// FailKV and FailCache inject failures (they need CountKV): KV gets of these keys and
+	// Cache API calls on URLs containing these substrings reject.
+	FailKV    []string `json:"failKV,omitempty"`
+	FailCache []string `json:"failCache,omitempty"`
 }
 
 // CacheEntry is a Cache API entry to seed (e.g. one without this deployment's marker).

@@ -15,6 +15,9 @@
 //                (the local edge's tunnel emulation does the same)
 //   countKV      true: wrap the KV bindings to count get() calls from inside the runtime;
 //                GET http://kv-stats.host.invalid/ answers {"reads": n}
+//   failKV       ["key", ...]: with countKV, get() of these keys rejects (KV failure injection)
+//   failCache    ["substring", ...]: with countKV, caches.default.match/put of URLs containing
+//                one of these reject (Cache API failure injection)
 //   compatibilityDate
 //
 // Prints "ready <url>" once serving, then "log: <message>" for every console line of the
@@ -37,9 +40,15 @@ if (cfg.countKV) {
 import worker from "./${main}";
 let reads = 0;
 const wrapped = new Map();
+const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
+const FAIL_CACHE = ${JSON.stringify(cfg.failCache || [])};
 function wrap(ns) {
   return new Proxy(ns, { get(t, p) {
-    if (p === "get") return (...a) => { reads++; return t.get(...a); };
+    if (p === "get") return (...a) => {
+      reads++;
+      if (FAIL_KV.has(a[0])) return Promise.reject(new Error("injected KV failure"));
+      return t.get(...a);
+    };
     const v = t[p];
     return typeof v === "function" ? v.bind(t) : v;
   } });
@@ -50,6 +59,14 @@ export default {
   async fetch(request, env, ctx) {
     if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads });
     if (!env2) {
+      if (FAIL_CACHE.length) {
+        const c = caches.default;
+        const fails = (u) => FAIL_CACHE.some((f) => String(u && u.url ? u.url : u).includes(f));
+        for (const m of ["match", "put"]) {
+          const orig = c[m].bind(c);
+          c[m] = (u, ...rest) => (fails(u) ? Promise.reject(new Error("injected cache failure")) : orig(u, ...rest));
+        }
+      }
       for (const n of KV) wrapped.set(n, wrap(env[n]));
       env2 = new Proxy(env, { get(t, p) { return wrapped.has(p) ? wrapped.get(p) : t[p]; } });
     }

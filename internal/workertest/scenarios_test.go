@@ -385,3 +385,31 @@ func TestWebSocket(t *testing.T) {
 		t.Fatalf("frame %q", p)
 	}
 }
+
+func TestKVFailureNeverCached(t *testing.T) {
+	for _, h := range []string{"kvfail.kamui.test", "www.kvfail.example"} {
+		for i := 0; i < 2; i++ {
+			r := do(t, "GET", h, "/", nil, "")
+			assertFixed(t, r, 503, "kvfail")
+			l := logOf(t, r.header.Get("X-Request-Id"))
+			if l["outcome"] != "kv-error" || l["kv_reads"].(float64) == 0 {
+				t.Errorf("%s request %d: log %v (a KV failure must be read again, never cached)", h, i, l)
+			}
+		}
+	}
+}
+
+func TestCacheFailureStillRoutes(t *testing.T) {
+	// Both the content lookup (URL on cachefail.kamui.test) and the route-cache lookup and
+	// put (key ends in cachefail.kamui.test) reject: the request is still routed via KV.
+	for i := 0; i < 2; i++ {
+		r := do(t, "GET", "cachefail.kamui.test", "/x", nil, "")
+		if r.status != 200 || echoed(t, r)["h:kamui-app"] != "cachefail" {
+			t.Fatalf("request %d: %d %q", i, r.status, r.body)
+		}
+		l := logOf(t, r.header.Get("X-Request-Id"))
+		if i == 0 && (l["content_cache"] != "error" || l["route_cache"] != "error") {
+			t.Errorf("log %v: want content_cache and route_cache errors", l)
+		}
+	}
+}
