@@ -26,8 +26,9 @@ const (
 )
 
 var (
-	edgeURL string
-	host    *Host
+	edgeURL   string
+	host      *Host
+	workerDir string // the built Worker, for tests that need a host of their own
 )
 
 // TestMain builds the Worker once and starts one workerd for the whole package: start-up
@@ -117,6 +118,7 @@ func run(m *testing.M) int {
 	}
 	defer host.Close()
 	edgeURL = host.URL
+	workerDir = out
 	code := m.Run()
 	if code != 0 {
 		fmt.Fprintln(os.Stderr, "host stderr:\n"+host.Stderr())

@@ -2,6 +2,7 @@ package workertest
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -411,5 +412,52 @@ func TestCacheFailureStillRoutes(t *testing.T) {
 		if i == 0 && (l["content_cache"] != "error" || l["route_cache"] != "error") {
 			t.Errorf("log %v: want content_cache and route_cache errors", l)
 		}
+	}
+}
+
+// TestBadBindingsFailClosed runs the same Worker with a missing secret and an invalid
+// platform domain: every request is a fixed 500 with a log line naming the bindings, and
+// nothing is routed (no KV read).
+func TestBadBindingsFailClosed(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	bad, err := StartHost(ctx, root, HostConfig{
+		ModulesRoot: workerDir,
+		Modules:     EdgeModules(),
+		Bindings: map[string]string{
+			"PLATFORM_DOMAIN":          "Not A Domain",
+			"FRESHNESS_BUDGET_SECONDS": "120",
+			"UPSTREAM_TIMEOUT_MS":      "30000",
+			"LOG_SAMPLE_RATE":          "1",
+			"CACHE_MARKER":             testMarker,
+		},
+		KV:      seedKV(),
+		R2:      seedR2(),
+		CountKV: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	saved, savedHost := edgeURL, host
+	edgeURL, host = bad.URL, bad
+	defer func() { edgeURL, host = saved, savedHost }()
+
+	r := do(t, "GET", "shop.kamui.test", "/", nil, "")
+	assertFixed(t, r, 500, "shop", "Not A Domain")
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	errText, _ := l["error"].(string)
+	if l["outcome"] != "bad-config" || !strings.Contains(errText, "SIGNING_SECRET") || !strings.Contains(errText, "PLATFORM_DOMAIN") {
+		t.Errorf("log %v", l)
+	}
+	if strings.Contains(errText, testMarker) {
+		t.Errorf("log leaks a secret: %v", l)
+	}
+	if n := wrapperReads(t); n != 0 {
+		t.Errorf("a misconfigured Worker read KV %d times", n)
 	}
 }
