@@ -222,6 +222,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 	return []func() resource.Resource{
 		NewKVNamespaceResource,
 		NewTenantAppResource,
+		NewRouteRecordResource,
 	}
 }
 

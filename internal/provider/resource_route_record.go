@@ -1,0 +1,372 @@
+package provider
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*routeRecordResource)(nil)
+	_ resource.ResourceWithImportState = (*routeRecordResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*routeRecordResource)(nil)
+
+	_ resource.ResourceWithConfigValidators = (*routeRecordResource)(nil)
+)
+
+// NewRouteRecordResource returns the kamuidash_route_record resource: a route record written
+// directly, for static sites and for records created by other tooling.
+func NewRouteRecordResource() resource.Resource {
+	return &routeRecordResource{}
+}
+
+type routeRecordResource struct {
+	data *providerData
+}
+
+type routeRecordModel struct {
+	ID                types.String       `tfsdk:"id"`
+	App               types.String       `tfsdk:"app"`
+	RoutesNamespaceID types.String       `tfsdk:"routes_namespace_id"`
+	Status            types.String       `tfsdk:"status"`
+	Dynamic           *routeDynamicModel `tfsdk:"dynamic"`
+	Static            *routeStaticModel  `tfsdk:"static"`
+	Rev               types.String       `tfsdk:"rev"`
+}
+
+type routeDynamicModel struct {
+	Origin   types.String `tfsdk:"origin"`
+	Upstream types.String `tfsdk:"upstream"`
+	Timeout  types.String `tfsdk:"timeout"`
+}
+
+type routeStaticModel struct {
+	Prefix   types.String `tfsdk:"prefix"`
+	Index    types.String `tfsdk:"index"`
+	NotFound types.String `tfsdk:"not_found"`
+	SPA      types.Bool   `tfsdk:"spa"`
+}
+
+func (r *routeRecordResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_route_record"
+}
+
+func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "A route record written directly to the `ROUTES` namespace: a static site, the platform apex " +
+			"(`app = \"apex\"`), or a record another tool created (import it by `<routes_namespace_id>/<app>`). It shares " +
+			"the key space of `kamuidash_tenant_app`; the KV metadata records which resource type owns a key, so the two " +
+			"never overwrite each other. Exactly one of `dynamic` and `static` must be set.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`<routes_namespace_id>/<app>`, the form `terraform import` takes.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"app": schema.StringAttribute{
+				MarkdownDescription: "The app the record routes, a DNS label (the record's KV key). `apex` serves the platform domain itself. Changing it replaces the record.",
+				Required:            true,
+				Validators:          []validator.String{dnsLabel(), recordAppName()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"routes_namespace_id": schema.StringAttribute{
+				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it replaces the record.",
+				Required:            true,
+				Validators:          []validator.String{hexID()},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"status": schema.StringAttribute{
+				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(string(route.StatusActive)),
+				Validators: []validator.String{stringvalidator.OneOf(
+					string(route.StatusActive), string(route.StatusProvisioning), string(route.StatusDisabled))},
+			},
+			"dynamic": schema.SingleNestedAttribute{
+				MarkdownDescription: "Dynamic delivery: forward through the tunnel to the router.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"origin": schema.StringAttribute{
+						MarkdownDescription: "The tunnel's origin hostname the Worker forwards to.",
+						Required:            true,
+						Validators:          []validator.String{hostname()},
+					},
+					"upstream": schema.StringAttribute{
+						MarkdownDescription: "The tenant service, as `namespace/service:port`.",
+						Required:            true,
+						Validators:          []validator.String{upstreamRef()},
+					},
+					"timeout": schema.StringAttribute{
+						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
+						Optional:            true,
+						Computed:            true,
+						Default:             stringdefault.StaticString(defaultUpstreamTimeout),
+						Validators:          []validator.String{upstreamTimeout()},
+					},
+				},
+			},
+			"static": schema.SingleNestedAttribute{
+				MarkdownDescription: "Static delivery: serve objects from the static bucket.",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"prefix": schema.StringAttribute{
+						MarkdownDescription: "The object-key prefix of the site in the static bucket, ending in `/` (for example `sites/docs/3f2a9c/`).",
+						Required:            true,
+						Validators:          []validator.String{objectPrefix()},
+					},
+					"index": schema.StringAttribute{
+						MarkdownDescription: "The object served for a directory path. Defaults to `index.html`.",
+						Optional:            true,
+						Computed:            true,
+						Default:             stringdefault.StaticString("index.html"),
+						Validators:          []validator.String{objectPath()},
+					},
+					"not_found": schema.StringAttribute{
+						MarkdownDescription: "The object served with status 404 for a missing path; unset means a fixed 404 page.",
+						Optional:            true,
+						Validators:          []validator.String{objectPath()},
+					},
+					"spa": schema.BoolAttribute{
+						MarkdownDescription: "Serve `index` with status 200 for paths that have no object, for client-side routers. Defaults to false.",
+						Optional:            true,
+						Computed:            true,
+						Default:             booldefault.StaticBool(false),
+					},
+				},
+			},
+			"rev": schema.StringAttribute{
+				MarkdownDescription: "The content hash of the published record, known at plan time.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+// ConfigValidators requires exactly one delivery, reported once for the resource.
+func (r *routeRecordResource) ConfigValidators(context.Context) []resource.ConfigValidator {
+	return []resource.ConfigValidator{
+		resourcevalidator.ExactlyOneOf(path.MatchRoot("dynamic"), path.MatchRoot("static")),
+	}
+}
+
+func (r *routeRecordResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *routeRecordResource) store() routeRecords {
+	return routeRecords{data: r.data, owner: ownerRouteRecord}
+}
+
+// record builds the route record the model describes; ok is false while any input is unknown.
+func (m routeRecordModel) record() (rec route.Record, ok bool) {
+	known := []interface{ IsUnknown() bool }{m.App, m.Status}
+	if m.Dynamic != nil {
+		known = append(known, m.Dynamic.Origin, m.Dynamic.Upstream, m.Dynamic.Timeout)
+	}
+	if m.Static != nil {
+		known = append(known, m.Static.Prefix, m.Static.Index, m.Static.NotFound, m.Static.SPA)
+	}
+	for _, v := range known {
+		if v.IsUnknown() {
+			return route.Record{}, false
+		}
+	}
+	rec = route.Record{App: m.App.ValueString(), Status: route.Status(m.Status.ValueString())}
+	switch {
+	case m.Dynamic != nil:
+		timeout, _ := time.ParseDuration(m.Dynamic.Timeout.ValueString())
+		rec.Kind = route.KindDynamic
+		rec.Dynamic = &route.Dynamic{
+			Origin:    m.Dynamic.Origin.ValueString(),
+			Upstream:  m.Dynamic.Upstream.ValueString(),
+			TimeoutMS: int(timeout.Milliseconds()),
+		}
+	case m.Static != nil:
+		rec.Kind = route.KindStatic
+		rec.Static = &route.Static{
+			Prefix:   m.Static.Prefix.ValueString(),
+			Index:    m.Static.Index.ValueString(),
+			NotFound: m.Static.NotFound.ValueString(),
+			SPA:      m.Static.SPA.ValueBool(),
+		}
+	}
+	return rec, true
+}
+
+// fromRecord sets the model from a stored record, keeping the configuration's spellings where
+// they mean the same thing.
+func (m *routeRecordModel) fromRecord(rec route.Record) {
+	m.Status = types.StringValue(string(rec.Status))
+	m.Rev = types.StringValue(rec.Rev)
+	m.Dynamic, m.Static = nil, nil
+	switch rec.Kind {
+	case route.KindDynamic:
+		var current types.String
+		if m.Dynamic != nil {
+			current = m.Dynamic.Timeout
+		}
+		m.Dynamic = &routeDynamicModel{
+			Origin:   types.StringValue(rec.Dynamic.Origin),
+			Upstream: types.StringValue(rec.Dynamic.Upstream),
+			Timeout:  timeoutValue(current, rec.Dynamic.TimeoutMS),
+		}
+	case route.KindStatic:
+		m.Static = &routeStaticModel{
+			Prefix:   types.StringValue(rec.Static.Prefix),
+			Index:    types.StringValue(rec.Static.Index),
+			NotFound: optionalString(rec.Static.NotFound),
+			SPA:      types.BoolValue(rec.Static.SPA),
+		}
+	}
+}
+
+func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan routeRecordModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if plan.Dynamic == nil && plan.Static == nil {
+		return // ExactlyOneOf reports it
+	}
+	rev := types.StringUnknown()
+	if rec, ok := plan.record(); ok {
+		_, enc, err := route.EncodeRecord(rec)
+		if err != nil {
+			resp.Diagnostics.AddError("Invalid Route Record", "The record breaks the contract: "+err.Error())
+			return
+		}
+		rev = types.StringValue(enc.Rev)
+	}
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), rev)...)
+}
+
+func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan routeRecordModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, _ := plan.record()
+	ns := plan.RoutesNamespaceID.ValueString()
+	written, diags := r.store().create(ctx, ns, rec, "terraform import <address> "+ns+"/"+rec.App)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = types.StringValue(ns + "/" + rec.App)
+	plan.Rev = types.StringValue(written.Rev)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state routeRecordModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString())
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	if !found {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
+	if stored.Valid {
+		state.fromRecord(stored.Record)
+	} else {
+		state.Rev = types.StringValue(unreadableRev)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state routeRecordModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	rec, _ := plan.record()
+	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = state.ID
+	plan.Rev = types.StringValue(written.Rev)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state routeRecordModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString())...)
+}
+
+// ImportState takes "<routes_namespace_id>/<app>".
+func (r *routeRecordResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	ns, app, ok := strings.Cut(req.ID, "/")
+	if !ok || !isHexID(ns) || !isDNSLabel(app) {
+		resp.Diagnostics.AddError("Invalid Import ID",
+			"Import a route record as <routes_namespace_id>/<app>, for example 0f2ac74b498b48028cb68387c421e279/docs; got "+quote(req.ID)+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("routes_namespace_id"), ns)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("app"), app)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+}
+
+// recordAppName allows the apex app (the platform's own site is a route record) but no other
+// reserved name.
+func recordAppName() validator.String {
+	return stringCheck{
+		ok: func(s string) bool { return s == route.ApexApp || !route.IsReservedAppName(s) },
+		rule: "free for records: " + strings.Join(slices.DeleteFunc(slices.Clone(route.ReservedAppNames),
+			func(n string) bool { return n == route.ApexApp }), ", ") + " are reserved by the platform",
+	}
+}
+
+func upstreamRef() validator.String {
+	return stringCheck{
+		ok:   func(s string) bool { _, err := route.ParseUpstream(s); return err == nil },
+		rule: "namespace/service:port with DNS-label names and a port 1-65535, such as tenant-shop/web:8080",
+	}
+}
+
+// objectPrefix and objectPath apply the contract's own rules for static object keys.
+func objectPrefix() validator.String {
+	return stringCheck{ok: func(s string) bool { return validStatic(s, "index.html") }, rule: `a relative object path ending in "/", such as sites/docs/3f2a9c/`}
+}
+
+func objectPath() validator.String {
+	return stringCheck{ok: func(s string) bool { return validStatic("p/", s) }, rule: "a relative object path such as index.html"}
+}
+
+func validStatic(prefix, index string) bool {
+	_, _, err := route.EncodeRecord(route.Record{App: "a", Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: prefix, Index: index}})
+	return err == nil
+}

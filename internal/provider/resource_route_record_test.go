@@ -1,0 +1,159 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+const routeRecordAddr = "kamuidash_route_record.docs"
+
+func routeRecordConfig(edge *testEdge, delivery string) string {
+	return edge.providerBlock() + `
+resource "kamuidash_kv_namespace" "routes" {
+  title = "kamuidash-test-routes"
+}
+
+resource "kamuidash_route_record" "docs" {
+  app                 = "docs"
+  routes_namespace_id = kamuidash_kv_namespace.routes.id
+  ` + delivery + `
+}
+`
+}
+
+func TestAccRouteRecord_StaticThenDynamic(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoKVNamespaces,
+		Steps: []resource.TestStep{
+			{
+				Config: routeRecordConfig(edge, `static = { prefix = "sites/docs/3f2a9c/", spa = true }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(routeRecordAddr, tfjsonpath.New("static").AtMapKey("index"), knownvalue.StringExact("index.html")),
+					statecheck.ExpectKnownValue(routeRecordAddr, tfjsonpath.New("dynamic"), knownvalue.Null()),
+				},
+				Check: func(s *terraform.State) error {
+					rec, meta, err := edge.storedRecord(s, "docs")
+					if err != nil {
+						return err
+					}
+					want := route.Static{Prefix: "sites/docs/3f2a9c/", Index: "index.html", SPA: true}
+					if rec.Kind != route.KindStatic || *rec.Static != want || meta.Owner != ownerRouteRecord {
+						return fmt.Errorf("stored = %+v %+v %+v", rec, rec.Static, meta)
+					}
+					return edge.expectPurged("https://kamui-internal.kamui.test/route/v1/docs.kamui.test")
+				},
+			},
+			{
+				// Switching delivery kind rewrites the same key in place.
+				Config: routeRecordConfig(edge, `dynamic = { origin = "origin.kamui.test", upstream = "tenant-docs/web:80" }`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(routeRecordAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(s *terraform.State) error {
+					rec, _, err := edge.storedRecord(s, "docs")
+					if err != nil {
+						return err
+					}
+					if rec.Kind != route.KindDynamic || rec.Dynamic.Upstream != "tenant-docs/web:80" || rec.Dynamic.TimeoutMS != 30000 {
+						return fmt.Errorf("stored = %+v %+v", rec, rec.Dynamic)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName:      routeRecordAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return s.RootModule().Resources[routeRecordAddr].Primary.ID, nil
+				},
+			},
+		},
+	})
+}
+
+// A record that a tenant_app owns is not overwritten by a route_record, and the reverse.
+func TestAccRouteRecord_DoesNotFightTenantApp(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: tenantAppConfig(edge, 8080, ""),
+			},
+			{
+				Config: tenantAppConfig(edge, 8080, "") + `
+resource "kamuidash_route_record" "shop" {
+  app                 = "shop"
+  routes_namespace_id = kamuidash_kv_namespace.routes.id
+  static              = { prefix = "sites/shop/1/" }
+}`,
+				ExpectError: regexp.MustCompile(`(?s)Route Record Already Exists.*kamuidash_tenant_app`),
+			},
+		},
+	})
+}
+
+func TestAccRouteRecord_ImportsARecordWrittenElsewhere(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: edge.providerBlock() + `resource "kamuidash_kv_namespace" "routes" { title = "kamuidash-test-routes" }`,
+				Check: func(s *terraform.State) error {
+					ns := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+					value, rec, _ := route.EncodeRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
+						Static: &route.Static{Prefix: "sites/docs/9/", Index: "index.html", NotFound: "404.html"}})
+					return edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "docs", value, route.EncodeMetadata(rec.Rev, ""))
+				},
+			},
+			{
+				// Terraform 1.5+ import blocks: the configuration adopts the existing record.
+				Config: routeRecordConfig(edge, `static = { prefix = "sites/docs/9/", not_found = "404.html" }`) + `
+import {
+  to = kamuidash_route_record.docs
+  id = "${kamuidash_kv_namespace.routes.id}/docs"
+}`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(routeRecordAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
+
+func TestAccRouteRecord_ValidatedAtPlan(t *testing.T) {
+	edge := newTestEdge(t)
+	for name, tc := range map[string]struct{ delivery, want string }{
+		"both":         {`static = { prefix = "a/" }` + "\n" + `dynamic = { origin = "o.kamui.test", upstream = "a/b:1" }`, `Exactly one of these attributes must be configured: \[dynamic,static\]`},
+		"neither":      {``, `Exactly one of these attributes must be configured: \[dynamic,static\]`},
+		"bad upstream": {`dynamic = { origin = "o.kamui.test", upstream = "web:80" }`, `namespace/service:port`},
+		"bad prefix":   {`static = { prefix = "/abs" }`, `relative object path ending in "/"`},
+		"escape":       {`static = { prefix = "a/", index = "../x" }`, `relative object path`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      routeRecordConfig(edge, tc.delivery),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
