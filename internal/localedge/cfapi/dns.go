@@ -176,11 +176,21 @@ func (s *Server) listDNSRecords(r *http.Request) (any, any, func(), error) {
 	if content == "" {
 		content = q.Get("content.exact")
 	}
+	nameContains := strings.ToLower(q.Get("name.contains"))
+	nameStarts := strings.ToLower(q.Get("name.startswith"))
+	nameEnds := strings.ToLower(q.Get("name.endswith"))
 	var views []map[string]any
 	for _, rec := range s.sortedDNSRecords() {
-		if (name == "" || rec.Name == name) && (typ == "" || rec.Type == typ) && (content == "" || rec.Content == content) {
-			views = append(views, s.dnsRecordView(&rec))
+		switch {
+		case name != "" && rec.Name != name,
+			typ != "" && rec.Type != typ,
+			content != "" && rec.Content != content,
+			nameContains != "" && !strings.Contains(rec.Name, nameContains),
+			nameStarts != "" && !strings.HasPrefix(rec.Name, nameStarts),
+			nameEnds != "" && !strings.HasSuffix(rec.Name, nameEnds):
+			continue
 		}
+		views = append(views, s.dnsRecordView(&rec))
 	}
 	page, info, err := paginate(r, nonNil(views), 100, 5000)
 	return page, info, nil, err

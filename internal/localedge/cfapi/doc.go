@@ -3,11 +3,38 @@
 // records and cache purges, with Cloudflare's response envelope, bearer-token auth, pagination,
 // fault injection and state persisted under a directory.
 //
-// The local edge's other parts (the workerd runtime, tunnel emulation, the `localedge`
-// sub-command) plug in through [Hooks], which report every change the runtime must follow, and
-// through the read methods on [Server] ([Server.Script], [Server.KVValue], [Server.Routes], …),
-// which return copies of the current state.
+// # Wiring (the `localedge` sub-command)
+//
+// Create one [Server] per state dir with [New] and serve it on a loopback listener; it is an
+// [net/http.Handler]. [Server.Identity] gives what a user pastes (account id, zone id and name,
+// API token); it is generated on the first start and stable afterwards. The API base URL is
+// the listener's address followed by [APIPrefix] ("/client/v4"). Call [Server.Close] on
+// shutdown to cancel delayed hooks; all state is already on disk.
+//
+// # Plugging in the runtime
+//
+// The runtime (workerd, tunnel emulation, the router) follows the API's state through
+// [Hooks], set in [Config.Hooks]: ScriptChanged (uploads and deletes, with modules and secret
+// bindings), KVChanged (after [Config.KVPropagationDelay]), RoutesChanged,
+// CustomHostnamesChanged, DNSChanged, TunnelChanged (ingress rules) and Purged (URLs to drop
+// from the Cache API). On start it reads the current state through [Server.Script],
+// [Server.ScriptNames], [Server.KVNamespaces], [Server.KVValue], [Server.Routes],
+// [Server.CustomHostnames], [Server.DNSRecords], [Server.Tunnel] and [Server.Purges]; every
+// read returns a copy.
+//
+// # Failure modes
 //
 // Anything the emulator does not implement answers with a Cloudflare-style error naming the
-// method and path, and is logged: a provider must never mistake an emulation gap for success.
+// method and path (404 code 7003 for an unknown path, 405 code 10405 for an unsupported method
+// on a known one) and is logged: a provider must never mistake an emulation gap for success.
+// Faults for reliability tests (429 with Retry-After, 5xx, latency; for a count or a fraction
+// of requests) are set with [Config.Faults], [Server.SetFaults] or, at run time,
+// POST AdminPrefix+"/faults" with a [FaultSpec] as JSON (DELETE clears it; the API token is
+// required).
+//
+// # Contract
+//
+// contract_test.go drives the provider's cloudflare-go traffic through Prism, validating every
+// request and response against the OpenAPI description carried in the cloudflare-go module.
+// It needs `npm ci` at the repo root.
 package cfapi

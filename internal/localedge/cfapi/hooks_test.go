@@ -2,6 +2,7 @@ package cfapi
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -286,5 +287,45 @@ func TestScriptUploadValidation(t *testing.T) {
 	sc, _ := srv.Script("bad")
 	if len(sc.Bindings) != 1 || sc.Bindings[0]["text"] != "s1" {
 		t.Errorf("bindings after keep_bindings upload = %v", sc.Bindings)
+	}
+}
+
+func TestCloseCancelsDelayedHooks(t *testing.T) {
+	rec := &recorder{kvSeen: make(chan KVEvent, 1)}
+	srv, ts := startServer(t, Config{Hooks: rec.hooks(), KVPropagationDelay: time.Hour})
+	id := srv.Identity()
+	api := newClient(ts.URL, id.APIToken, 0)
+	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("n")})
+	must(t, "create namespace", err)
+	_, err = api.KV.Namespaces.Values.Update(context.Background(), ns.ID, "k", kv.NamespaceValueUpdateParams{
+		AccountID: cloudflare.F(id.AccountID), Value: cloudflare.F[kv.NamespaceValueUpdateParamsValueUnion](shared.UnionString("v")),
+	})
+	must(t, "write", err)
+	srv.timersMu.Lock()
+	pending := len(srv.timers)
+	srv.timersMu.Unlock()
+	if pending != 1 {
+		t.Fatalf("%d delayed hooks pending, want 1", pending)
+	}
+	must(t, "close", srv.Close())
+	srv.timersMu.Lock()
+	pending = len(srv.timers)
+	srv.timersMu.Unlock()
+	if pending != 0 {
+		t.Errorf("%d delayed hooks still pending after Close", pending)
+	}
+}
+
+func TestKVKeysWithEncodedSlashes(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	ns, err := newClient(ts.URL, id.APIToken, 0).KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("paths")})
+	must(t, "create namespace", err)
+	url := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns.ID + "/values/static%2Fapp%2Findex.html"
+	if resp, env := rawRequest(t, "PUT", url, id.APIToken, strings.NewReader("<html>")); !env.Success {
+		t.Fatalf("PUT a key with encoded slashes: HTTP %d %+v", resp.StatusCode, env.Errors)
+	}
+	if e, ok := srv.KVValue(ns.ID, "static/app/index.html"); !ok || string(e.Value) != "<html>" {
+		t.Errorf("key with slashes stored as %+v, %v", e, ok)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 )
 
 const codeDuplicateHostname = 1406
@@ -157,7 +156,7 @@ func (s *Server) scheduleAutoValidation(h *CustomHostname) {
 	if s.cfg.AutoValidate <= 0 || s.hooks.CustomHostnamesChanged == nil {
 		return
 	}
-	time.AfterFunc(s.cfg.AutoValidate, func() {
+	s.after(s.cfg.AutoValidate, func() {
 		s.mu.Lock()
 		_, exists := s.zone.CustomHostnames[h.ID]
 		var notify func()

@@ -531,6 +531,6 @@ func (s *Server) notifyKV(events []KVEvent) func() {
 			deliver()
 			return
 		}
-		time.AfterFunc(delay, deliver)
+		s.after(delay, deliver)
 	}
 }

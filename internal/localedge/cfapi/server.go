@@ -74,6 +74,10 @@ type Server struct {
 	mux    *http.ServeMux
 	faults *faultInjector
 
+	timersMu sync.Mutex // guards timers and closed
+	timers   map[*time.Timer]struct{}
+	closed   bool
+
 	mu       sync.Mutex // guards everything below
 	identity Identity
 	workers  workersState
@@ -91,7 +95,10 @@ func New(cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("cfapi: create state dir: %w", err)
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, now: cfg.Now, hooks: cfg.Hooks}
+	if err := cfg.Faults.validate(); err != nil {
+		return nil, fmt.Errorf("cfapi: Config.Faults: %w", err)
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, now: cfg.Now, hooks: cfg.Hooks, timers: map[*time.Timer]struct{}{}}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -242,4 +249,39 @@ func (s *Server) registerRoutes() {
 	s.registerTunnelRoutes()
 	s.registerDNSRoutes()
 	s.registerPurgeRoutes()
+}
+
+// after runs f after d unless the server is closed first; it carries the delayed hooks
+// (KV propagation, custom hostname auto-validation).
+func (s *Server) after(d time.Duration, f func()) {
+	s.timersMu.Lock()
+	defer s.timersMu.Unlock()
+	if s.closed {
+		return
+	}
+	var timer *time.Timer
+	timer = time.AfterFunc(d, func() {
+		s.timersMu.Lock()
+		_, pending := s.timers[timer]
+		delete(s.timers, timer)
+		s.timersMu.Unlock()
+		if pending {
+			f()
+		}
+	})
+	s.timers[timer] = struct{}{}
+}
+
+// Close cancels pending delayed hooks so none runs after the local edge stops. The state is
+// already on disk (every change is persisted before it is acknowledged), so there is nothing
+// to flush. Serving requests after Close still works but schedules no delayed hooks.
+func (s *Server) Close() error {
+	s.timersMu.Lock()
+	defer s.timersMu.Unlock()
+	s.closed = true
+	for t := range s.timers {
+		t.Stop()
+		delete(s.timers, t)
+	}
+	return nil
 }
