@@ -1,0 +1,133 @@
+package bundle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Builder builds the bundled sources. The zero value is not usable: Sources is required;
+// every other field has a default. A Builder is safe for concurrent use and may be reused;
+// it asks the toolchain for its identity once.
+type Builder struct {
+	// Sources holds the trees named by SourceRoots at their repository-relative paths: an
+	// embed.FS of the provider's main package, or os.DirFS of a checkout (source_dir).
+	Sources fs.FS
+
+	// CacheDir holds the built artifacts, by input hash, and the go build cache.
+	// Default: os.UserCacheDir()/kamuidash/bundle.
+	CacheDir string
+
+	// GoCacheDir is the go command's build cache (GOCACHE). It makes builds faster and never
+	// changes their bytes. Default: CacheDir/gocache.
+	GoCacheDir string
+
+	// FindGo locates the go command. A missing toolchain should return an error wrapping
+	// ErrNoToolchain. Default: FindGo ($KAMUIDASH_GO, else go on PATH).
+	FindGo func() (string, error)
+
+	// RunGo runs one go command and returns its combined output. Default: RunGo (os/exec).
+	RunGo func(ctx context.Context, inv Invocation) ([]byte, error)
+
+	mu        sync.Mutex
+	toolchain *toolchainInfo // memoized on success only: a toolchain installed later is found
+}
+
+// modulePath is the synthetic module's path: this repository's, so that worker-src imports
+// of internal/route resolve inside it.
+const modulePath = "github.com/kamuidash/terraform-provider-kamuidash"
+
+// syntheticGoMod has no requirements: the bundled sources use the standard library only, so
+// a build needs nothing from any module proxy (and GOPROXY=off makes sure of it).
+const syntheticGoMod = "module " + modulePath + "\n\ngo " + minGoVersion + "\n"
+
+func (b *Builder) cacheDir() (string, error) {
+	if b.CacheDir != "" {
+		return b.CacheDir, nil
+	}
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("bundle: no cache directory (set one explicitly): %w", err)
+	}
+	return filepath.Join(base, "kamuidash", "bundle"), nil
+}
+
+func (b *Builder) goCacheDir(cacheDir string) string {
+	if b.GoCacheDir != "" {
+		return b.GoCacheDir
+	}
+	return filepath.Join(cacheDir, "gocache")
+}
+
+func (b *Builder) run(ctx context.Context, inv Invocation) ([]byte, error) {
+	if b.RunGo != nil {
+		return b.RunGo(ctx, inv)
+	}
+	return RunGo(ctx, inv)
+}
+
+// toolchainInfo finds the go command and asks it for its version and GOROOT.
+func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchainInfo, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.toolchain != nil {
+		return b.toolchain, nil
+	}
+	find := b.FindGo
+	if find == nil {
+		find = FindGo
+	}
+	goCmd, err := find()
+	if err != nil {
+		if !errors.Is(err, ErrNoToolchain) {
+			err = fmt.Errorf("%w (%v)", ErrNoToolchain, err)
+		}
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "kamuidash-bundle-env-")
+	if err != nil {
+		return nil, fmt.Errorf("bundle: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	out, err := b.run(ctx, Invocation{
+		Go:   goCmd,
+		Args: []string{"env", "GOVERSION", "GOROOT"},
+		Dir:  dir,
+		Env:  buildEnv(Platform{}, b.goCacheDir(cacheDir), cacheDir),
+	})
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if err != nil || len(lines) != 2 {
+		return nil, fmt.Errorf("%w (%s env: %v: %s)", ErrNoToolchain, goCmd, err, trimOutput(out))
+	}
+	info := &toolchainInfo{goCmd: goCmd, version: strings.TrimSpace(lines[0]), goroot: strings.TrimSpace(lines[1])}
+	if !recentEnough(info.version) {
+		return nil, fmt.Errorf("%w (%s at %s is older than go%s)", ErrNoToolchain, info.version, goCmd, minGoVersion)
+	}
+	b.toolchain = info
+	return info, nil
+}
+
+// recentEnough reports whether a GOVERSION ("go1.26.8", "go1.27rc1", "devel …") can build
+// the synthetic module.
+func recentEnough(version string) bool {
+	if strings.HasPrefix(version, "devel") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(version, "go1.")
+	if !ok {
+		return false
+	}
+	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+	if end >= 0 {
+		rest = rest[:end]
+	}
+	minor, err := strconv.Atoi(rest)
+	want, _ := strconv.Atoi(strings.TrimPrefix(minGoVersion, "1."))
+	return err == nil && minor >= want
+}

@@ -1,0 +1,165 @@
+package bundle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// repoCopy returns the source trees of the repository as an editable in-memory FS.
+func repoCopy(t *testing.T) fstest.MapFS {
+	t.Helper()
+	m := fstest.MapFS{}
+	for _, root := range SourceRoots {
+		err := fs.WalkDir(repoSources, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			content, err := fs.ReadFile(repoSources, p)
+			m[p] = &fstest.MapFile{Data: content, Mode: 0o644}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return m
+}
+
+// flipCommentByte changes one byte inside the first // comment of the file at p.
+func flipCommentByte(t *testing.T, m fstest.MapFS, p string) {
+	t.Helper()
+	data := bytes.Clone(m[p].Data)
+	i := bytes.Index(data, []byte("// "))
+	if i < 0 || i+3 >= len(data) || data[i+3] == '\n' {
+		t.Fatalf("%s has no comment to edit", p)
+	}
+	if data[i+3] == 'x' {
+		data[i+3] = 'y'
+	} else {
+		data[i+3] = 'x'
+	}
+	m[p] = &fstest.MapFile{Data: data, Mode: 0o644}
+}
+
+func TestWorker_ShimCommentEditChangesHash(t *testing.T) {
+	base, shared, _ := sharedWorker(t)
+	m := repoCopy(t)
+	flipCommentByte(t, m, "worker-src/edge/js/worker.mjs")
+	b, counter := countingBuilder(t, m)
+	b.CacheDir = shared.CacheDir // same cache: the edit alone must make it a miss
+
+	edited, err := b.Worker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited.SHA256 == base.SHA256 {
+		t.Error("editing worker.mjs left the SHA256 unchanged")
+	}
+	if n := counter.count("build"); n != 1 {
+		t.Errorf("go build ran %d times after a source edit, want 1", n)
+	}
+}
+
+func TestWorker_GoCodeEditChangesHash(t *testing.T) {
+	base, _, _ := sharedWorker(t)
+	m := repoCopy(t)
+	// A new file in the adapter package that the linker cannot drop.
+	m["worker-src/edge/wasm/zz_probe.go"] = &fstest.MapFile{Data: []byte(`//go:build js && wasm
+
+package main
+
+import "os"
+
+func init() {
+	if len(os.Args) > 1000 {
+		println("bundle test probe")
+	}
+}
+`)}
+	b, _ := countingBuilder(t, m)
+	edited, err := b.Worker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if edited.SHA256 == base.SHA256 {
+		t.Error("a code change in the Worker left the SHA256 unchanged")
+	}
+}
+
+// A Go comment edit is a new input (so a rebuild) but the same bytes: the plan stays empty.
+func TestWorker_GoCommentEditRebuildsToTheSameBytes(t *testing.T) {
+	base, shared, _ := sharedWorker(t)
+	m := repoCopy(t)
+	flipCommentByte(t, m, "worker-src/edge/doc.go")
+	b, counter := countingBuilder(t, m)
+	b.CacheDir = shared.CacheDir
+
+	edited, err := b.Worker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := counter.count("build"); n != 1 {
+		t.Errorf("go build ran %d times after a source edit, want 1 (the input key must change)", n)
+	}
+	if edited.SHA256 != base.SHA256 {
+		t.Errorf("a comment edit changed the SHA256: %s, was %s", edited.SHA256, base.SHA256)
+	}
+}
+
+func TestWorker_TestFilesAndTestdataDoNotCount(t *testing.T) {
+	plain := repoCopy(t)
+	withTests := repoCopy(t)
+	withTests["worker-src/edge/zz_extra_test.go"] = &fstest.MapFile{Data: []byte("package edge\n")}
+	withTests["worker-src/edge/testdata/x.go"] = &fstest.MapFile{Data: []byte("not go")}
+	withTests["worker-src/edge/README.md"] = &fstest.MapFile{Data: []byte("# notes")}
+	a, err := readSources(plain, workerRecipe.roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := readSources(withTests, workerRecipe.roots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := &toolchainInfo{version: "go1.26.0"}
+	if inputKey(workerRecipe, tc, a, nil) != inputKey(workerRecipe, tc, b, nil) {
+		t.Error("a test file, testdata or a README changed the input key")
+	}
+	for _, s := range a {
+		if strings.HasSuffix(s.path, "_test.go") || strings.Contains(s.path, "/testdata/") {
+			t.Errorf("%s was copied into the build", s.path)
+		}
+	}
+}
+
+func TestWorker_BrokenSourceReportsTheCompiler(t *testing.T) {
+	m := repoCopy(t)
+	m["worker-src/edge/zz_broken.go"] = &fstest.MapFile{Data: []byte("package edge\n\nfunc broken() int { return \"not an int\" }\n")}
+	b, _ := countingBuilder(t, m)
+
+	_, err := b.Worker(context.Background())
+	var buildErr *BuildError
+	if !errors.As(err, &buildErr) {
+		t.Fatalf("err = %v, want a *BuildError", err)
+	}
+	for _, want := range []string{"worker-src/edge/zz_broken.go:3", "not an int"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not contain %q:\n%v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "kamuidash-bundle-") {
+		t.Errorf("error names the temporary build directory:\n%v", err)
+	}
+}
+
+func TestMissingSourcesSayWhatToEmbed(t *testing.T) {
+	b, _ := countingBuilder(t, fstest.MapFS{"main.go": {Data: []byte("package main")}})
+	_, err := b.Worker(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "worker-src") || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("err = %v, want a missing-tree error naming worker-src", err)
+	}
+}
