@@ -32,7 +32,7 @@ import (
 
 const platform = "kamui.test"
 
-var only, dumpLogs string
+var only, dumpLogs, logSample string
 
 type request struct {
 	at     time.Duration // scheduled send time from the start of the replay
@@ -57,6 +57,7 @@ func main() {
 	budget := flag.Int("budget", int(route.DefaultFreshnessBudget/time.Second), "FRESHNESS_BUDGET_SECONDS for the edge Worker")
 	conc := flag.Int("concurrency", 32, "maximum requests in flight")
 	seed := flag.Int64("seed", 1, "trace seed")
+	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the edge Worker (the KV cross-check needs 1)")
 	flag.StringVar(&only, "only", "", "run only this Worker (edge, baseline, js-passthrough); for debugging")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
 	flag.Parse()
@@ -119,7 +120,7 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		"PLATFORM_DOMAIN":          platform,
 		"FRESHNESS_BUDGET_SECONDS": strconv.Itoa(budget),
 		"UPSTREAM_TIMEOUT_MS":      "30000",
-		"LOG_SAMPLE_RATE":          "1",
+		"LOG_SAMPLE_RATE":          logSample,
 		"SIGNING_SECRET":           "bench-signing-secret-0123456789abcdef",
 		"CACHE_MARKER":             "bench-marker-0123456789abcdef",
 	}
