@@ -169,8 +169,8 @@ func (r *routeRecordResource) Configure(_ context.Context, req resource.Configur
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *routeRecordResource) store() routeRecords {
-	return routeRecords{data: r.data, owner: ownerRouteRecord}
+func (r *routeRecordResource) store() kvStore[route.Record] {
+	return kvStore[route.Record]{data: r.data, codec: recordCodec, owner: ownerRouteRecord}
 }
 
 // record builds the route record the model describes; ok is false while any input is unknown.
@@ -268,7 +268,7 @@ func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	rec, _ := plan.record()
 	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec, "terraform import <address> "+ns+"/"+rec.App)
+	written, diags := r.store().create(ctx, ns, rec.App, rec, r.data.platformHost(rec.App), "terraform import <address> "+ns+"/"+rec.App)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -293,7 +293,7 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
 	if stored.Valid {
-		state.fromRecord(stored.Record)
+		state.fromRecord(stored.Doc)
 	} else {
 		state.Rev = types.StringValue(unreadableRev)
 	}
@@ -308,7 +308,7 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec)
+	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -323,7 +323,7 @@ func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString())...)
+	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString(), r.data.platformHost(state.App.ValueString()))...)
 }
 
 // ImportState takes "<routes_namespace_id>/<app>".

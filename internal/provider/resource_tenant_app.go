@@ -177,8 +177,8 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *tenantAppResource) store() routeRecords {
-	return routeRecords{data: r.data, owner: ownerTenantApp}
+func (r *tenantAppResource) store() kvStore[route.Record] {
+	return kvStore[route.Record]{data: r.data, codec: recordCodec, owner: ownerTenantApp}
 }
 
 func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -189,7 +189,7 @@ func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	rec, _ := plan.record()
 	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec, "terraform import <address> "+ns+"/"+rec.App)
+	written, diags := r.store().create(ctx, ns, rec.App, rec, r.data.platformHost(rec.App), "terraform import <address> "+ns+"/"+rec.App)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -216,7 +216,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if r.data.PlatformDomain != "" {
 		state.PlatformHostname = types.StringValue(route.PlatformHostname(state.Name.ValueString(), r.data.PlatformDomain))
 	}
-	rec := stored.Record
+	rec := stored.Doc
 	if !stored.Valid || rec.Kind != route.KindDynamic {
 		state.Rev = types.StringValue(unreadableRev)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -246,7 +246,7 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec)
+	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -261,7 +261,7 @@ func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteReque
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString())...)
+	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), r.data.platformHost(state.Name.ValueString()))...)
 }
 
 // ImportState takes "<routes_namespace_id>/<name>".

@@ -1,0 +1,190 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// Owners recorded in KV metadata, so that two resource types never silently fight over one key.
+const (
+	ownerTenantApp    = "kamuidash_tenant_app"
+	ownerRouteRecord  = "kamuidash_route_record"
+	ownerCustomDomain = "kamuidash_custom_domain"
+)
+
+// unreadableRev stands in state for a KV value that no longer decodes (edited by hand, or
+// written by a newer schema). It never equals a real rev, so the next plan rewrites the value.
+const unreadableRev = "unreadable"
+
+// kvDoc is a contract document stored in KV: a route record or a domain mapping.
+type kvDoc interface {
+	route.Record | route.DomainMapping
+}
+
+// kvCodec tells a kvStore how to encode, decode and name one document type.
+type kvCodec[T kvDoc] struct {
+	noun   string // "route record", for diagnostics
+	encode func(T) ([]byte, T, error)
+	decode func([]byte) (T, error)
+	rev    func(T) string
+}
+
+var (
+	recordCodec = kvCodec[route.Record]{
+		noun: "route record", encode: route.EncodeRecord, decode: route.DecodeRecord,
+		rev: func(r route.Record) string { return r.Rev },
+	}
+	mappingCodec = kvCodec[route.DomainMapping]{
+		noun: "domain mapping", encode: route.EncodeDomainMapping, decode: route.DecodeDomainMapping,
+		rev: func(m route.DomainMapping) string { return m.Rev },
+	}
+)
+
+// kvStore writes and reads one document type in one KV namespace for one resource type (the
+// owner), and purges the edge's route cache for the hosts a write affects.
+type kvStore[T kvDoc] struct {
+	data  *providerData
+	codec kvCodec[T]
+	owner string
+}
+
+// stored is what a read finds under a key.
+type stored[T kvDoc] struct {
+	Doc   T
+	Owner string
+	// Valid is false when the value exists but does not decode; Doc is then empty.
+	Valid bool
+}
+
+func (s kvStore[T]) get(ctx context.Context, namespaceID, key string) (doc stored[T], found bool, diags diag.Diagnostics) {
+	entry, found, err := s.data.Client.KVGet(ctx, s.data.AccountID, namespaceID, key)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to Read KV Value", "Reading the "+s.codec.noun+" "+quote(key), err))
+		return doc, false, diags
+	}
+	if !found {
+		return doc, false, nil
+	}
+	meta, _ := route.DecodeMetadata(entry.Metadata)
+	doc.Owner = meta.Owner
+	v, err := s.codec.decode(entry.Value)
+	if err != nil {
+		tflog.Warn(ctx, "KV value does not decode; the next apply rewrites it", map[string]any{"key": key, "error": err.Error()})
+		return doc, true, nil
+	}
+	doc.Doc, doc.Valid = v, true
+	return doc, true, nil
+}
+
+// create writes v under a key that must not exist yet: an existing value is imported, never
+// overwritten.
+func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, purgeHost, importHint string) (T, diag.Diagnostics) {
+	var zero T
+	existing, found, diags := s.get(ctx, namespaceID, key)
+	if diags.HasError() {
+		return zero, diags
+	}
+	if found {
+		owner := existing.Owner
+		if owner == "" {
+			owner = "another tool"
+		}
+		diags.AddError(titleCase(s.codec.noun)+" Already Exists",
+			"The "+s.codec.noun+" "+quote(key)+" already exists in this namespace (written by "+owner+"). "+
+				"Nothing was overwritten. To manage it here, import it: "+importHint)
+		return zero, diags
+	}
+	return s.put(ctx, namespaceID, key, v, purgeHost)
+}
+
+// update rewrites the value, refusing one that another resource type owns.
+func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	var zero T
+	existing, found, diags := s.get(ctx, namespaceID, key)
+	if diags.HasError() {
+		return zero, diags
+	}
+	if found && existing.Owner != "" && existing.Owner != s.owner {
+		diags.AddError(titleCase(s.codec.noun)+" Owned Elsewhere",
+			"The "+s.codec.noun+" "+quote(key)+" is now owned by "+existing.Owner+", not "+s.owner+". "+
+				"Nothing was overwritten. Remove one of the two resources from your configuration (terraform state rm) "+
+				"so that exactly one manages it.")
+		return zero, diags
+	}
+	return s.put(ctx, namespaceID, key, v, purgeHost)
+}
+
+func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	value, v, err := s.codec.encode(v)
+	if err != nil {
+		diags.AddError("Invalid "+titleCase(s.codec.noun), "The "+s.codec.noun+" "+quote(key)+" breaks the contract: "+err.Error())
+		return v, diags
+	}
+	rev := s.codec.rev(v)
+	if err := s.data.Client.KVPut(ctx, s.data.AccountID, namespaceID, key, value, route.EncodeMetadata(rev, s.owner)); err != nil {
+		diags.Append(apiErrorDiag("Unable to Write KV Value", "Writing the "+s.codec.noun+" "+quote(key), err))
+		return v, diags
+	}
+	tflog.Info(ctx, "Wrote "+s.codec.noun, map[string]any{"key": key, "rev": rev, "owner": s.owner})
+	diags.Append(s.purge(ctx, purgeHost)...)
+	return v, diags
+}
+
+// delete removes the value if this resource type owns it (or nobody claims it).
+func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost string) diag.Diagnostics {
+	existing, found, diags := s.get(ctx, namespaceID, key)
+	if diags.HasError() || !found {
+		return diags
+	}
+	if existing.Owner != "" && existing.Owner != s.owner {
+		diags.AddWarning(titleCase(s.codec.noun)+" Left in Place",
+			"The "+s.codec.noun+" "+quote(key)+" is owned by "+existing.Owner+", so it was not deleted.")
+		return diags
+	}
+	if err := s.data.Client.KVDelete(ctx, s.data.AccountID, namespaceID, key); err != nil {
+		diags.Append(apiErrorDiag("Unable to Delete KV Value", "Deleting the "+s.codec.noun+" "+quote(key), err))
+		return diags
+	}
+	diags.Append(s.purge(ctx, purgeHost)...)
+	return diags
+}
+
+// purge drops the edge's cached route for host so a change shows well inside the freshness
+// budget. A failed purge is a warning: the value is written and the budget still bounds
+// staleness.
+func (s kvStore[T]) purge(ctx context.Context, host string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if host == "" || s.data.ZoneID == "" || s.data.PlatformDomain == "" {
+		return diags
+	}
+	if err := s.data.Client.PurgeURLs(ctx, s.data.ZoneID, []string{route.RouteCacheKey(s.data.PlatformDomain, host)}); err != nil {
+		diags.AddWarning("Route Cache Not Purged",
+			"The "+s.codec.noun+" for "+quote(host)+" was written, but purging the edge's cached route failed; "+
+				"the change still shows within the freshness budget. Error: "+err.Error())
+	}
+	return diags
+}
+
+// platformHost is the host whose cached route a change to app's record affects; custom domains
+// of the app expire on their own within the freshness budget.
+func (d *providerData) platformHost(app string) string {
+	if d.PlatformDomain == "" {
+		return ""
+	}
+	return route.PlatformHostname(app, d.PlatformDomain)
+}
+
+func titleCase(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if (i == 0 || b[i-1] == ' ') && 'a' <= b[i] && b[i] <= 'z' {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
+}
