@@ -42,7 +42,6 @@ func (h *CustomHostname) Active() bool {
 	return h.Status == "active" && h.SSL.Status == "active"
 }
 
-
 func decodeHostname(raw string) (*CustomHostname, error) {
 	var h CustomHostname
 	if err := json.Unmarshal([]byte(raw), &h); err != nil {
@@ -126,4 +125,3 @@ func (c *Client) DeleteCustomHostname(ctx context.Context, zoneID, id string) er
 	}
 	return err
 }
-
