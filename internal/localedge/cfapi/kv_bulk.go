@@ -1,0 +1,143 @@
+package cfapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+)
+
+type kvBulkResult struct {
+	SuccessfulKeyCount int      `json:"successful_key_count"`
+	UnsuccessfulKeys   []string `json:"unsuccessful_keys"`
+}
+
+func (s *Server) bulkWriteKV(r *http.Request) (any, any, func(), error) {
+	ns, err := s.namespace(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var items []struct {
+		Key           string          `json:"key"`
+		Value         string          `json:"value"`
+		Base64        bool            `json:"base64"`
+		Expiration    float64         `json:"expiration"`
+		ExpirationTTL float64         `json:"expiration_ttl"`
+		Metadata      json.RawMessage `json:"metadata"`
+	}
+	if err := decodeJSON(r, &items); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(items) > kvBulkMax {
+		return nil, nil, nil, errBadRequest(fmt.Sprintf("at most %d pairs per bulk write", kvBulkMax))
+	}
+	// Validate everything first: a bulk write is all or nothing here.
+	entries := make([]*KVEntry, len(items))
+	for i, it := range items {
+		if err := validateKVKey(it.Key); err != nil {
+			return nil, nil, nil, err
+		}
+		exp, err := s.expirationFrom(it.Expiration, it.ExpirationTTL)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		value := []byte(it.Value)
+		if it.Base64 {
+			if value, err = base64.StdEncoding.DecodeString(it.Value); err != nil {
+				return nil, nil, nil, errBadRequest("value of " + strconv.Quote(it.Key) + " is not valid base64")
+			}
+		}
+		var meta json.RawMessage
+		if string(it.Metadata) != "null" {
+			if meta, err = normalizeKVMetadata(it.Metadata); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		entries[i] = &KVEntry{Value: value, Metadata: meta, Expiration: exp}
+	}
+	events := make([]KVEvent, 0, len(items))
+	for i, it := range items {
+		ns.Entries[it.Key] = entries[i]
+		events = append(events, KVEvent{NamespaceID: ns.ID, Key: it.Key, Entry: entries[i].clone(), WrittenAt: s.now()})
+	}
+	if err := s.save(fileKV); err != nil {
+		return nil, nil, nil, err
+	}
+	return kvBulkResult{SuccessfulKeyCount: len(items), UnsuccessfulKeys: []string{}}, nil, s.notifyKV(events), nil
+}
+
+func (s *Server) bulkDeleteKV(r *http.Request) (any, any, func(), error) {
+	ns, err := s.namespace(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var keys []string
+	if err := decodeJSON(r, &keys); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(keys) > kvBulkMax {
+		return nil, nil, nil, errBadRequest(fmt.Sprintf("at most %d keys per bulk delete", kvBulkMax))
+	}
+	events := make([]KVEvent, 0, len(keys))
+	for _, key := range keys {
+		delete(ns.Entries, key)
+		events = append(events, KVEvent{NamespaceID: ns.ID, Key: key, Deleted: true, WrittenAt: s.now()})
+	}
+	if err := s.save(fileKV); err != nil {
+		return nil, nil, nil, err
+	}
+	return kvBulkResult{SuccessfulKeyCount: len(keys), UnsuccessfulKeys: []string{}}, nil, s.notifyKV(events), nil
+}
+
+// bulkGetKV answers {"values": {key: value}} or, withMetadata, {key: {value, metadata,
+// expiration}}; type "json" parses values as JSON. A missing key maps to null.
+func (s *Server) bulkGetKV(r *http.Request) (any, any, func(), error) {
+	ns, err := s.namespace(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var body struct {
+		Keys         []string `json:"keys"`
+		Type         string   `json:"type"`
+		WithMetadata bool     `json:"withMetadata"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return nil, nil, nil, err
+	}
+	if len(body.Keys) == 0 || len(body.Keys) > kvBulkGetMax {
+		return nil, nil, nil, errBadRequest(fmt.Sprintf("keys must list 1 to %d keys", kvBulkGetMax))
+	}
+	if body.Type != "" && body.Type != "text" && body.Type != "json" {
+		return nil, nil, nil, errBadRequest(`type must be "text" or "json"`)
+	}
+	now := s.now()
+	values := map[string]any{}
+	for _, key := range body.Keys {
+		e, ok := ns.Entries[key]
+		if !ok || !e.live(now) {
+			values[key] = nil
+			continue
+		}
+		var value any = string(e.Value)
+		if body.Type == "json" {
+			if !json.Valid(e.Value) {
+				return nil, nil, nil, errBadRequest("value of " + strconv.Quote(key) + " is not JSON")
+			}
+			value = json.RawMessage(e.Value)
+		}
+		if !body.WithMetadata {
+			values[key] = value
+			continue
+		}
+		item := map[string]any{"value": value, "metadata": e.Metadata}
+		if e.Metadata == nil {
+			item["metadata"] = nil
+		}
+		if e.Expiration != 0 {
+			item["expiration"] = e.Expiration
+		}
+		values[key] = item
+	}
+	return map[string]any{"values": values}, nil, nil, nil
+}
