@@ -36,11 +36,19 @@ type fakeKV struct {
 	reads []string
 	ttls  []time.Duration
 	gate  chan struct{} // when set, Get waits for it (single-flight tests)
+	stall chan struct{} // when set, only the next Get waits for it
 }
 
 func (k *fakeKV) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 	if k.gate != nil {
 		<-k.gate
+	}
+	k.mu.Lock()
+	stall := k.stall
+	k.stall = nil
+	k.mu.Unlock()
+	if stall != nil {
+		<-stall
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()

@@ -94,8 +94,9 @@ type Handler struct {
 	// NewRequestID defaults to a process-local counter; the wasm adapter uses
 	// crypto.randomUUID. Its result is never client input.
 	NewRequestID func() string
-	// WaitShared blocks until done is closed; a request whose host is being resolved by
-	// a concurrent request waits with it. Defaults to receiving from done. The wasm
+	// WaitShared blocks until done is closed or it gives up (then the request resolves
+	// on its own); a request whose host is being resolved by a concurrent request waits
+	// with it. Defaults to receiving from done. The wasm
 	// adapter polls on JS timers instead: workerd binds I/O to the request whose context
 	// runs it, and a goroutine woken by another request's goroutine would run (and issue
 	// its fetch) in that other request's context.
@@ -117,8 +118,9 @@ type memoEntry struct {
 }
 
 type flight struct {
-	done chan struct{}
-	res  resolution
+	done    chan struct{}
+	res     resolution
+	started time.Time
 }
 
 func (h *Handler) now() time.Time {

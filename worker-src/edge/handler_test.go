@@ -595,3 +595,33 @@ func TestPrefetchedRouteEntryUsed(t *testing.T) {
 		t.Errorf("content hit: %q", ex.line.ContentCache)
 	}
 }
+
+func TestStuckLeaderDoesNotHoldOthers(t *testing.T) {
+	w := newWorld(t)
+	stall := make(chan struct{})
+	defer close(stall)
+	w.routes.stall = stall
+	go w.h.Serve(get("shop.kamui.test", "/")) // the leader: its KV read never returns
+	for {
+		w.h.mu.Lock()
+		_, inFlight := w.h.flights["shop.kamui.test"]
+		w.h.mu.Unlock()
+		if inFlight {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	waited := 0
+	w.h.WaitShared = func(<-chan struct{}) { waited++ } // gives up at once
+	ex := w.h.Serve(get("shop.kamui.test", "/"))
+	if waited != 1 || ex.Plan.Forward == nil || ex.line.RouteSource != "kv" {
+		t.Fatalf("follower: waited %d, source %q, status %d", waited, ex.line.RouteSource, ex.Plan.Status)
+	}
+	// Once the flight is older than the timeout, nobody waits for it any more.
+	w.clock.Advance(flightTimeout)
+	w.h.Config.TTLs.Memo = 0
+	w.h.memo = nil
+	if ex := w.h.Serve(get("shop.kamui.test", "/")); ex.Plan.Forward == nil || waited != 1 {
+		t.Errorf("after the flight timeout: waited %d, status %d", waited, ex.Plan.Status)
+	}
+}

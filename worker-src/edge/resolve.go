@@ -31,6 +31,11 @@ type resolution struct {
 
 func (r resolution) cacheable() bool { return r.kind == resFound || r.kind == resAbsent }
 
+// flightTimeout bounds how long a request waits for another one resolving the same host,
+// and how long a flight counts as in progress. In the Worker a request cancelled mid-lookup
+// (client gone) never finishes its goroutine; its flight must not hold others up for good.
+const flightTimeout = 3 * time.Second
+
 // resolve finds the route for host. Concurrent misses for the same host share one lookup
 // (in-isolate single flight), so a burst on a cold host costs the KV reads of one request.
 func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
@@ -40,31 +45,38 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 		h.mu.Unlock()
 		r := m.res
 		r.from = "memo"
-		ex.line.RouteCache = "skip"
 		return r
 	}
-	if f, ok := h.flights[host]; ok {
+	if f, ok := h.flights[host]; ok && now.Sub(f.started) < flightTimeout {
 		h.mu.Unlock()
 		if h.WaitShared != nil {
 			h.WaitShared(f.done)
 		} else {
 			<-f.done
 		}
-		r := f.res
-		r.from = "shared"
-		return r
+		select {
+		case <-f.done:
+			r := f.res
+			r.from = "shared"
+			return r
+		default:
+			// The other request gave no answer in time: resolve on our own.
+			return h.lookup(ex, host, platformApp, isPlatform)
+		}
 	}
 	if h.flights == nil {
 		h.flights = map[string]*flight{}
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight{done: make(chan struct{}), started: now}
 	h.flights[host] = f
 	h.mu.Unlock()
 
 	r := h.lookup(ex, host, platformApp, isPlatform)
 
 	h.mu.Lock()
-	delete(h.flights, host)
+	if h.flights[host] == f {
+		delete(h.flights, host)
+	}
 	if r.cacheable() && h.Config.TTLs.Memo > 0 {
 		if h.memo == nil || len(h.memo) >= maxMemoEntries {
 			h.memo = map[string]memoEntry{}
