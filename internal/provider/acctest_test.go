@@ -17,14 +17,18 @@ type testEdge struct {
 	URL string
 }
 
-func newTestEdge(t *testing.T) *testEdge {
+func newTestEdge(t *testing.T, options ...func(*cfapi.Config)) *testEdge {
 	t.Helper()
-	srv, err := cfapi.New(cfapi.Config{
+	cfg := cfapi.Config{
 		StateDir:           t.TempDir(),
 		ZoneName:           "kamui.test",
 		KVPropagationDelay: -1, // synchronous: tests read what they just wrote
 		Logger:             slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, o := range options {
+		o(&cfg)
+	}
+	srv, err := cfapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -223,6 +223,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewKVNamespaceResource,
 		NewTenantAppResource,
 		NewRouteRecordResource,
+		NewCustomDomainResource,
 	}
 }
 

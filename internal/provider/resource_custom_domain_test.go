@@ -1,0 +1,228 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+const customDomainAddr = "kamuidash_custom_domain.www"
+
+// autoValidate makes the local edge activate a custom hostname's certificate shortly after
+// creation, as if the tenant had published the TXT records.
+func autoValidate(d time.Duration) func(*cfapi.Config) {
+	return func(c *cfapi.Config) { c.AutoValidate = d }
+}
+
+func customDomainConfig(edge *testEdge, app, extra string) string {
+	return edge.providerBlock() + fmt.Sprintf(`
+resource "kamuidash_kv_namespace" "domains" {
+  title = "kamuidash-test-domains"
+}
+
+resource "kamuidash_custom_domain" "www" {
+  hostname             = "www.shop.example"
+  app                  = %q
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  %s
+}
+`, app, extra)
+}
+
+func (e *testEdge) storedMapping(s *terraform.State, host string) (route.DomainMapping, route.Metadata, error) {
+	ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
+	entry, ok := e.KVValue(ns, host)
+	if !ok {
+		return route.DomainMapping{}, route.Metadata{}, fmt.Errorf("no DOMAINS value for %q", host)
+	}
+	m, err := route.DecodeDomainMapping(entry.Value)
+	meta, _ := route.DecodeMetadata(entry.Metadata)
+	return m, meta, err
+}
+
+func TestAccCustomDomain_Lifecycle(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Second))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if hs := edge.CustomHostnames(); len(hs) != 0 {
+				return fmt.Errorf("%d custom hostname(s) left after destroy", len(hs))
+			}
+			return edge.checkNoKVNamespaces(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: customDomainConfig(edge, "shop", ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("id"), knownvalue.StringExact("www.shop.example")),
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("hostname_status"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("ssl_status"), knownvalue.StringExact("active")),
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("ownership_verification").AtMapKey("name"),
+						knownvalue.StringRegexp(regexp.MustCompile(`www\.shop\.example$`))),
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("ownership_verification").AtMapKey("value"), knownvalue.NotNull()),
+				},
+				Check: func(s *terraform.State) error {
+					m, meta, err := edge.storedMapping(s, "www.shop.example")
+					if err != nil {
+						return err
+					}
+					if m.App != "shop" || m.Status != route.StatusActive || meta.Owner != ownerCustomDomain {
+						return fmt.Errorf("stored mapping = %+v %+v", m, meta)
+					}
+					return edge.expectPurged("https://kamui-internal.kamui.test/route/v1/www.shop.example")
+				},
+			},
+			{
+				// Pointing the domain at another app rewrites the mapping in place.
+				Config: customDomainConfig(edge, "shop-v2", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(s *terraform.State) error {
+					m, _, err := edge.storedMapping(s, "www.shop.example")
+					if err == nil && m.App != "shop-v2" {
+						err = fmt.Errorf("mapping not moved: %+v", m)
+					}
+					return err
+				},
+			},
+			{
+				// terraform import kamuidash_custom_domain.www www.shop.example
+				ResourceName:            customDomainAddr,
+				ImportState:             true,
+				ImportStateId:           "www.shop.example",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+		},
+	})
+}
+
+func TestAccCustomDomain_ImportBlockFindsTheMapping(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Millisecond))
+	domainsOnly := edge.providerBlock() + `resource "kamuidash_kv_namespace" "domains" { title = "kamuidash-test-domains" }`
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: domainsOnly,
+				Check: func(s *terraform.State) error {
+					// A domain set up before Terraform managed it: the hostname and its mapping.
+					ctx, c, id := context.Background(), edge.client(t), edge.Identity()
+					if _, err := c.CreateCustomHostname(ctx, id.ZoneID, "www.shop.example", ""); err != nil {
+						return err
+					}
+					value, m, err := route.EncodeDomainMapping(route.DomainMapping{App: "shop", Status: route.StatusActive})
+					if err != nil {
+						return err
+					}
+					ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
+					return c.KVPut(ctx, id.AccountID, ns, "www.shop.example", value, route.EncodeMetadata(m.Rev, ""))
+				},
+			},
+			{
+				// The import block names only the hostname; the provider finds the custom
+				// hostname by exact filter and the DOMAINS namespace that maps it.
+				Config: customDomainConfig(edge, "shop", "") + `
+import {
+  to = kamuidash_custom_domain.www
+  id = "www.shop.example"
+}`,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionNoop)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("app"), knownvalue.StringExact("shop")),
+				},
+			},
+		},
+	})
+}
+
+func TestAccCustomDomain_ExistingHostnameAsksForImport(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Second))
+	if _, err := edge.client(t).CreateCustomHostname(context.Background(), edge.Identity().ZoneID, "www.shop.example", ""); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      customDomainConfig(edge, "shop", ""),
+			ExpectError: regexp.MustCompile(`(?s)Custom Hostname Already Exists.*terraform\s+import\s+<address>\s+www\.shop\.example`),
+		}},
+	})
+	if n := len(edge.CustomHostnames()); n != 1 {
+		t.Errorf("custom hostnames = %d; the existing one must stay alone", n)
+	}
+}
+
+func TestAccCustomDomain_DeletedHostnameIsDrift(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Second))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: customDomainConfig(edge, "shop", ""),
+				Check: func(s *terraform.State) error {
+					id := s.RootModule().Resources[customDomainAddr].Primary.Attributes["custom_hostname_id"]
+					return edge.client(t).DeleteCustomHostname(context.Background(), edge.Identity().ZoneID, id)
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: customDomainConfig(edge, "shop", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionCreate)},
+				},
+				// The mapping survived the out-of-band delete; creating over it is refused.
+				ExpectError: regexp.MustCompile(`Domain Mapping Already Exists`),
+			},
+		},
+	})
+}
+
+func TestAccCustomDomain_TimesOutWhileValidationIsPending(t *testing.T) {
+	edge := newTestEdge(t) // no auto-validation and no TXT record: stays pending
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      customDomainConfig(edge, "shop", `timeouts = { create = "3s" }`),
+			ExpectError: regexp.MustCompile(`(?s)Custom Hostname Not Active.*Publish\s+the\s+TXT\s+records`),
+		}},
+	})
+	// No mapping was written for a hostname that never became active.
+	for _, ns := range edge.KVNamespaces() {
+		if _, ok := edge.KVValue(ns.ID, "www.shop.example"); ok {
+			t.Fatal("a mapping was written for a hostname that is not active")
+		}
+	}
+}
+
+func TestAccCustomDomain_PlatformHostRefused(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: edge.providerBlock() + `
+resource "kamuidash_custom_domain" "www" {
+  hostname             = "shop.kamui.test"
+  app                  = "shop"
+  domains_namespace_id = "0123456789abcdef0123456789abcdef"
+}`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`Hostname Under the Platform Domain`),
+		}},
+	})
+}
