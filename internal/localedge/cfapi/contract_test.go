@@ -18,6 +18,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
 )
 
 // TestContractThroughPrism drives the provider's cloudflare-go traffic through Prism in proxy
@@ -82,6 +85,11 @@ func TestContractThroughPrism(t *testing.T) {
 			t.Errorf("Prism rejected the Worker upload metadata (HTTP %d): %s", resp.StatusCode, problem)
 		}
 	}})
+
+	// An injected 429 must conform too (a Cloudflare failure envelope under the 4XX answer).
+	must(t, "arm a 429", srv.SetFaults(FaultSpec{Status: http.StatusTooManyRequests, Count: 1}))
+	_, err = newClient(prismURL, id.APIToken, 0).KV.Namespaces.List(context.Background(), kv.NamespaceListParams{AccountID: cloudflare.F(id.AccountID)})
+	wantAPIError(t, "injected 429 through Prism", err, http.StatusTooManyRequests)
 
 	if violations := prismViolations(log.String()); len(violations) > 0 {
 		t.Errorf("Prism reported %d contract violations:\n%s", len(violations), strings.Join(violations, "\n"))

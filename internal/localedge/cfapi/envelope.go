@@ -5,8 +5,10 @@ import (
 	"net/http"
 )
 
-// Cloudflare error codes the emulator answers with. The values are Cloudflare's own where the
-// API documents one, so a client's error handling sees what it would see in production.
+// Cloudflare error codes the emulator answers with. Where Cloudflare has a well-known code
+// (10000 authentication, 9109 invalid token, 7003 no route, 10009 KV key not found) it is used,
+// so a client's error handling sees what it would see in production; the rest are chosen in
+// Cloudflare's 1xxxx range, which the OpenAPI description requires (codes >= 1000).
 const (
 	codeAuthError      = 10000 // missing or malformed credentials
 	codeInvalidToken   = 9109  // a token that is not this local edge's
@@ -15,9 +17,12 @@ const (
 	codeBadRequest     = 10001 // malformed body or parameters
 	codeNotFound       = 10007 // the addressed object does not exist
 	codeConflict       = 10014 // an object with that identity already exists
-	codeRateLimited    = 971   // injected 429
-	codeInternal       = 10013 // injected or genuine 5xx
-	codeKVKeyNotFound  = 10009 // KV: key not found
+	// codeRateLimited answers an injected 429. Cloudflare's API has answered 971 for
+	// throttling, but its OpenAPI description requires codes >= 1000, so the emulator uses a
+	// code in that range that still reads as 429.
+	codeRateLimited   = 10429
+	codeInternal      = 10013 // injected or genuine 5xx
+	codeKVKeyNotFound = 10009 // KV: key not found
 )
 
 // apiMessage is one entry of the envelope's errors or messages arrays.
