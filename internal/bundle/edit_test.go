@@ -10,22 +10,12 @@ import (
 	"testing/fstest"
 )
 
-// repoCopy returns the source trees of the repository as an editable in-memory FS.
+// repoCopy returns a copy of the source snapshot to edit.
 func repoCopy(t *testing.T) fstest.MapFS {
 	t.Helper()
 	m := fstest.MapFS{}
-	for _, root := range SourceRoots {
-		err := fs.WalkDir(repoSources, root, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() {
-				return err
-			}
-			content, err := fs.ReadFile(repoSources, p)
-			m[p] = &fstest.MapFile{Data: content, Mode: 0o644}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+	for p, f := range repoSources {
+		m[p] = &fstest.MapFile{Data: f.Data, Mode: f.Mode}
 	}
 	return m
 }

@@ -3,12 +3,17 @@ package bundle
 import (
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"log"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 )
 
 // The builds are real (the local go command) and slow on a small machine, so the tests share
@@ -23,17 +28,49 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	testRoot = dir
+	if repoSources, err = snapshotSources(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
-// repoSources is the repository checkout this package lives in.
-var repoSources = os.DirFS(filepath.Join("..", ".."))
+// repoSources is a snapshot of the repository's source trees, taken once: other work may
+// change worker-src while the tests run, and every build of a run must see the same input.
+var repoSources fstest.MapFS
 
-// sharedGoCache is the go build cache of most test builders; the reproducibility test uses
-// fresh ones.
-func sharedGoCache() string { return filepath.Join(testRoot, "gocache") }
+func snapshotSources() (fstest.MapFS, error) {
+	live := os.DirFS(filepath.Join("..", ".."))
+	m := fstest.MapFS{}
+	for _, root := range SourceRoots {
+		err := fs.WalkDir(live, root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			content, err := fs.ReadFile(live, p)
+			m[p] = &fstest.MapFile{Data: content, Mode: 0o644}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// sharedGoCache is the go build cache of most test builders: the developer's own (`go env
+// GOCACHE`), usually warm, since a build's bytes never depend on its cache (which
+// TestWorker_ReproducibleWithEmptyCaches checks with a fresh one). Without one, a cache of
+// the test run's own.
+var sharedGoCache = sync.OnceValue(func() string {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	if dir := strings.TrimSpace(string(out)); err == nil && filepath.IsAbs(dir) {
+		return dir
+	}
+	return filepath.Join(testRoot, "gocache")
+})
 
 // newTempDir returns a fresh, empty directory under testRoot. (t.TempDir cannot hold the
 // shared builds: they outlive the test that made them.)
@@ -121,3 +158,5 @@ func sharedWorker(t *testing.T) (*Worker, *Builder, *goCounter) {
 func sharedRouter(t *testing.T) (*Router, *Builder, *goCounter) {
 	return sharedRouterBuild.get(t, (*Builder).Router)
 }
+
+func discardLogger() *log.Logger { return log.New(io.Discard, "", 0) }

@@ -33,11 +33,7 @@ func TestWorker_ModulesForTheUpload(t *testing.T) {
 		t.Errorf("edge.wasm does not start with the Wasm magic: % x", wasm.Content[:8])
 	}
 	shim, _ := w.File("worker.mjs")
-	wantShim, err := os.ReadFile(filepath.Join("..", "..", "worker-src", "edge", "js", "worker.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(shim.Content, wantShim) {
+	if !bytes.Equal(shim.Content, repoSources["worker-src/edge/js/worker.mjs"].Data) {
 		t.Error("worker.mjs differs from worker-src/edge/js/worker.mjs")
 	}
 	wasmExec, _ := w.File("wasm_exec.js")

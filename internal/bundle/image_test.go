@@ -1,0 +1,183 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/types"
+)
+
+func routerImage(t *testing.T) (*RouterImage, *Router) {
+	t.Helper()
+	r, _, _ := sharedRouter(t)
+	img, err := NewRouterImage(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, r
+}
+
+func TestRouterImage_DeterministicDigest(t *testing.T) {
+	first, _ := routerImage(t)
+	// A second build of the binaries (separate artifact cache) packaged again.
+	b, _ := countingBuilder(t, nil)
+	r, err := b.Router(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := NewRouterImage(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Digest != second.Digest {
+		t.Errorf("digest differs between builds: %s then %s", first.Digest, second.Digest)
+	}
+	t.Logf("router image: %s", first.Digest)
+}
+
+func TestRouterImage_OneNonRootImagePerPlatform(t *testing.T) {
+	img, r := routerImage(t)
+	assertRouterIndex(t, img.Index, r)
+}
+
+// assertRouterIndex checks every promise of the image: platforms, user, entrypoint, times,
+// and a single layer holding exactly the binary.
+func assertRouterIndex(t *testing.T, idx v1.ImageIndex, r *Router) {
+	t.Helper()
+	manifest, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if manifest.MediaType != types.OCIImageIndex {
+		t.Errorf("index media type %s, want %s", manifest.MediaType, types.OCIImageIndex)
+	}
+	if len(manifest.Manifests) != len(RouterPlatforms) {
+		t.Fatalf("index has %d manifests, want %d", len(manifest.Manifests), len(RouterPlatforms))
+	}
+	for i, p := range RouterPlatforms {
+		desc := manifest.Manifests[i]
+		if desc.Platform == nil || desc.Platform.OS != p.OS || desc.Platform.Architecture != p.Arch {
+			t.Errorf("manifest %d platform %+v, want %s", i, desc.Platform, p)
+		}
+		image, err := idx.Image(desc.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := image.ConfigFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.OS != p.OS || cfg.Architecture != p.Arch {
+			t.Errorf("%s: config platform %s/%s", p, cfg.OS, cfg.Architecture)
+		}
+		if cfg.Config.User != "65532:65532" {
+			t.Errorf("%s: user %q, want 65532:65532", p, cfg.Config.User)
+		}
+		if got := strings.Join(cfg.Config.Entrypoint, " "); got != "/kamuidash-router" {
+			t.Errorf("%s: entrypoint %q, want /kamuidash-router", p, got)
+		}
+		if !cfg.Created.Equal(imageEpoch) {
+			t.Errorf("%s: created %v, want the epoch", p, cfg.Created.Time)
+		}
+		for _, h := range cfg.History {
+			if !h.Created.Equal(imageEpoch) {
+				t.Errorf("%s: history entry created %v, want the epoch", p, h.Created.Time)
+			}
+		}
+		layers, err := image.Layers()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(layers) != 1 {
+			t.Fatalf("%s: %d layers, want 1", p, len(layers))
+		}
+		want, _ := r.Binary(p)
+		assertLayerHoldsOnly(t, layers[0], "kamuidash-router", want)
+	}
+}
+
+func assertLayerHoldsOnly(t *testing.T, layer v1.Layer, wantName string, want []byte) {
+	t.Helper()
+	rc, err := layer.Uncompressed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	hdr, err := tr.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hdr.Name != wantName || hdr.Mode != 0o755 || hdr.Uid != 0 || !hdr.ModTime.Equal(imageEpoch) {
+		t.Errorf("layer entry %s mode %o uid %d time %v, want %s 755 root at the epoch",
+			hdr.Name, hdr.Mode, hdr.Uid, hdr.ModTime, wantName)
+	}
+	got, err := io.ReadAll(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("the layer's binary differs from the built router")
+	}
+	if _, err := tr.Next(); err != io.EOF {
+		t.Errorf("the layer holds more than the binary (next: %v)", err)
+	}
+}
+
+func TestRouterImage_WriteLayout(t *testing.T) {
+	img, r := routerImage(t)
+	dir := t.TempDir()
+	if err := img.WriteLayout(dir); err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.FromPath(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := root.ImageIndex(img.Digest)
+	if err != nil {
+		t.Fatalf("the layout has no index %s: %v", img.Digest, err)
+	}
+	assertRouterIndex(t, idx, r)
+}
+
+func TestRouterImage_PushByDigestAndPullBack(t *testing.T) {
+	img, r := routerImage(t)
+	srv := httptest.NewServer(registry.New(registry.Logger(discardLogger())))
+	defer srv.Close()
+	repo, err := name.NewRepository(strings.TrimPrefix(srv.URL, "http://")+"/kamuidash/router", name.Insecure)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ref, err := img.Push(context.Background(), repo, remote.WithTransport(srv.Client().Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.DigestStr() != img.Digest.String() {
+		t.Errorf("pushed as %s, want digest %s", ref, img.Digest)
+	}
+
+	pulled, err := remote.Index(ref, remote.WithTransport(srv.Client().Transport))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := pulled.Digest(); got != img.Digest {
+		t.Errorf("pulled digest %s, want %s", got, img.Digest)
+	}
+	assertRouterIndex(t, pulled, r)
+}
