@@ -62,6 +62,27 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 		t.Fatalf("namespace = %+v", ns)
 	}
 	out.NamespaceID = ns.ID
+	spareNS, err := api.KV.Namespaces.New(ctx, kv.NamespaceNewParams{AccountID: acct, Title: cloudflare.F("spare")})
+	must(t, "create spare KV namespace", err)
+	renamed, err := api.KV.Namespaces.Update(ctx, spareNS.ID, kv.NamespaceUpdateParams{AccountID: acct, Title: cloudflare.F("spare-renamed")})
+	must(t, "rename KV namespace", err)
+	if renamed.Title != "spare-renamed" {
+		t.Errorf("renamed namespace title = %q", renamed.Title)
+	}
+	gotNS, err := api.KV.Namespaces.Get(ctx, spareNS.ID, kv.NamespaceGetParams{AccountID: acct})
+	must(t, "get KV namespace", err)
+	if gotNS.Title != "spare-renamed" {
+		t.Errorf("namespace read back title = %q", gotNS.Title)
+	}
+	_, err = api.KV.Namespaces.Delete(ctx, spareNS.ID, kv.NamespaceDeleteParams{AccountID: acct})
+	must(t, "delete KV namespace", err)
+	namespaces, err := api.KV.Namespaces.List(ctx, kv.NamespaceListParams{AccountID: acct})
+	must(t, "list KV namespaces", err)
+	if len(namespaces.Result) != 1 || namespaces.Result[0].ID != ns.ID {
+		t.Errorf("namespace list = %+v", namespaces.Result)
+	}
+	_, err = api.KV.Namespaces.New(ctx, kv.NamespaceNewParams{AccountID: acct, Title: cloudflare.F("kamuidash-hosts")})
+	wantAPIError(t, "duplicate namespace title", err, 409)
 	// cloudflare-go splits a Go map into form fields; the provider passes metadata as a JSON string.
 	_, err = api.KV.Namespaces.Values.Update(ctx, ns.ID, "host:app.example.test", kv.NamespaceValueUpdateParams{
 		AccountID: acct,
@@ -203,6 +224,11 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	if got := content.Header.Get("CF-Entrypoint"); got != "worker.mjs" {
 		t.Errorf("CF-Entrypoint = %q", got)
 	}
+	download, err := api.Workers.Scripts.Get(ctx, out.Script, workers.ScriptGetParams{AccountID: acct})
+	must(t, "download script", err)
+	if !bytes.Contains([]byte(*download), testWorkerJS) {
+		t.Errorf("script download does not contain the main module")
+	}
 	list, err := api.Workers.Scripts.List(ctx, workers.ScriptListParams{AccountID: acct})
 	must(t, "list scripts", err)
 	if len(list.Result) != 1 || list.Result[0].ID != out.Script {
@@ -225,6 +251,11 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	must(t, "create spare route", err)
 	_, err = api.Workers.Routes.Update(ctx, spare.ID, workers.RouteUpdateParams{ZoneID: zone, Pattern: cloudflare.F("spare2.kamuidash.localhost/*"), Script: cloudflare.F(out.Script)})
 	must(t, "update route", err)
+	gotRoute, err := api.Workers.Routes.Get(ctx, route.ID, workers.RouteGetParams{ZoneID: zone})
+	must(t, "get route", err)
+	if gotRoute.Pattern != "*.kamuidash.localhost/*" || gotRoute.Script != out.Script {
+		t.Errorf("route read back = %+v", gotRoute)
+	}
 	routes, err := api.Workers.Routes.List(ctx, workers.RouteListParams{ZoneID: zone})
 	must(t, "list routes", err)
 	if len(routes.Result) != 2 || routes.Result[1].Pattern != "spare2.kamuidash.localhost/*" {
@@ -251,7 +282,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	if hn.SSL.Status != "pending_validation" || hn.OwnershipVerification.Name == "" || hn.OwnershipVerification.Value == "" {
 		t.Fatalf("new custom hostname: ssl %q, verification %+v", hn.SSL.Status, hn.OwnershipVerification)
 	}
-	_, err = api.CustomHostnames.New(ctx, custom_hostnames.CustomHostnameNewParams{ZoneID: zone, Hostname: cloudflare.F("other.customer.test")})
+	other, err := api.CustomHostnames.New(ctx, custom_hostnames.CustomHostnameNewParams{ZoneID: zone, Hostname: cloudflare.F("other.customer.test")})
 	must(t, "create second custom hostname", err)
 	filtered, err := api.CustomHostnames.List(ctx, custom_hostnames.CustomHostnameListParams{
 		ZoneID: zone, Hostname: cloudflare.F(custom_hostnames.CustomHostnameListParamsHostname{Exact: cloudflare.F("shop.customer.test")}),
@@ -271,6 +302,13 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	must(t, "get custom hostname", err)
 	if active.SSL.Status != "active" || active.Status != "active" {
 		t.Errorf("after publishing the TXT record: ssl %q, hostname %q; want active", active.SSL.Status, active.Status)
+	}
+	_, err = api.CustomHostnames.Delete(ctx, other.ID, custom_hostnames.CustomHostnameDeleteParams{ZoneID: zone})
+	must(t, "delete custom hostname", err)
+	all, err := api.CustomHostnames.List(ctx, custom_hostnames.CustomHostnameListParams{ZoneID: zone})
+	must(t, "list custom hostnames", err)
+	if len(all.Result) != 1 {
+		t.Errorf("after deleting one of two hostnames, %d remain", len(all.Result))
 	}
 	edited, err := api.CustomHostnames.Edit(ctx, hn.ID, custom_hostnames.CustomHostnameEditParams{ZoneID: zone, CustomOriginServer: cloudflare.F("origin2.kamuidash.localhost")})
 	must(t, "edit custom hostname", err)
@@ -302,6 +340,13 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	must(t, "patch A record", err)
 	if patched.Content != "192.0.2.2" || !patched.Proxied {
 		t.Errorf("patched record: content %q proxied %v", patched.Content, patched.Proxied)
+	}
+	replaced, err := api.DNS.Records.Update(ctx, a.ID, dns.RecordUpdateParams{ZoneID: zone, Body: dns.ARecordParam{
+		Name: cloudflare.F("www"), Type: cloudflare.F(dns.ARecordTypeA), Content: cloudflare.F("192.0.2.3"), TTL: cloudflare.F(dns.TTL(1)),
+	}})
+	must(t, "replace A record", err)
+	if replaced.Content != "192.0.2.3" || replaced.Proxied {
+		t.Errorf("replaced record: content %q proxied %v (PUT resets unspecified fields)", replaced.Content, replaced.Proxied)
 	}
 	_, err = api.DNS.Records.Delete(ctx, a.ID, dns.RecordDeleteParams{ZoneID: zone})
 	must(t, "delete A record", err)
@@ -347,6 +392,11 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	}
 	doomed, err := api.ZeroTrust.Tunnels.Cloudflared.New(ctx, zero_trust.TunnelCloudflaredNewParams{AccountID: acct, Name: cloudflare.F("doomed"), ConfigSrc: cloudflare.F(zero_trust.TunnelCloudflaredNewParamsConfigSrcCloudflare)})
 	must(t, "create doomed tunnel", err)
+	conns, err := api.ZeroTrust.Tunnels.Cloudflared.Connections.Get(ctx, doomed.ID, zero_trust.TunnelCloudflaredConnectionGetParams{AccountID: acct})
+	must(t, "list tunnel connections", err)
+	if len(conns.Result) != 0 {
+		t.Errorf("the emulated tunnel reports %d connections, want none", len(conns.Result))
+	}
 	_, err = api.ZeroTrust.Tunnels.Cloudflared.Connections.Delete(ctx, doomed.ID, zero_trust.TunnelCloudflaredConnectionDeleteParams{AccountID: acct})
 	must(t, "clean up tunnel connections", err)
 	_, err = api.ZeroTrust.Tunnels.Cloudflared.Delete(ctx, doomed.ID, zero_trust.TunnelCloudflaredDeleteParams{AccountID: acct})
