@@ -224,6 +224,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewTenantAppResource,
 		NewRouteRecordResource,
 		NewCustomDomainResource,
+		NewTunnelResource,
 	}
 }
 

@@ -210,7 +210,6 @@ func (s *Server) createDNSRecord(r *http.Request) (any, any, func(), error) {
 	s.zone.DNSRecords[rec.ID] = rec
 	s.refreshValidation()
 	if err := s.save(fileZone); err != nil {
-		delete(s.zone.DNSRecords, rec.ID)
 		return nil, nil, nil, err
 	}
 	return s.dnsRecordView(rec), nil, s.notifyDNS(), nil
@@ -249,11 +248,9 @@ func (s *Server) updateDNSRecord(r *http.Request, merge bool) (any, any, func(),
 		return nil, nil, nil, err
 	}
 	next.ModifiedOn = s.now().UTC()
-	prev := *rec
 	*rec = next
 	s.refreshValidation()
 	if err := s.save(fileZone); err != nil {
-		*rec = prev
 		return nil, nil, nil, err
 	}
 	return s.dnsRecordView(rec), nil, s.notifyDNS(), nil
@@ -266,7 +263,6 @@ func (s *Server) deleteDNSRecord(r *http.Request) (any, any, func(), error) {
 	}
 	delete(s.zone.DNSRecords, rec.ID)
 	if err := s.save(fileZone); err != nil {
-		s.zone.DNSRecords[rec.ID] = rec
 		return nil, nil, nil, err
 	}
 	return map[string]string{"id": rec.ID}, nil, s.notifyDNS(), nil

@@ -244,7 +244,6 @@ func (s *Server) createHostname(r *http.Request) (any, any, func(), error) {
 	s.zone.CustomHostnames[h.ID] = h
 	s.refreshValidation()
 	if err := s.save(fileZone); err != nil {
-		delete(s.zone.CustomHostnames, h.ID)
 		return nil, nil, nil, err
 	}
 	s.scheduleAutoValidation(h)
@@ -298,10 +297,8 @@ func (s *Server) editHostname(r *http.Request) (any, any, func(), error) {
 	if body.Hostname != nil && !strings.EqualFold(*body.Hostname, h.Hostname) {
 		return nil, nil, nil, errBadRequest("the hostname of a custom hostname cannot be changed; create a new one")
 	}
-	prev := *h
 	body.applyTo(h)
 	if err := s.save(fileZone); err != nil {
-		*h = prev
 		return nil, nil, nil, err
 	}
 	return s.hostnameView(h), nil, s.notifyHostnames(), nil
@@ -314,7 +311,6 @@ func (s *Server) deleteHostname(r *http.Request) (any, any, func(), error) {
 	}
 	delete(s.zone.CustomHostnames, h.ID)
 	if err := s.save(fileZone); err != nil {
-		s.zone.CustomHostnames[h.ID] = h
 		return nil, nil, nil, err
 	}
 	return map[string]string{"id": h.ID}, nil, s.notifyHostnames(), nil

@@ -54,7 +54,6 @@ func (s *Server) createKVNamespace(r *http.Request) (any, any, func(), error) {
 	ns := &KVNamespace{ID: newID(), Title: body.Title, Entries: map[string]*KVEntry{}}
 	s.kv.Namespaces[ns.ID] = ns
 	if err := s.save(fileKV); err != nil {
-		delete(s.kv.Namespaces, ns.ID)
 		return nil, nil, nil, err
 	}
 	return ns.view(), nil, nil, nil

@@ -40,13 +40,16 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmpName, path)
 }
 
+// writeStateFile writes every state file; tests replace it to simulate a full disk.
+var writeStateFile = writeFileAtomic
+
 // saveJSON atomically writes v as indented JSON to path.
 func saveJSON(path string, v any) error {
 	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", filepath.Base(path), err)
 	}
-	return writeFileAtomic(path, data)
+	return writeStateFile(path, data)
 }
 
 // loadJSON decodes path into v; a missing file leaves v untouched and is not an error, so a

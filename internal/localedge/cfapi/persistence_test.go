@@ -2,6 +2,7 @@ package cfapi
 
 import (
 	"context"
+	"errors"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/custom_hostnames"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
+	"github.com/cloudflare/cloudflare-go/v7/shared"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
 )
@@ -99,5 +101,33 @@ func TestRestartLosesNothing(t *testing.T) {
 func TestNewRequiresStateDir(t *testing.T) {
 	if _, err := New(Config{}); err == nil {
 		t.Error("New without a state dir succeeded")
+	}
+}
+
+// TestFailedWriteRollsBack simulates a full disk: the API answers 500 and the change is not
+// kept in memory either, so memory never claims what the disk does not hold.
+func TestFailedWriteRollsBack(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	api := newClient(ts.URL, id.APIToken, 0)
+	ctx := context.Background()
+	ns, err := api.KV.Namespaces.New(ctx, kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("n")})
+	must(t, "create namespace", err)
+
+	writeStateFile = func(string, []byte) error { return errors.New("no space left on device") }
+	t.Cleanup(func() { writeStateFile = writeFileAtomic })
+	_, err = api.KV.Namespaces.Values.Update(ctx, ns.ID, "k", kv.NamespaceValueUpdateParams{
+		AccountID: cloudflare.F(id.AccountID), Value: cloudflare.F[kv.NamespaceValueUpdateParamsValueUnion](shared.UnionString("v")),
+	})
+	wantAPIError(t, "write on a full disk", err, 500)
+	_, err = api.KV.Namespaces.New(ctx, kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("lost")})
+	wantAPIError(t, "create on a full disk", err, 500)
+	writeStateFile = writeFileAtomic
+
+	if _, ok := srv.KVValue(ns.ID, "k"); ok {
+		t.Error("a write that failed to persist is visible in memory")
+	}
+	if got := srv.KVNamespaces(); len(got) != 1 || got[0].ID != ns.ID {
+		t.Errorf("namespaces after failed writes = %+v, want only the first", got)
 	}
 }

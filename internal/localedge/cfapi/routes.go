@@ -82,7 +82,6 @@ func (s *Server) createRoute(r *http.Request) (any, any, func(), error) {
 	rt := &Route{ID: newID(), Pattern: body.Pattern, Script: body.Script}
 	s.zone.Routes[rt.ID] = rt
 	if err := s.save(fileZone); err != nil {
-		delete(s.zone.Routes, rt.ID)
 		return nil, nil, nil, err
 	}
 	return *rt, nil, s.notifyRoutes(), nil
@@ -105,10 +104,8 @@ func (s *Server) updateRoute(r *http.Request) (any, any, func(), error) {
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	prev := *rt
 	rt.Pattern, rt.Script = body.Pattern, body.Script
 	if err := s.save(fileZone); err != nil {
-		*rt = prev
 		return nil, nil, nil, err
 	}
 	return *rt, nil, s.notifyRoutes(), nil
@@ -121,7 +118,6 @@ func (s *Server) deleteRoute(r *http.Request) (any, any, func(), error) {
 	}
 	delete(s.zone.Routes, rt.ID)
 	if err := s.save(fileZone); err != nil {
-		s.zone.Routes[rt.ID] = rt
 		return nil, nil, nil, err
 	}
 	return map[string]string{"id": rt.ID}, nil, s.notifyRoutes(), nil

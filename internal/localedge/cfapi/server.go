@@ -137,17 +137,17 @@ func (s *Server) load() error {
 			return err
 		}
 	}
-	for _, f := range []struct {
-		name string
-		v    any
-	}{
-		{fileWorkers, &s.workers}, {fileKV, &s.kv}, {fileZone, &s.zone},
-		{fileTunnels, &s.tunnels}, {filePurges, &s.purges},
-	} {
-		if err := loadJSON(s.path(f.name), f.v); err != nil {
+	for _, file := range []string{fileWorkers, fileKV, fileZone, fileTunnels, filePurges} {
+		if err := loadJSON(s.path(file), s.area(file)); err != nil {
 			return err
 		}
 	}
+	s.fillEmpty()
+	return nil
+}
+
+// fillEmpty makes every map non-nil, whatever the files held.
+func (s *Server) fillEmpty() {
 	if s.workers.Scripts == nil {
 		s.workers.Scripts = map[string]*Script{}
 	}
@@ -171,32 +171,58 @@ func (s *Server) load() error {
 	if s.tunnels.Tunnels == nil {
 		s.tunnels.Tunnels = map[string]*Tunnel{}
 	}
-	return nil
 }
 
 // save persists one area; callers hold s.mu. A failure is answered as a 500 so the client
-// never believes a change was stored when it was not.
+// never believes a change was stored when it was not, and the area is reloaded from its file
+// (still the previous version, thanks to the atomic write), which rolls the change back.
 func (s *Server) save(file string) error {
-	var v any
+	err := saveJSON(s.path(file), s.area(file))
+	if err == nil {
+		return nil
+	}
+	s.log.Error("cfapi: persisting state failed; rolling the change back", "file", file, "err", err)
+	if reloadErr := s.reload(file); reloadErr != nil {
+		s.log.Error("cfapi: rolling back failed; memory and disk disagree until restart", "file", file, "err", reloadErr)
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: codeInternal, Message: "local edge could not persist state: " + err.Error()}
+}
+
+// area returns the in-memory value persisted in file.
+func (s *Server) area(file string) any {
 	switch file {
 	case fileWorkers:
-		v = &s.workers
+		return &s.workers
 	case fileKV:
-		v = &s.kv
+		return &s.kv
 	case fileZone:
-		v = &s.zone
+		return &s.zone
 	case fileTunnels:
-		v = &s.tunnels
+		return &s.tunnels
 	case filePurges:
-		v = &s.purges
-	default:
-		panic("cfapi: unknown state file " + file)
+		return &s.purges
 	}
-	if err := saveJSON(s.path(file), v); err != nil {
-		s.log.Error("cfapi: persisting state failed", "file", file, "err", err)
-		return &apiError{Status: http.StatusInternalServerError, Code: codeInternal, Message: "local edge could not persist state: " + err.Error()}
+	panic("cfapi: unknown state file " + file)
+}
+
+// reload replaces one area with its file's content. It decodes into zero values because
+// decoding into existing maps would keep entries the file does not have.
+func (s *Server) reload(file string) error {
+	switch file {
+	case fileWorkers:
+		s.workers = workersState{}
+	case fileKV:
+		s.kv = kvState{}
+	case fileZone:
+		s.zone = zoneState{}
+	case fileTunnels:
+		s.tunnels = tunnelState{}
+	case filePurges:
+		s.purges = purgeState{}
 	}
-	return nil
+	err := loadJSON(s.path(file), s.area(file))
+	s.fillEmpty()
+	return err
 }
 
 // ServeHTTP serves the API under APIPrefix and the admin endpoints under AdminPrefix.

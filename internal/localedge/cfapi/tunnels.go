@@ -108,7 +108,6 @@ func (s *Server) createTunnel(r *http.Request) (any, any, func(), error) {
 	t := &Tunnel{ID: newUUID(), Name: body.Name, ConfigSrc: src, Secret: secret, CreatedAt: s.now().UTC()}
 	s.tunnels.Tunnels[t.ID] = t
 	if err := s.save(fileTunnels); err != nil {
-		delete(s.tunnels.Tunnels, t.ID)
 		return nil, nil, nil, err
 	}
 	return s.tunnelView(t, nil), nil, s.notifyTunnel(t, false), nil
@@ -152,7 +151,6 @@ func (s *Server) deleteTunnel(r *http.Request) (any, any, func(), error) {
 	}
 	delete(s.tunnels.Tunnels, t.ID)
 	if err := s.save(fileTunnels); err != nil {
-		s.tunnels.Tunnels[t.ID] = t
 		return nil, nil, nil, err
 	}
 	now := s.now().UTC()
@@ -230,7 +228,6 @@ func (s *Server) putTunnelConfig(r *http.Request) (any, any, func(), error) {
 	next.UpdatedAt = s.now().UTC()
 	t.Config = &next
 	if err := s.save(fileTunnels); err != nil {
-		t.Config = prev
 		return nil, nil, nil, err
 	}
 	return s.tunnelConfigView(t), nil, s.notifyTunnel(t, false), nil

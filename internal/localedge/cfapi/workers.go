@@ -120,7 +120,6 @@ func (s *Server) deleteScript(r *http.Request) (any, any, func(), error) {
 	}
 	delete(s.workers.Scripts, sc.Name)
 	if err := s.save(fileWorkers); err != nil {
-		s.workers.Scripts[sc.Name] = sc
 		return nil, nil, nil, err
 	}
 	var notify func()

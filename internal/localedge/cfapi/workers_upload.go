@@ -74,11 +74,6 @@ func (s *Server) uploadScript(r *http.Request) (any, any, func(), error) {
 	sc.ETag = scriptETag(sc)
 	s.workers.Scripts[name] = sc
 	if err := s.save(fileWorkers); err != nil {
-		if prev != nil {
-			s.workers.Scripts[name] = prev
-		} else {
-			delete(s.workers.Scripts, name)
-		}
 		return nil, nil, nil, err
 	}
 	var notify func()

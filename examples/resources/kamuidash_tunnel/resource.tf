@@ -1,0 +1,11 @@
+# The tunnel that carries the Worker's dynamic requests to the router in the cluster.
+resource "kamuidash_tunnel" "edge" {
+  name            = "kamuidash-dev"
+  origin_hostname = "origin.dev.kamui.app"
+  router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
+}
+
+# Hand the connector token to cloudflared through a secret store, never a plain output.
+output "tunnel_id" {
+  value = kamuidash_tunnel.edge.id
+}
