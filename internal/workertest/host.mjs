@@ -14,7 +14,7 @@
 //                Worker goes to an "origin router" Worker that rewrites the URL by hostname
 //                (the local edge's tunnel emulation does the same)
 //   countKV      true: wrap the KV bindings to count get() calls from inside the runtime;
-//                GET http://kv-stats.host.invalid/ answers {"reads": n}
+//                GET http://kv-stats.host.invalid/ answers {"reads": n, "cacheTtls": {NS: ["36", ...]}}
 //   failKV       ["key", ...]: with countKV, get() of these keys rejects (KV failure injection)
 //   failCache    ["substring", ...]: with countKV, caches.default.match/put of URLs containing
 //                one of these reject (Cache API failure injection)
@@ -39,13 +39,16 @@ if (cfg.countKV) {
   const wrapper = `
 import worker from "./${main}";
 let reads = 0;
+const cacheTtls = {};
 const wrapped = new Map();
 const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
 const FAIL_CACHE = ${JSON.stringify(cfg.failCache || [])};
-function wrap(ns) {
+function wrap(ns, name) {
   return new Proxy(ns, { get(t, p) {
     if (p === "get") return (...a) => {
       reads++;
+      const ttl = a[1] && typeof a[1] === "object" ? a[1].cacheTtl : undefined;
+      (cacheTtls[name] ||= {})[String(ttl)] = true;
       if (FAIL_KV.has(a[0])) return Promise.reject(new Error("injected KV failure"));
       return t.get(...a);
     };
@@ -57,7 +60,7 @@ const KV = ${JSON.stringify(kvNames)};
 let env2;
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads });
+    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads, cacheTtls: Object.fromEntries(Object.entries(cacheTtls).map(([k, v]) => [k, Object.keys(v)])) });
     if (!env2) {
       if (FAIL_CACHE.length) {
         const c = caches.default;
@@ -67,7 +70,7 @@ export default {
           c[m] = (u, ...rest) => (fails(u) ? Promise.reject(new Error("injected cache failure")) : orig(u, ...rest));
         }
       }
-      for (const n of KV) wrapped.set(n, wrap(env[n]));
+      for (const n of KV) wrapped.set(n, wrap(env[n], n));
       env2 = new Proxy(env, { get(t, p) { return wrapped.has(p) ? wrapped.get(p) : t[p]; } });
     }
     return worker.fetch(request, env2, ctx);

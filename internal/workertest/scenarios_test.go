@@ -461,3 +461,22 @@ func TestBadBindingsFailClosed(t *testing.T) {
 		t.Errorf("a misconfigured Worker read KV %d times", n)
 	}
 }
+
+// TestKVCacheTTLs checks, from inside the runtime, that every KV read carries the cacheTtl
+// derived from the freshness budget (120 s): DOMAINS 48 s, ROUTES 36 s. Without it KV would
+// apply its 60 s default and break the budget.
+func TestKVCacheTTLs(t *testing.T) {
+	do(t, "GET", "www.docs.example", "/", nil, "")
+	do(t, "GET", "shop.kamui.test", "/", nil, "")
+	r := do(t, "GET", "kv-stats.host.invalid", "/", nil, "")
+	var v struct{ CacheTtls map[string][]string }
+	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"DOMAINS": "48", "ROUTES": "36"}
+	for ns, ttl := range want {
+		if got := v.CacheTtls[ns]; len(got) != 1 || got[0] != ttl {
+			t.Errorf("%s reads used cacheTtl %v, want only %s", ns, got, ttl)
+		}
+	}
+}

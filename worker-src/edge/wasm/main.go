@@ -156,11 +156,9 @@ func (jsLogger) Log(line string) { console.Call("log", line) }
 type kv struct{ ns js.Value }
 
 func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
-	opts := map[string]any{"type": "text"}
-	if s := int(ttl / time.Second); s >= 60 {
-		// Workers KV refuses cacheTtl below 60 s; shorter TTLs fall back to the default.
-		opts["cacheTtl"] = s
-	}
+	// Always pass cacheTtl: left out, KV applies its default (60 s), which would break the
+	// budget arithmetic; route.DeriveTTLs never goes below KV's minimum (route.MinKVCacheTTL).
+	opts := map[string]any{"type": "text", "cacheTtl": int(ttl / time.Second)}
 	v, err := call(k.ns, "get", key, opts)
 	if err != nil {
 		return nil, false, err
