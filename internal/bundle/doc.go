@@ -8,5 +8,19 @@
 // ever downloaded. The environment is isolated (no GOFLAGS, GOPROXY=off, GOTOOLCHAIN=local,
 // no cgo, no user go.env) and the flags pinned (-trimpath, -buildvcs=false, no build id), so
 // the same sources and toolchain give the same bytes, and so the same SHA256, on every
-// machine. Artifacts are cached by a hash of their inputs; a cache hit runs no compiler.
+// machine. The bytes equal those of scripts/build-worker.sh and scripts/build-router.sh.
+// Artifacts are cached by a hash of their inputs; a cache hit runs no compiler.
+//
+// The provider's main package embeds the sources (go:embed cannot reach parent directories,
+// so the embedding lives at the repository root):
+//
+//	//go:embed worker-src internal/route
+//	var bundledSources embed.FS
+//
+//	b := &bundle.Builder{Sources: bundledSources} // or os.DirFS(source_dir) for a fork
+//	w, err := b.Worker(ctx) // errors.Is(err, bundle.ErrNoToolchain): say how to install Go
+//	// w.SHA256, w.Size for the plan; w.Files (name, MIME type, bytes) and w.MainModule to upload
+//
+// Embedding whole directories also carries test files and testdata; the builder skips them,
+// and they do not change an artifact's input hash.
 package bundle
