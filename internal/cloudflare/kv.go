@@ -94,3 +94,29 @@ func isStatus(err error, status int) bool {
 	var apiErr *cf.Error
 	return errors.As(err, &apiErr) && apiErr.StatusCode == status
 }
+
+// KVKey is one key of a listing with its metadata (never the value).
+type KVKey struct {
+	Name     string
+	Metadata json.RawMessage
+}
+
+// KVListKeys lists every key of a namespace, following the cursor across pages.
+func (c *Client) KVListKeys(ctx context.Context, accountID, namespaceID string) ([]KVKey, error) {
+	var keys []KVKey
+	pager := c.KV.Namespaces.Keys.ListAutoPaging(ctx, namespaceID, kv.NamespaceKeyListParams{
+		AccountID: cf.F(accountID),
+		Limit:     cf.F(1000.0),
+	})
+	for pager.Next() {
+		k := pager.Current()
+		key := KVKey{Name: k.Name}
+		if k.Metadata != nil {
+			if raw, err := json.Marshal(k.Metadata); err == nil {
+				key.Metadata = raw
+			}
+		}
+		keys = append(keys, key)
+	}
+	return keys, pager.Err()
+}

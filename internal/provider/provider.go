@@ -231,6 +231,8 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 func (p *kamuidashProvider) DataSources(context.Context) []func() datasource.DataSource {
 	return []func() datasource.DataSource{
 		NewPlatformDataSource,
+		NewRouteRecordsDataSource,
+		NewCustomDomainDataSource,
 	}
 }
 
