@@ -135,7 +135,12 @@ func (s *Server) dnsRecord(r *http.Request) (*DNSRecord, error) {
 func (s *Server) sortedDNSRecords() []DNSRecord {
 	out := make([]DNSRecord, 0, len(s.zone.DNSRecords))
 	for _, rec := range s.zone.DNSRecords {
-		out = append(out, *rec)
+		c := *rec
+		c.Tags = slices.Clone(rec.Tags)
+		if rec.Extra != nil {
+			c.Extra = deepCopyJSON(rec.Extra)
+		}
+		out = append(out, c)
 	}
 	slices.SortFunc(out, func(a, b DNSRecord) int {
 		if c := strings.Compare(a.Name, b.Name); c != 0 {

@@ -1,7 +1,9 @@
 package cfapi
 
 import (
+	"bytes"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -58,11 +60,23 @@ func (s *Server) refreshValidation() bool {
 }
 
 func (s *Server) hostnameStatus(h *CustomHostname) CustomHostnameStatus {
-	st := CustomHostnameStatus{CustomHostname: *h, Status: "pending", SSLStatus: "pending_validation"}
+	st := CustomHostnameStatus{CustomHostname: h.clone(), Status: "pending", SSLStatus: "pending_validation"}
 	if s.validated(h) {
 		st.Status, st.SSLStatus = "active", "active"
 	}
 	return st
+}
+
+// clone deep-copies h so a copy handed to a hook shares nothing with the state.
+func (h *CustomHostname) clone() CustomHostname {
+	c := *h
+	c.CustomMetadata = maps.Clone(h.CustomMetadata)
+	c.SSL.Settings = bytes.Clone(h.SSL.Settings)
+	if h.ValidatedAt != nil {
+		at := *h.ValidatedAt
+		c.ValidatedAt = &at
+	}
+	return c
 }
 
 // hostnameView is the API shape of a custom hostname.

@@ -87,10 +87,13 @@ func (sc *Script) clone() *Script {
 	return &c
 }
 
-func cloneBinding(b Binding) Binding {
-	// A JSON round trip deep-copies nested values (e.g. a json binding's payload).
-	data, _ := json.Marshal(b)
-	var c Binding
+func cloneBinding(b Binding) Binding { return deepCopyJSON(b) }
+
+// deepCopyJSON copies a value made of decoded JSON (maps, slices, scalars) through a JSON
+// round trip, so nested maps are not shared.
+func deepCopyJSON[T any](v T) T {
+	data, _ := json.Marshal(v)
+	var c T
 	_ = json.Unmarshal(data, &c)
 	return c
 }
