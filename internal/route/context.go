@@ -16,6 +16,7 @@ import (
 // be forged from outside.
 const (
 	HeaderPrefix           = "Kamui-"
+	HeaderHost             = "Kamui-Host"
 	HeaderApp              = "Kamui-App"
 	HeaderUpstream         = "Kamui-Upstream"
 	HeaderRequestID        = "Kamui-Request-Id"
@@ -39,9 +40,15 @@ var (
 )
 
 // Context is the routing decision the Worker made for one request, as the router receives it.
+//
+// The Host the router sees is the tunnel's origin hostname (the Worker fetches the origin, and
+// the connector keeps that Host), so the public host travels in HeaderHost, covered by the
+// signature. Target binds the signature to one request target, so a captured header set cannot
+// be replayed against another path within the skew window.
 type Context struct {
 	Method    string
 	Host      string // normalised public host
+	Target    string // request target as sent: path, then "?" and the query if any
 	App       string
 	Upstream  string // "namespace/service:port"
 	RequestID string
@@ -65,7 +72,7 @@ func (c Context) Sign(secret []byte) string {
 func (c Context) canonical() []byte {
 	fields := [...]string{
 		"kamui-context-v1",
-		c.Method, c.Host, c.App, c.Upstream, c.RequestID,
+		c.Method, c.Host, c.Target, c.App, c.Upstream, c.RequestID,
 		strconv.FormatInt(c.Time.Unix(), 10),
 	}
 	var b []byte
@@ -77,8 +84,10 @@ func (c Context) canonical() []byte {
 	return b
 }
 
-// SetHeaders writes c and its signature into h.
+// SetHeaders writes c and its signature into h. Method and Target are not written: they are the
+// forwarded request's own.
 func (c Context) SetHeaders(h HeaderSetter, secret []byte) {
+	h.Set(HeaderHost, c.Host)
 	h.Set(HeaderApp, c.App)
 	h.Set(HeaderUpstream, c.Upstream)
 	h.Set(HeaderRequestID, c.RequestID)
@@ -86,10 +95,11 @@ func (c Context) SetHeaders(h HeaderSetter, secret []byte) {
 	h.Set(HeaderContextSignature, c.Sign(secret))
 }
 
-// VerifyHeaders rebuilds the context from h plus the request's own method and host, checks its
+// VerifyHeaders rebuilds the context from h plus the request's own method and target (for a
+// net/http server, r.Method and r.RequestURI: the target exactly as received), checks its
 // signature in constant time and its age against now within maxSkew (DefaultMaxSkew if zero),
 // and returns it. Errors wrap one of the ErrSignature*/ErrContext* causes.
-func VerifyHeaders(h HeaderGetter, method, host string, secret []byte, now time.Time, maxSkew time.Duration) (Context, error) {
+func VerifyHeaders(h HeaderGetter, method, target string, secret []byte, now time.Time, maxSkew time.Duration) (Context, error) {
 	sig := h.Get(HeaderContextSignature)
 	if sig == "" {
 		return Context{}, ErrSignatureMissing
@@ -105,13 +115,17 @@ func VerifyHeaders(h HeaderGetter, method, host string, secret []byte, now time.
 	}
 	c := Context{
 		Method:    method,
-		Host:      host,
+		Host:      h.Get(HeaderHost),
+		Target:    target,
 		App:       h.Get(HeaderApp),
 		Upstream:  h.Get(HeaderUpstream),
 		RequestID: h.Get(HeaderRequestID),
 		Time:      time.Unix(secs, 0),
 	}
-	if c.App == "" || c.Upstream == "" || c.RequestID == "" {
+	if c.App == "" || c.Upstream == "" || c.RequestID == "" || c.Target == "" {
+		return Context{}, ErrContextMalformed
+	}
+	if host, err := NormalizeHost(c.Host); err != nil || host != c.Host {
 		return Context{}, ErrContextMalformed
 	}
 	got, ok := strings.CutPrefix(sig, signatureVersion)

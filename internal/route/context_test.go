@@ -23,6 +23,7 @@ func baseContext() Context {
 	return Context{
 		Method:    "POST",
 		Host:      "shop.kamui.app",
+		Target:    "/cart?item=1",
 		App:       "shop",
 		Upstream:  "tenant-shop/web:8080",
 		RequestID: "req-0123456789",
@@ -32,11 +33,11 @@ func baseContext() Context {
 
 func TestVerifyHeadersAccepts(t *testing.T) {
 	c := baseContext()
-	got, err := VerifyHeaders(signedHeaders(c), c.Method, c.Host, testSecret, testNow.Add(10*time.Second), 0)
+	got, err := VerifyHeaders(signedHeaders(c), c.Method, c.Target, testSecret, testNow.Add(10*time.Second), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.App != c.App || got.Upstream != c.Upstream || got.RequestID != c.RequestID || !got.Time.Equal(c.Time) {
+	if got.Host != c.Host || got.Target != c.Target || got.App != c.App || got.Upstream != c.Upstream || got.RequestID != c.RequestID || !got.Time.Equal(c.Time) {
 		t.Errorf("got %+v, want %+v", got, c)
 	}
 	if sig := c.Sign(testSecret); !strings.HasPrefix(sig, "v1=") || len(sig) != 3+64 {
@@ -50,7 +51,7 @@ func TestVerifyHeadersRefuses(t *testing.T) {
 		name   string
 		edit   func(h http.Header)
 		method string
-		host   string
+		target string
 		secret []byte
 		now    time.Time
 		want   error
@@ -61,7 +62,11 @@ func TestVerifyHeadersRefuses(t *testing.T) {
 		{name: "tampered upstream", edit: func(h http.Header) { h.Set(HeaderUpstream, "kube-system/api:443") }, want: ErrSignatureInvalid},
 		{name: "tampered request id", edit: func(h http.Header) { h.Set(HeaderRequestID, "other") }, want: ErrSignatureInvalid},
 		{name: "tampered time", edit: func(h http.Header) { h.Set(HeaderContextTime, "1790000001") }, want: ErrSignatureInvalid},
-		{name: "tampered host", host: "other.kamui.app", want: ErrSignatureInvalid},
+		{name: "tampered host", edit: func(h http.Header) { h.Set(HeaderHost, "other.kamui.app") }, want: ErrSignatureInvalid},
+		{name: "replayed on another path", target: "/admin", want: ErrSignatureInvalid},
+		{name: "replayed with another query", target: "/cart?item=2", want: ErrSignatureInvalid},
+		{name: "missing host", edit: func(h http.Header) { h.Del(HeaderHost) }, want: ErrContextMalformed},
+		{name: "unnormalised host", edit: func(h http.Header) { h.Set(HeaderHost, "Shop.Kamui.App") }, want: ErrContextMalformed},
 		{name: "tampered method", method: "DELETE", want: ErrSignatureInvalid},
 		{name: "not hex", edit: func(h http.Header) { h.Set(HeaderContextSignature, "v1=zz") }, want: ErrSignatureInvalid},
 		{name: "unknown scheme", edit: func(h http.Header) {
@@ -79,12 +84,12 @@ func TestVerifyHeadersRefuses(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(h)
 			}
-			method, host, secret, now := c.Method, c.Host, testSecret, testNow
+			method, target, secret, now := c.Method, c.Target, testSecret, testNow
 			if tt.method != "" {
 				method = tt.method
 			}
-			if tt.host != "" {
-				host = tt.host
+			if tt.target != "" {
+				target = tt.target
 			}
 			if tt.secret != nil {
 				secret = tt.secret
@@ -92,7 +97,7 @@ func TestVerifyHeadersRefuses(t *testing.T) {
 			if !tt.now.IsZero() {
 				now = tt.now
 			}
-			_, err := VerifyHeaders(h, method, host, secret, now, 0)
+			_, err := VerifyHeaders(h, method, target, secret, now, 0)
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v; want %v", err, tt.want)
 			}
@@ -104,7 +109,7 @@ func TestVerifyHeadersEmptySecretRefuses(t *testing.T) {
 	c := baseContext()
 	h := http.Header{}
 	c.SetHeaders(h, nil)
-	if _, err := VerifyHeaders(h, c.Method, c.Host, nil, testNow, 0); err == nil {
+	if _, err := VerifyHeaders(h, c.Method, c.Target, nil, testNow, 0); err == nil {
 		t.Fatal("an empty secret must never verify")
 	}
 }
@@ -123,7 +128,7 @@ func TestCanonicalIsUnambiguous(t *testing.T) {
 func TestMaxSkewIsConfigurable(t *testing.T) {
 	c := baseContext()
 	h := signedHeaders(c)
-	if _, err := VerifyHeaders(h, c.Method, c.Host, testSecret, testNow.Add(5*time.Second), 2*time.Second); !errors.Is(err, ErrContextStale) {
+	if _, err := VerifyHeaders(h, c.Method, c.Target, testSecret, testNow.Add(5*time.Second), 2*time.Second); !errors.Is(err, ErrContextStale) {
 		t.Fatalf("err = %v; want ErrContextStale with a 2s window", err)
 	}
 }

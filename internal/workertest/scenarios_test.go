@@ -152,7 +152,7 @@ func TestPlatformHostDynamic(t *testing.T) {
 			h.Set(name, v)
 		}
 	}
-	if _, err := route.VerifyHeaders(h, "GET", "shop.kamui.test", []byte(testSecret), time.Now(), time.Minute); err != nil {
+	if _, err := route.VerifyHeaders(h, "GET", "/cart?item=1", []byte(testSecret), time.Now(), time.Minute); err != nil {
 		t.Errorf("context signature does not verify: %v", err)
 	}
 	// Response post-processing: internal headers gone, private added, cookies intact.

@@ -199,9 +199,14 @@ func (h *Handler) forward(ex *Exchange, req *Request, u urlParts, res resolution
 	out.Set("X-Forwarded-Host", ex.host)
 	out.Set("X-Forwarded-Proto", "https")
 	out.Set("X-Request-Id", ex.id)
+	target := u.path
+	if u.query != "" {
+		target += "?" + u.query
+	}
 	c := route.Context{
 		Method:    req.Method,
 		Host:      ex.host,
+		Target:    target,
 		App:       res.rec.App,
 		Upstream:  d.Upstream,
 		RequestID: ex.id,
@@ -209,10 +214,7 @@ func (h *Handler) forward(ex *Exchange, req *Request, u urlParts, res resolution
 	}
 	c.SetHeaders(&out, h.Config.SigningSecret)
 
-	url := "https://" + d.Origin + u.path
-	if u.query != "" {
-		url += "?" + u.query
-	}
+	url := "https://" + d.Origin + target
 	timeout := time.Duration(d.TimeoutMS) * time.Millisecond
 	if h.Config.UpstreamTimeout > 0 && timeout > h.Config.UpstreamTimeout {
 		timeout = h.Config.UpstreamTimeout

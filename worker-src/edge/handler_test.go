@@ -65,11 +65,11 @@ func TestPlatformHostForwards(t *testing.T) {
 	if w.domains.count() != 0 || w.routes.count() != 1 {
 		t.Errorf("platform host read DOMAINS %d and ROUTES %d times, want 0 and 1", w.domains.count(), w.routes.count())
 	}
-	c, err := route.VerifyHeaders(f.Header, "GET", "shop.kamui.test", []byte(testSecret), w.clock.Now(), time.Second)
+	c, err := route.VerifyHeaders(f.Header, "GET", "/cart?item=1", []byte(testSecret), w.clock.Now(), time.Second)
 	if err != nil {
 		t.Fatalf("signature: %v", err)
 	}
-	if c.App != "shop" || c.Upstream != "tenant-shop/web:8080" || c.RequestID != ex.RequestID() {
+	if c.Host != "shop.kamui.test" || c.App != "shop" || c.Upstream != "tenant-shop/web:8080" || c.RequestID != ex.RequestID() {
 		t.Errorf("context = %+v", c)
 	}
 	if w.routes.ttls[0] != w.h.Config.TTLs.RoutesKV {

@@ -71,8 +71,13 @@ func TestRouter_RefusesBadContexts(t *testing.T) {
 		}},
 		{"tampered host", "context signature invalid", func() *http.Request {
 			req := h.request(t, validContext(http.MethodGet, "r"), "/", nil)
-			req.Host = "other.tenant.test"
+			req.Header.Set(route.HeaderHost, "other.tenant.test")
 			return req
+		}},
+		{"replayed on another path", "context signature invalid", func() *http.Request {
+			c := validContext(http.MethodGet, "r")
+			c.Target = "/cart"
+			return h.request(t, c, "/admin", nil)
 		}},
 		{"tampered method", "context signature invalid", func() *http.Request {
 			req := h.request(t, validContext(http.MethodGet, "r"), "/", nil)
@@ -99,9 +104,9 @@ func TestRouter_RefusesBadContexts(t *testing.T) {
 			c.Time = testNow.Add(route.DefaultMaxSkew + time.Second)
 			return h.request(t, c, "/", nil)
 		}},
-		{"invalid host", "invalid host: host: IP literal", func() *http.Request {
+		{"invalid host", "context malformed", func() *http.Request {
 			req := h.request(t, validContext(http.MethodGet, "r"), "/", nil)
-			req.Host = "[::1]"
+			req.Header.Set(route.HeaderHost, "[::1]")
 			return req
 		}},
 	}

@@ -173,7 +173,10 @@ func (h *harness) requestTo(t *testing.T, base string, c route.Context, path str
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Host = c.Host
+	req.Host = "origin.kamui.test" // the tunnel origin, as the connector delivers it
+	if c.Target == "" {
+		c.Target = path
+	}
 	c.SetHeaders(req.Header, h.secret)
 	return req
 }

@@ -104,11 +104,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // admit verifies the signed context and resolves its upstream into ex; a non-nil Failure means
 // the request goes no further.
 func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
-	host, err := route.NormalizeHost(r.Host)
-	if err != nil {
-		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
-	}
-	c, err := route.VerifyHeaders(r.Header, r.Method, host, rt.secret, rt.now(), rt.maxSkew)
+	// The signature binds the request target exactly as received; r.Host is the tunnel's origin
+	// hostname, and the public host arrives, signed, in the context.
+	c, err := route.VerifyHeaders(r.Header, r.Method, r.RequestURI, rt.secret, rt.now(), rt.maxSkew)
 	if err != nil {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
 	}

@@ -98,6 +98,7 @@ func wrkScript(args []string) error {
 	c := route.Context{Time: time.Now()}
 	fs.StringVar(&c.Method, "method", http.MethodGet, "request method")
 	fs.StringVar(&c.Host, "host", "", "public host (normalised)")
+	fs.StringVar(&c.Target, "target", "/", "request target wrk sends (path and query)")
 	fs.StringVar(&c.App, "app", "", "app name")
 	fs.StringVar(&c.Upstream, "upstream", "", "namespace/service:port")
 	fs.StringVar(&c.RequestID, "request-id", "bench", "request id")
