@@ -1,0 +1,65 @@
+package localedge
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+)
+
+// envFile is what a user pastes (or sources) to point the provider at the local edge, as
+// export lines in a fixed order. It holds the API token, so it is written 0600.
+func envFile(id cfapi.Identity, apiURL, edgeURL string) []byte {
+	var b strings.Builder
+	for _, kv := range [][2]string{
+		{"CLOUDFLARE_API_TOKEN", id.APIToken},
+		{"KAMUIDASH_API_BASE_URL", apiURL + cfapi.APIPrefix},
+		{"KAMUIDASH_ACCOUNT_ID", id.AccountID},
+		{"KAMUIDASH_ZONE_ID", id.ZoneID},
+		{"KAMUIDASH_PLATFORM_DOMAIN", id.ZoneName},
+		{"KAMUIDASH_EDGE_URL", edgeURL},
+	} {
+		b.WriteString("export " + kv[0] + "=" + shellQuote(kv[1]) + "\n")
+	}
+	return []byte(b.String())
+}
+
+// shellQuote leaves safe values bare (the usual case: ids, URLs, hex tokens) and
+// single-quotes anything else.
+func shellQuote(s string) string {
+	safe := s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@", r))
+	}) < 0
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// writeFileAtomic writes data under a temporary name in the same directory and renames it
+// into place, so a script polling for the file never reads half of it.
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // a no-op after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}

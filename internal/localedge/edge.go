@@ -1,0 +1,78 @@
+package localedge
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+)
+
+// Miniflare's entry worker reads these: the worker to run and the URL the Worker sees.
+const (
+	headerRouteOverride = "MF-Route-Override"
+	headerOriginalURL   = "MF-Original-URL"
+)
+
+// edgeHandler receives public traffic on --edge and hands each request to the Worker its Host
+// routes to (see scriptFor), inside workerd; anything else gets a fixed 404.
+type edgeHandler struct {
+	api        *cfapi.Server
+	runtimeURL func() string
+	proxy      *httputil.ReverseProxy
+}
+
+func newEdgeHandler(api *cfapi.Server, runtimeURL func() string) *edgeHandler {
+	h := &edgeHandler{api: api, runtimeURL: runtimeURL}
+	h.proxy = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			target, _ := url.Parse(h.runtimeURL())
+			pr.SetURL(target)
+			pr.Out.Host = pr.In.Host
+			// The Worker sees the public URL; X-Forwarded-* stay as the client sent them, as on
+			// Cloudflare where the Worker gets the client's request.
+			pr.Out.Header["X-Forwarded-For"] = pr.In.Header["X-Forwarded-For"]
+			pr.Out.Header["X-Forwarded-Host"] = pr.In.Header["X-Forwarded-Host"]
+			pr.Out.Header["X-Forwarded-Proto"] = pr.In.Header["X-Forwarded-Proto"]
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			fixed(w, http.StatusBadGateway, "Bad gateway: the local Workers runtime did not answer.")
+		},
+	}
+	return h
+}
+
+func (h *edgeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A client must not pick the worker or the URL the runtime sees.
+	for name := range r.Header {
+		if strings.HasPrefix(strings.ToLower(name), "mf-") {
+			r.Header.Del(name)
+		}
+	}
+	host := normalizeHost(r.Host)
+	script := scriptFor(host, r.URL.Path, h.api.Identity().ZoneName, h.api.Routes(), h.api.CustomHostnames())
+	if script == "" {
+		fixed(w, http.StatusNotFound, "Not found: no Worker route matches this host on the local edge.")
+		return
+	}
+	if _, ok := h.api.Script(script); !ok {
+		fixed(w, http.StatusInternalServerError, "Worker not found: a route names a script that was never uploaded.")
+		return
+	}
+	if h.runtimeURL() == "" {
+		fixed(w, http.StatusServiceUnavailable, "The local Workers runtime is still starting.")
+		return
+	}
+	r.Header.Set(headerRouteOverride, script)
+	r.Header.Set(headerOriginalURL, "http://"+r.Host+r.URL.RequestURI())
+	h.proxy.ServeHTTP(w, r)
+}
+
+// fixed writes a short fixed answer that never reflects the request.
+func fixed(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(text + "\n"))
+}

@@ -1,0 +1,166 @@
+package localedge
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
+)
+
+// follower keeps workerd in step with the API server. cfapi's hooks only queue work (they
+// run on the API's request goroutines and must not block); one goroutine applies it in
+// order, so a KV write is never applied before the reload that binds its namespace, and a
+// burst of uploads costs one reload.
+type follower struct {
+	api  *cfapi.Server
+	host *edgeruntime.Host
+	log  *slog.Logger
+	// onScripts is told after every reload which scripts are loaded (the router's secret).
+	onScripts func([]*cfapi.Script)
+
+	mu         sync.Mutex
+	reload     bool
+	tasks      []func(context.Context) error
+	namespaces map[string]bool
+	wake       chan struct{}
+}
+
+func newFollower(log *slog.Logger, onScripts func([]*cfapi.Script)) *follower {
+	return &follower{log: log, onScripts: onScripts, namespaces: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// hooks are the cfapi hooks that feed the follower.
+func (f *follower) hooks() cfapi.Hooks {
+	return cfapi.Hooks{
+		ScriptChanged: func(cfapi.ScriptEvent) { f.requestReload() },
+		KVChanged:     f.kvChanged,
+		Purged: func(p cfapi.Purge) {
+			urls := slices.Clone(p.Files)
+			f.enqueue(func(ctx context.Context) error {
+				n, err := f.host.Purge(ctx, urls)
+				if err == nil {
+					f.log.Info("cache purged", "urls", len(urls), "entries_dropped", n)
+				}
+				return err
+			})
+		},
+	}
+}
+
+func (f *follower) kvChanged(e cfapi.KVEvent) {
+	f.mu.Lock()
+	if !f.namespaces[e.NamespaceID] {
+		f.namespaces[e.NamespaceID] = true
+		f.reload = true // bind the new namespace before writing to it
+	}
+	f.mu.Unlock()
+	f.enqueue(func(ctx context.Context) error {
+		if e.Deleted {
+			return f.host.DeleteKV(ctx, e.NamespaceID, e.Key)
+		}
+		return f.host.PutKV(ctx, e.NamespaceID, e.Key, e.Entry)
+	})
+}
+
+func (f *follower) requestReload() {
+	f.mu.Lock()
+	f.reload = true
+	f.mu.Unlock()
+	f.signal()
+}
+
+func (f *follower) enqueue(task func(context.Context) error) {
+	f.mu.Lock()
+	f.tasks = append(f.tasks, task)
+	f.mu.Unlock()
+	f.signal()
+}
+
+func (f *follower) signal() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// start loads every script and seeds every KV namespace from the API's state: the runtime's
+// KV store is a copy, wiped by the caller before this, so nothing stale survives a restart.
+func (f *follower) start(ctx context.Context, api *cfapi.Server, host *edgeruntime.Host) error {
+	f.api, f.host = api, host
+	namespaces := api.KVNamespaces()
+	f.mu.Lock()
+	for _, ns := range namespaces {
+		f.namespaces[ns.ID] = true
+	}
+	f.reload = false
+	f.mu.Unlock()
+	if err := f.configure(ctx); err != nil {
+		return err
+	}
+	for _, ns := range namespaces {
+		for key, e := range ns.Entries {
+			if err := host.PutKV(ctx, ns.ID, key, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// configure reloads workerd with the API's current scripts.
+func (f *follower) configure(ctx context.Context) error {
+	var scripts []*cfapi.Script
+	for _, name := range f.api.ScriptNames() {
+		if sc, ok := f.api.Script(name); ok {
+			scripts = append(scripts, sc)
+		}
+	}
+	f.mu.Lock()
+	namespaces := make([]string, 0, len(f.namespaces))
+	for id := range f.namespaces {
+		namespaces = append(namespaces, id)
+	}
+	f.mu.Unlock()
+	slices.Sort(namespaces)
+	err := f.host.Configure(ctx, scripts, namespaces)
+	if f.onScripts != nil {
+		f.onScripts(scripts)
+	}
+	if err == nil {
+		f.log.Info("workers loaded", "scripts", len(scripts))
+	}
+	return err
+}
+
+// run applies queued work until ctx ends.
+func (f *follower) run(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.wake:
+		}
+		for ctx.Err() == nil {
+			f.mu.Lock()
+			reload, tasks := f.reload, f.tasks
+			f.reload, f.tasks = false, nil
+			f.mu.Unlock()
+			if !reload && len(tasks) == 0 {
+				break
+			}
+			if reload {
+				if err := f.configure(ctx); err != nil {
+					f.log.Error("reloading the Workers failed", "error", err)
+				}
+			}
+			for _, task := range tasks {
+				if err := task(ctx); err != nil && ctx.Err() == nil {
+					f.log.Error("updating the Workers runtime failed", "error", err)
+				}
+			}
+		}
+	}
+}

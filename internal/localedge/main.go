@@ -1,0 +1,32 @@
+package localedge
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os/signal"
+	"syscall"
+)
+
+// Main runs the `localedge` sub-command with its arguments (after the sub-command's name) and
+// returns the process exit code: 0 after a clean stop (SIGINT or SIGTERM), 2 for bad flags,
+// 1 when the local edge could not start or a listener failed.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	opts, err := parseOptions(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "localedge:", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := Run(ctx, opts, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "localedge:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,116 @@
+package localedge
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+)
+
+// Options configure Run; each field is a flag of the sub-command.
+type Options struct {
+	// StateDir holds everything that survives a restart (see the package comment for its
+	// layout). Default DefaultStateDir().
+	StateDir string
+	// APIAddr and EdgeAddr are loopback listen addresses; port 0 picks a free port (the
+	// chosen addresses are in the env and ready files).
+	APIAddr, EdgeAddr string
+	// ReadyFile, when set, is written atomically (same content as <state-dir>/env) once
+	// everything listens.
+	ReadyFile string
+	// ZoneName names the zone of a fresh state dir; ignored once the state dir has one.
+	ZoneName string
+	// AutoValidate activates custom hostnames that long after creation (0: only by TXT record).
+	AutoValidate time.Duration
+	// KVPropagation delays KV writes on their way to the runtime, as KV's eventual consistency.
+	KVPropagation time.Duration
+	// NodeModules is the node_modules holding Miniflare. Default: the nearest one found
+	// walking up from the working directory.
+	NodeModules string
+	// Router starts the router (built from worker-src/router with go build) and sends tunnel
+	// ingress aimed at the router's in-cluster service to it.
+	Router bool
+	// RouterUpstreamTemplate is the router's --upstream-template: where namespace/service:port
+	// upstreams go on this machine.
+	RouterUpstreamTemplate string
+	// RouterNamespacePrefix is the router's required --namespace-prefix.
+	RouterNamespacePrefix string
+}
+
+// DefaultStateDir is <user cache dir>/kamuidash/localedge, or .localedge in the working
+// directory when the system has no cache dir.
+func DefaultStateDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "kamuidash", "localedge")
+	}
+	return ".localedge"
+}
+
+// parseOptions reads the sub-command's flags. Usage goes to out.
+func parseOptions(args []string, out io.Writer) (Options, error) {
+	var o Options
+	fs := flag.NewFlagSet("localedge", flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		fmt.Fprintln(out, "usage: terraform-provider-kamuidash localedge [flags]")
+		fmt.Fprintln(out, "Runs the KamuiDash edge on this machine: a Cloudflare-API-compatible server, the uploaded")
+		fmt.Fprintln(out, "Worker in workerd, tunnel emulation and (with --router) the router, all on loopback.")
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.StateDir, "state-dir", DefaultStateDir(), "directory holding the API state, credentials and runtime data")
+	fs.StringVar(&o.APIAddr, "api", "127.0.0.1:8787", "loopback address of the Cloudflare-compatible API")
+	fs.StringVar(&o.EdgeAddr, "edge", "127.0.0.1:8788", "loopback address where requests reach the Workers by Host")
+	fs.StringVar(&o.ReadyFile, "ready-file", "", "file written (atomically, with the env lines) once everything listens")
+	fs.StringVar(&o.ZoneName, "zone", cfapi.DefaultZoneName, "zone name of a fresh state dir (the platform domain)")
+	fs.DurationVar(&o.AutoValidate, "auto-validate", 0, "activate custom hostnames this long after creation even without their TXT record (0: never)")
+	fs.DurationVar(&o.KVPropagation, "kv-propagation", cfapi.DefaultKVPropagationDelay, "delay before a KV write is visible to the Workers (Cloudflare: up to 60s)")
+	fs.StringVar(&o.NodeModules, "node-modules", "", "node_modules directory holding miniflare (default: found walking up from the working directory)")
+	fs.BoolVar(&o.Router, "router", false, "build and start the router; tunnel ingress to the kamuidash-router service goes to it")
+	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")
+	fs.StringVar(&o.RouterNamespacePrefix, "router-namespace-prefix", "tenant-", "the router's namespace prefix (upstream namespaces must start with it)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	return o, o.validate()
+}
+
+func (o Options) validate() error {
+	var errs []error
+	for flagName, addr := range map[string]string{"--api": o.APIAddr, "--edge": o.EdgeAddr} {
+		if err := checkLoopback(addr); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", flagName, err))
+		}
+	}
+	if o.StateDir == "" {
+		errs = append(errs, errors.New("--state-dir must not be empty"))
+	}
+	if o.KVPropagation < 0 {
+		errs = append(errs, errors.New("--kv-propagation must not be negative"))
+	}
+	return errors.Join(errs...)
+}
+
+// checkLoopback refuses addresses other machines could reach: the API token is the only
+// protection of the API, and the local edge is meant for this machine only.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("%q is not a loopback address (use 127.0.0.1:PORT)", addr)
+	}
+	return nil
+}

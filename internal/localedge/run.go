@@ -1,0 +1,197 @@
+package localedge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
+)
+
+// Run starts the local edge and serves until ctx ends, then stops everything it started
+// (workerd and its Node host, the router) and returns nil. Progress, the credentials and the
+// ready line go to stdout; logs go to stderr.
+func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	if err := opts.validate(); err != nil {
+		return err
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	layout := newStateLayout(opts.StateDir)
+	if err := os.MkdirAll(layout.root, 0o700); err != nil {
+		return fmt.Errorf("creating the state dir: %w", err)
+	}
+
+	// Everything that can fail fast does so before anything long-running starts.
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	nodeModules, err := edgeruntime.FindNodeModules(opts.NodeModules, wd)
+	if err != nil {
+		return err
+	}
+	if _, err := edgeruntime.FindNode(); err != nil {
+		return err
+	}
+	var router *localRouter
+	if opts.Router {
+		bin, err := buildRouter(ctx, layout.bin, stdout)
+		if err != nil {
+			return err
+		}
+		router = &localRouter{binary: bin, upstreamTemplate: opts.RouterUpstreamTemplate,
+			namespacePrefix: opts.RouterNamespacePrefix, log: logger, output: stderr}
+		defer router.Close()
+	}
+	listeners, err := listenAll(opts.APIAddr, opts.EdgeAddr)
+	if err != nil {
+		return err
+	}
+	defer listeners.close()
+
+	var onScripts func([]*cfapi.Script)
+	routerURL := func() string { return "" }
+	if router != nil {
+		onScripts, routerURL = router.scriptsLoaded, router.URL
+	}
+	follow := newFollower(logger, onScripts)
+	api, err := cfapi.New(cfapi.Config{
+		StateDir:           layout.api,
+		ZoneName:           opts.ZoneName,
+		AutoValidate:       opts.AutoValidate,
+		KVPropagationDelay: opts.KVPropagation,
+		Logger:             logger,
+		Hooks:              follow.hooks(),
+	})
+	if err != nil {
+		return fmt.Errorf("loading the API state: %w", err)
+	}
+	defer api.Close()
+
+	// The runtime's KV store is a copy of the API's; start it empty and seed it.
+	if err := os.RemoveAll(filepath.Join(layout.runtime, "kv")); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "starting workerd (Miniflare from "+nodeModules+")…")
+	host, err := edgeruntime.Start(edgeruntime.Config{
+		NodeModules: nodeModules,
+		WorkDir:     layout.runtime,
+		OriginURL:   "http://" + listeners.tunnel.Addr().String(),
+		Logger:      logger,
+		Progress:    stdout,
+	})
+	if err != nil {
+		return err
+	}
+	defer host.Close()
+
+	servers := []*http.Server{
+		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newEdgeHandler(api, host.URL), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newTunnelHandler(api, routerURL), ReadHeaderTimeout: 10 * time.Second},
+	}
+	serveErr := make(chan error, len(servers))
+	for i, ln := range []net.Listener{listeners.api, listeners.edge, listeners.tunnel} {
+		go func() { serveErr <- servers[i].Serve(ln) }()
+	}
+	defer shutdown(servers)
+
+	if err := follow.start(ctx, api, host); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("loading the Workers into workerd: %w", err)
+	}
+	runCtx, stopFollower := context.WithCancel(ctx)
+	followerDone := make(chan struct{})
+	go func() { follow.run(runCtx); close(followerDone) }()
+	defer func() { stopFollower(); <-followerDone }()
+
+	apiURL := "http://" + listeners.api.Addr().String()
+	edgeURL := "http://" + listeners.edge.Addr().String()
+	env := envFile(api.Identity(), apiURL, edgeURL)
+	if err := writeFileAtomic(layout.env, env, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", layout.env, err)
+	}
+	fmt.Fprintf(stdout, "\nPoint the provider at the local edge (also in %s):\n\n%s\n", layout.env, env)
+	if opts.ReadyFile != "" {
+		if err := writeFileAtomic(opts.ReadyFile, env, 0o600); err != nil {
+			return fmt.Errorf("writing the ready file: %w", err)
+		}
+		defer os.Remove(opts.ReadyFile)
+	}
+	fmt.Fprintf(stdout, "ready: API %s, edge %s (stop with Ctrl-C or SIGTERM)\n", apiURL+cfapi.APIPrefix, edgeURL)
+
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(stdout, "stopping the local edge…")
+		return nil
+	case err := <-serveErr:
+		return fmt.Errorf("a listener failed: %w", err)
+	}
+}
+
+// stateLayout names what lives under the state dir.
+type stateLayout struct {
+	root    string
+	api     string // the API server's state (identity, scripts, KV, zone, tunnels)
+	runtime string // host.mjs and Miniflare's data (KV is a copy rebuilt at start; R2 persists)
+	bin     string // the router binary built by --router
+	env     string // the credentials as export lines
+}
+
+func newStateLayout(root string) stateLayout {
+	return stateLayout{
+		root:    root,
+		api:     filepath.Join(root, "api"),
+		runtime: filepath.Join(root, "runtime"),
+		bin:     filepath.Join(root, "bin"),
+		env:     filepath.Join(root, "env"),
+	}
+}
+
+type listenerSet struct{ api, edge, tunnel net.Listener }
+
+// listenAll opens the public listeners and the tunnel emulation's private one.
+func listenAll(apiAddr, edgeAddr string) (*listenerSet, error) {
+	var s listenerSet
+	var err error
+	if s.api, err = net.Listen("tcp", apiAddr); err != nil {
+		return nil, fmt.Errorf("--api: %w", err)
+	}
+	if s.edge, err = net.Listen("tcp", edgeAddr); err != nil {
+		s.close()
+		return nil, fmt.Errorf("--edge: %w", err)
+	}
+	if s.tunnel, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		s.close()
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (s *listenerSet) close() {
+	for _, ln := range []net.Listener{s.api, s.edge, s.tunnel} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
+func shutdown(servers []*http.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			_ = s.Close()
+		}
+	}
+}
