@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
@@ -61,7 +62,7 @@ func (f *follower) kvChanged(e cfapi.KVEvent) {
 		if e.Deleted {
 			return f.host.DeleteKV(ctx, e.NamespaceID, e.Key)
 		}
-		return f.host.PutKV(ctx, e.NamespaceID, e.Key, e.Entry)
+		return f.putKV(ctx, e.NamespaceID, e.Key, e.Entry)
 	})
 }
 
@@ -102,12 +103,41 @@ func (f *follower) start(ctx context.Context, api *cfapi.Server, host *edgerunti
 	}
 	for _, ns := range namespaces {
 		for key, e := range ns.Entries {
-			if err := host.PutKV(ctx, ns.ID, key, e); err != nil {
+			if err := f.putKV(ctx, ns.ID, key, e); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// minKVExpiry is the shortest expiration Miniflare accepts (Cloudflare's rule: 60 s ahead).
+const minKVExpiry = 60 * time.Second
+
+// putKV writes one key into the runtime's copy. An expiration sooner than Miniflare accepts
+// is emulated: the key is written without one and deleted when it expires, unless the API
+// holds a live value by then (it was written again).
+func (f *follower) putKV(ctx context.Context, namespaceID, key string, e *cfapi.KVEntry) error {
+	if e.Expiration > 0 {
+		left := time.Until(time.Unix(e.Expiration, 0))
+		if left <= 0 {
+			return f.host.DeleteKV(ctx, namespaceID, key)
+		}
+		if left < minKVExpiry+time.Second {
+			c := *e
+			c.Expiration = 0
+			e = &c
+			time.AfterFunc(left, func() {
+				f.enqueue(func(ctx context.Context) error {
+					if _, live := f.api.KVValue(namespaceID, key); live {
+						return nil
+					}
+					return f.host.DeleteKV(ctx, namespaceID, key)
+				})
+			})
+		}
+	}
+	return f.host.PutKV(ctx, namespaceID, key, e)
 }
 
 // configure reloads workerd with the API's current scripts.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/cache"
 	"github.com/cloudflare/cloudflare-go/v7/dns"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
@@ -28,6 +29,13 @@ const greeterJS = `export default {
     if (url.pathname === "/origin") {
       const r = await fetch("https://origin.kamui.test/hello?from=worker");
       return new Response("origin " + r.status + " " + (await r.text()));
+    }
+    if (url.pathname === "/cached") {
+      const key = "https://shop.kamui.test/cached";
+      const hit = await caches.default.match(key);
+      if (hit) return new Response("hit " + (await hit.text()));
+      await caches.default.put(key, new Response("stored", { headers: { "Cache-Control": "max-age=3600" } }));
+      return new Response("miss");
     }
     if (url.pathname === "/elsewhere") {
       const r = await fetch("https://unrouted.kamui.test/");
@@ -162,6 +170,14 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	if status, body := edge.get(t, "shop.kamui.test", "/elsewhere"); status != 200 || body != "elsewhere 404" {
 		t.Errorf("Worker fetch to the catch-all: HTTP %d %q", status, body)
 	}
+
+	// A purge by URL drops the Worker's Cache API entry.
+	edge.eventually(t, "the Worker's cache entry is stored", "shop.kamui.test", "/cached", func(s int, b string) bool { return b == "hit stored" })
+	_, err = api.Cache.Purge(ctx, cache.CachePurgeParams{ZoneID: zone, Body: cache.CachePurgeParamsBodyCachePurgeSingleFile{
+		Files: cloudflare.F([]string{"https://shop.kamui.test/cached"}),
+	}})
+	must(t, "purge by URL", err)
+	edge.eventually(t, "the purged entry is gone", "shop.kamui.test", "/cached", func(s int, b string) bool { return b == "miss" })
 
 	// A restart on the same state dir keeps the identity and the data: the Worker answers
 	// with the stored KV value without any new API call.
