@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"embed"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,12 @@ import (
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 )
+
+// bundledSources are the Worker and router sources the provider builds and uploads. They live
+// here because //go:embed cannot reach above its package's directory.
+//
+//go:embed worker-src internal/route
+var bundledSources embed.FS
 
 // version is set by the release build (goreleaser: -X main.version={{.Version}}).
 var version = "dev"
@@ -45,7 +52,7 @@ func serve() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+	err := providerserver.Serve(context.Background(), provider.New(version, bundledSources), providerserver.ServeOpts{
 		Address:         providerAddress,
 		Debug:           debug,
 		ProtocolVersion: 6,

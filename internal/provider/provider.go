@@ -4,6 +4,7 @@ package provider
 
 import (
 	"context"
+	"io/fs"
 	"os"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -17,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 )
 
@@ -33,14 +35,20 @@ const (
 )
 
 // New returns the provider factory for the given release version ("dev" for local builds).
-func New(version string) func() provider.Provider {
+// sources holds the bundled Worker and router sources (worker-src/ and internal/route/ at their
+// repository paths): the binary's embedded copy, or a checkout in tests.
+func New(version string, sources fs.FS) func() provider.Provider {
+	// One builder per process: its artifact cache and toolchain identity are shared by every
+	// resource and every provider instance.
+	bundles := &bundle.Builder{Sources: sources}
 	return func() provider.Provider {
-		return &kamuidashProvider{version: version}
+		return &kamuidashProvider{version: version, bundles: bundles}
 	}
 }
 
 type kamuidashProvider struct {
 	version string
+	bundles *bundle.Builder
 }
 
 // providerModel is the provider block.
@@ -63,6 +71,8 @@ type providerData struct {
 	PlatformDomain string
 	Environment    string
 	Version        string
+	// Bundles builds the embedded Worker and router sources.
+	Bundles *bundle.Builder
 }
 
 func (p *kamuidashProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -213,6 +223,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		PlatformDomain: platformDomain,
 		Environment:    environment,
 		Version:        p.version,
+		Bundles:        p.bundles,
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
@@ -225,6 +236,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewRouteRecordResource,
 		NewCustomDomainResource,
 		NewTunnelResource,
+		NewEdgeWorkerResource,
 	}
 }
 

@@ -16,8 +16,11 @@ import (
 // testAccProtoV6ProviderFactories serves the provider in-process to the real Terraform or
 // OpenTofu CLI that terraform-plugin-testing drives (TF_ACC_TERRAFORM_PATH).
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	"kamuidash": providerserver.NewProtocol6WithError(New("test")()),
+	"kamuidash": providerserver.NewProtocol6WithError(New("test", testSources)()),
 }
+
+// testSources is this checkout, standing in for the sources main.go embeds.
+var testSources = os.DirFS("../..")
 
 // Fixed, obviously fake identifiers for tests. The token is a marker: it must never show up in
 // any output.
@@ -39,7 +42,7 @@ func clearProviderEnv(t *testing.T) {
 // configure runs the provider's Configure with the given provider-block values (nil = null).
 func configure(t *testing.T, values map[string]*string) *provider.ConfigureResponse {
 	t.Helper()
-	p := New("test")()
+	p := New("test", testSources)()
 	var schemaResp provider.SchemaResponse
 	p.Schema(context.Background(), provider.SchemaRequest{}, &schemaResp)
 	attrs := map[string]tftypes.Value{}

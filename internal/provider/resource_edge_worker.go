@@ -1,0 +1,517 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = (*edgeWorkerResource)(nil)
+	_ resource.ResourceWithImportState = (*edgeWorkerResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*edgeWorkerResource)(nil)
+)
+
+// NewEdgeWorkerResource returns the kamuidash_edge_worker resource: the gateway Worker, built
+// from the sources embedded in the provider (or a fork in source_dir), uploaded with its
+// bindings and zone routes.
+func NewEdgeWorkerResource() resource.Resource {
+	return &edgeWorkerResource{}
+}
+
+type edgeWorkerResource struct {
+	data *providerData
+}
+
+type edgeWorkerModel struct {
+	ID                 types.String  `tfsdk:"id"`
+	Name               types.String  `tfsdk:"name"`
+	SourceDir          types.String  `tfsdk:"source_dir"`
+	RoutesNamespaceID  types.String  `tfsdk:"routes_namespace_id"`
+	DomainsNamespaceID types.String  `tfsdk:"domains_namespace_id"`
+	StaticBucket       types.String  `tfsdk:"static_bucket"`
+	FreshnessBudget    types.String  `tfsdk:"freshness_budget"`
+	UpstreamTimeout    types.String  `tfsdk:"upstream_timeout"`
+	LogSampleRate      types.Float64 `tfsdk:"log_sample_rate"`
+	SigningSecret      types.String  `tfsdk:"signing_secret"`
+	CacheMarker        types.String  `tfsdk:"cache_marker"`
+	Routes             types.List    `tfsdk:"routes"`
+	ContentSHA256      types.String  `tfsdk:"content_sha256"`
+	SizeBytes          types.Int64   `tfsdk:"size_bytes"`
+	Etag               types.String  `tfsdk:"etag"`
+}
+
+// Binding names and minimum secret sizes of the Worker (worker-src/edge/config.go).
+const (
+	minSigningSecretBytes  = 32
+	minCacheMarkerBytes    = 16
+	workerCompatibilityDay = "2025-01-01"
+	driftedContent         = "changed outside Terraform"
+)
+
+// maxUpstreamTimeout is the default ceiling, written as Go prints it so an import reads back the
+// same spelling.
+const maxUpstreamTimeout = route.MaxUpstreamTimeoutMS * time.Millisecond
+
+var scriptNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+func (r *edgeWorkerResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_edge_worker"
+}
+
+func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The gateway Worker every public request enters. The provider builds it from the Go sources embedded " +
+			"in the provider binary (or a fork in `source_dir`) with the local Go toolchain, hermetically and reproducibly, and " +
+			"shows the artifact's `content_sha256` in the plan: the same sources give an empty plan. Every change, sources or " +
+			"settings, is an in-place upload of the same script; only a new `name` replaces it. The Worker's zone routes are " +
+			"managed here too.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "The script name.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"name": schema.StringAttribute{
+				MarkdownDescription: "The script name, for example `kamuidash-edge-dev`. Changing it replaces the Worker.",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(scriptNamePattern, "must be 1-63 of a-z, 0-9, '-' and '_', starting with a letter or digit")},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"source_dir": schema.StringAttribute{
+				MarkdownDescription: "A checkout of a fork to build instead of the embedded sources: a directory holding `worker-src/edge` and `internal/route`.",
+				Optional:            true,
+			},
+			"routes_namespace_id": schema.StringAttribute{
+				MarkdownDescription: "The `ROUTES` KV namespace the Worker reads (app → route record).",
+				Required:            true,
+				Validators:          []validator.String{hexID()},
+			},
+			"domains_namespace_id": schema.StringAttribute{
+				MarkdownDescription: "The `DOMAINS` KV namespace the Worker reads (custom hostname → app).",
+				Required:            true,
+				Validators:          []validator.String{hexID()},
+			},
+			"static_bucket": schema.StringAttribute{
+				MarkdownDescription: "The R2 bucket static sites are served from (bound as `STATIC`).",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`), "must be a valid R2 bucket name")},
+			},
+			"freshness_budget": schema.StringAttribute{
+				MarkdownDescription: "The worst-case time from a routing change to every edge serving it, a duration between " +
+					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
+				Validators: []validator.String{freshnessBudget()},
+			},
+			"upstream_timeout": schema.StringAttribute{
+				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(maxUpstreamTimeout.String()),
+				Validators:          []validator.String{upstreamTimeout()},
+			},
+			"log_sample_rate": schema.Float64Attribute{
+				MarkdownDescription: "The fraction of successful requests that get a log line (errors are always logged). Defaults to `0.01`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             float64default.StaticFloat64(0.01),
+				Validators:          []validator.Float64{float64validator.Between(0, 1)},
+			},
+			"signing_secret": schema.StringAttribute{
+				MarkdownDescription: "The per-environment secret that signs the resolved context for the router (at least 32 bytes). Sensitive.",
+				Required:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(minSigningSecretBytes)},
+			},
+			"cache_marker": schema.StringAttribute{
+				MarkdownDescription: "The private marker that content-cache entries of this deployment carry (at least 16 bytes). Sensitive.",
+				Required:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(minCacheMarkerBytes)},
+			},
+			"routes": schema.ListAttribute{
+				MarkdownDescription: "Zone route patterns that send requests to the Worker, for example `[\"*.kamui.app/*\", \"kamui.app/*\"]`.",
+				Optional:            true,
+				ElementType:         types.StringType,
+			},
+			"content_sha256": schema.StringAttribute{
+				MarkdownDescription: "The sha256 of the built modules (Wasm, shim, runtime glue), known at plan time: a new value means new code.",
+				Computed:            true,
+			},
+			"size_bytes": schema.Int64Attribute{
+				MarkdownDescription: "The total size of the uploaded modules, known at plan time.",
+				Computed:            true,
+			},
+			"etag": schema.StringAttribute{
+				MarkdownDescription: "The API's etag of the uploaded content, used to notice uploads made outside Terraform.",
+				Computed:            true,
+			},
+		},
+	}
+}
+
+func (r *edgeWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
+}
+
+// builder returns the bundle builder for the model's sources.
+func (r *edgeWorkerResource) builder(m edgeWorkerModel) *bundle.Builder {
+	if dir := m.SourceDir.ValueString(); dir != "" {
+		return &bundle.Builder{Sources: os.DirFS(dir)}
+	}
+	return r.data.Bundles
+}
+
+// build compiles the Worker (an artifact-cache hit when nothing changed) and reports a missing
+// toolchain or a compile error as a diagnostic that says how to fix it.
+func (r *edgeWorkerResource) build(ctx context.Context, m edgeWorkerModel) (*bundle.Worker, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	start := time.Now()
+	w, err := r.builder(m).Worker(ctx)
+	var buildErr *bundle.BuildError
+	switch {
+	case errors.Is(err, bundle.ErrNoToolchain):
+		diags.AddError("Go Toolchain Not Found",
+			"The provider builds the edge Worker from source with the Go toolchain, and none was found. "+err.Error())
+	case errors.As(err, &buildErr):
+		diags.AddAttributeError(path.Root("source_dir"), "Edge Worker Does Not Build",
+			"Building the edge Worker failed; fix the sources and plan again.\n\n"+buildErr.Error())
+	case err != nil:
+		diags.AddError("Unable to Build Edge Worker", "Building the edge Worker failed: "+err.Error())
+	default:
+		tflog.Debug(ctx, "Built edge Worker", map[string]any{"sha256": w.SHA256, "size": w.Size, "duration_ms": time.Since(start).Milliseconds()})
+	}
+	return w, diags
+}
+
+func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() || r.data == nil {
+		return
+	}
+	var plan edgeWorkerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() || plan.SourceDir.IsUnknown() {
+		return
+	}
+	if r.data.PlatformDomain == "" {
+		resp.Diagnostics.Append(missingSettingDiag(path.Root("platform_domain"), EnvPlatformDomain))
+		return
+	}
+	if r.data.ZoneID == "" && (plan.Routes.IsUnknown() || len(plan.Routes.Elements()) > 0) {
+		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		return
+	}
+	w, diags := r.build(ctx, plan)
+	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ContentSHA256 = types.StringValue(w.SHA256)
+	plan.SizeBytes = types.Int64Value(w.Size)
+	plan.Etag = types.StringUnknown()
+	// The etag is stable unless something is uploaded: keep it when the plan uploads nothing.
+	if !req.State.Raw.IsNull() {
+		var state edgeWorkerModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		if r.uploadsNothing(plan, state) {
+			plan.Etag = state.Etag
+		}
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// uploadsNothing reports whether applying plan over state would upload the same script.
+func (r *edgeWorkerResource) uploadsNothing(plan, state edgeWorkerModel) bool {
+	return plan.ContentSHA256.Equal(state.ContentSHA256) &&
+		plan.RoutesNamespaceID.Equal(state.RoutesNamespaceID) && plan.DomainsNamespaceID.Equal(state.DomainsNamespaceID) &&
+		plan.StaticBucket.Equal(state.StaticBucket) && plan.FreshnessBudget.Equal(state.FreshnessBudget) &&
+		plan.UpstreamTimeout.Equal(state.UpstreamTimeout) &&
+		// By value: a rate from configuration carries more precision than one read back.
+		plan.LogSampleRate.ValueFloat64() == state.LogSampleRate.ValueFloat64() &&
+		plan.SigningSecret.Equal(state.SigningSecret) && plan.CacheMarker.Equal(state.CacheMarker)
+}
+
+// upload builds (a cache hit after the plan) and uploads the Worker with its bindings.
+func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) diag.Diagnostics {
+	w, diags := r.build(ctx, *m)
+	if diags.HasError() {
+		return diags
+	}
+	budget, _ := time.ParseDuration(m.FreshnessBudget.ValueString())
+	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
+	up := kdcf.WorkerUpload{
+		MainModule:        w.MainModule,
+		CompatibilityDate: workerCompatibilityDay,
+		Bindings: []map[string]any{
+			{"type": "kv_namespace", "name": "ROUTES", "namespace_id": m.RoutesNamespaceID.ValueString()},
+			{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": m.DomainsNamespaceID.ValueString()},
+			{"type": "r2_bucket", "name": "STATIC", "bucket_name": m.StaticBucket.ValueString()},
+			{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": r.data.PlatformDomain},
+			{"type": "plain_text", "name": "FRESHNESS_BUDGET_SECONDS", "text": strconv.Itoa(int(budget.Seconds()))},
+			{"type": "plain_text", "name": "UPSTREAM_TIMEOUT_MS", "text": strconv.FormatInt(timeout.Milliseconds(), 10)},
+			{"type": "plain_text", "name": "LOG_SAMPLE_RATE", "text": strconv.FormatFloat(m.LogSampleRate.ValueFloat64(), 'f', -1, 64)},
+			{"type": "secret_text", "name": "SIGNING_SECRET", "text": m.SigningSecret.ValueString()},
+			{"type": "secret_text", "name": "CACHE_MARKER", "text": m.CacheMarker.ValueString()},
+		},
+	}
+	for _, f := range w.Files {
+		up.Modules = append(up.Modules, kdcf.WorkerModule{Name: f.Name, MIMEType: f.MIMEType, Content: f.Content})
+	}
+	name := m.Name.ValueString()
+	// Never the body: it is megabytes of Wasm and carries no information a log needs.
+	tflog.Info(ctx, "Uploading edge Worker", map[string]any{"script": name, "sha256": w.SHA256, "size": w.Size})
+	etag, err := r.data.Client.UploadWorker(ctx, r.data.AccountID, name, up)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to Upload Edge Worker", "Uploading script "+quote(name), err))
+		return diags
+	}
+	m.ContentSHA256 = types.StringValue(w.SHA256)
+	m.SizeBytes = types.Int64Value(w.Size)
+	m.Etag = types.StringValue(etag)
+	return diags
+}
+
+// syncRoutes makes the zone's routes to this script exactly the configured patterns.
+func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel) diag.Diagnostics {
+	var diags diag.Diagnostics
+	var want []string
+	diags.Append(m.Routes.ElementsAs(ctx, &want, false)...)
+	if diags.HasError() || r.data.ZoneID == "" {
+		return diags
+	}
+	name := m.Name.ValueString()
+	existing, err := r.data.Client.ListWorkerRoutes(ctx, r.data.ZoneID)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to List Worker Routes", "Listing the zone's Worker routes", err))
+		return diags
+	}
+	have := map[string]bool{}
+	for _, rt := range existing {
+		if rt.Script != name {
+			continue
+		}
+		if slices.Contains(want, rt.Pattern) {
+			have[rt.Pattern] = true
+			continue
+		}
+		if err := r.data.Client.DeleteWorkerRoute(ctx, r.data.ZoneID, rt.ID); err != nil {
+			diags.Append(apiErrorDiag("Unable to Delete Worker Route", "Deleting route "+quote(rt.Pattern), err))
+			return diags
+		}
+	}
+	for _, p := range want {
+		if have[p] {
+			continue
+		}
+		if err := r.data.Client.CreateWorkerRoute(ctx, r.data.ZoneID, p, name); err != nil {
+			diags.Append(apiErrorDiag("Unable to Create Worker Route", "Routing "+quote(p)+" to "+quote(name), err))
+			return diags
+		}
+	}
+	return diags
+}
+
+func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan edgeWorkerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := plan.Name.ValueString()
+	if _, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name); err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Edge Worker", "Looking for script "+quote(name), err))
+		return
+	} else if found {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Edge Worker Already Exists",
+			"The account already has a script named "+quote(name)+". Nothing was uploaded. To manage it here, import it: "+
+				"terraform import <address> "+name)
+		return
+	}
+	resp.Diagnostics.Append(r.upload(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = plan.Name
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan)...)
+}
+
+func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state edgeWorkerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	name := state.ID.ValueString()
+	etag, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Edge Worker", "Reading script "+quote(name), err))
+		return
+	}
+	if !found {
+		tflog.Warn(ctx, "Edge Worker is gone; removing it from state", map[string]any{"script": name})
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	state.Name = types.StringValue(name)
+	if !state.Etag.IsNull() && state.Etag.ValueString() != etag {
+		// Someone uploaded other code: a content hash that matches no build forces a re-upload.
+		state.ContentSHA256 = types.StringValue(driftedContent)
+	}
+	state.Etag = types.StringValue(etag)
+
+	settings, found, err := r.data.Client.GetWorkerSettings(ctx, r.data.AccountID, name)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Edge Worker Settings", "Reading the bindings of "+quote(name), err))
+		return
+	}
+	if found {
+		for _, b := range settings.Bindings {
+			// Secret bindings come back without text; their state values are kept.
+			text, _ := b["text"].(string)
+			switch b["name"] {
+			case "ROUTES":
+				state.RoutesNamespaceID = types.StringValue(str(b["namespace_id"]))
+			case "DOMAINS":
+				state.DomainsNamespaceID = types.StringValue(str(b["namespace_id"]))
+			case "STATIC":
+				state.StaticBucket = types.StringValue(str(b["bucket_name"]))
+			case "FRESHNESS_BUDGET_SECONDS":
+				if n, err := strconv.Atoi(text); err == nil {
+					state.FreshnessBudget = durationValue(state.FreshnessBudget, time.Duration(n)*time.Second)
+				}
+			case "UPSTREAM_TIMEOUT_MS":
+				if n, err := strconv.Atoi(text); err == nil {
+					state.UpstreamTimeout = durationValue(state.UpstreamTimeout, time.Duration(n)*time.Millisecond)
+				}
+			case "LOG_SAMPLE_RATE":
+				if f, err := strconv.ParseFloat(text, 64); err == nil {
+					state.LogSampleRate = types.Float64Value(f)
+				}
+			}
+		}
+	}
+	if r.data.ZoneID != "" {
+		routes, err := r.data.Client.ListWorkerRoutes(ctx, r.data.ZoneID)
+		if err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to List Worker Routes", "Listing the zone's Worker routes", err))
+			return
+		}
+		var patterns []string
+		for _, rt := range routes {
+			if rt.Script == name {
+				patterns = append(patterns, rt.Pattern)
+			}
+		}
+		var configured []string
+		resp.Diagnostics.Append(state.Routes.ElementsAs(ctx, &configured, false)...)
+		// Keep the configured order when the set is the same; otherwise show what is there.
+		if !sameSet(configured, patterns) {
+			if len(patterns) == 0 && state.Routes.IsNull() {
+				patterns = nil
+			}
+			v, d := types.ListValueFrom(ctx, types.StringType, patterns)
+			resp.Diagnostics.Append(d...)
+			state.Routes = v
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+func (r *edgeWorkerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state edgeWorkerModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.ID = state.ID
+	if r.uploadsNothing(plan, state) {
+		plan.Etag = state.Etag
+	} else {
+		resp.Diagnostics.Append(r.upload(ctx, &plan)...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan)...)
+}
+
+func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state edgeWorkerModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	state.Routes = types.ListNull(types.StringType)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, state)...) // routes first: nothing may point at a missing script
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if err := r.data.Client.DeleteWorker(ctx, r.data.AccountID, state.ID.ValueString()); err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Edge Worker", "Deleting script "+quote(state.ID.ValueString()), err))
+	}
+}
+
+func (r *edgeWorkerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+}
+
+func freshnessBudget() validator.String {
+	return stringCheck{
+		ok: func(s string) bool {
+			d, err := time.ParseDuration(s)
+			if err != nil || d%time.Second != 0 {
+				return false
+			}
+			_, err = route.DeriveTTLs(d)
+			return err == nil
+		},
+		rule: "a duration in whole seconds between " + route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() +
+			" (the KV edge cache alone holds values for " + route.MinKVCacheTTL.String() + ")",
+	}
+}
+
+// durationValue keeps the configuration's spelling of a duration when it means d.
+func durationValue(current types.String, d time.Duration) types.String {
+	if c, err := time.ParseDuration(current.ValueString()); err == nil && c == d {
+		return current
+	}
+	return types.StringValue(d.String())
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

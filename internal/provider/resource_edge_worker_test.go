@@ -1,0 +1,219 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/compare"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
+)
+
+const edgeWorkerAddr = "kamuidash_edge_worker.edge"
+
+func edgeWorkerConfig(edge *testEdge, extra string) string {
+	return edge.providerBlock() + `
+resource "kamuidash_kv_namespace" "routes" {
+  title = "kamuidash-test-routes"
+}
+resource "kamuidash_kv_namespace" "domains" {
+  title = "kamuidash-test-domains"
+}
+resource "kamuidash_edge_worker" "edge" {
+  name                 = "kamuidash-edge-test"
+  routes_namespace_id  = kamuidash_kv_namespace.routes.id
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  static_bucket        = "kamuidash-test-static"
+  signing_secret       = "0123456789abcdef0123456789abcdef-test"
+  cache_marker         = "marker-0123456789-test"
+  routes               = ["*.kamui.test/*", "kamui.test/*"]
+  ` + extra + `
+}
+`
+}
+
+// forkOf copies the bundled sources into a temporary checkout, with edit applied to the
+// Worker's JS shim, standing in for a team's fork in source_dir.
+func forkOf(t *testing.T, edit func(string) string) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := fs.WalkDir(testSources, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		inTree := p == "." || p == "worker-src" || p == "internal" || strings.HasPrefix(p, "worker-src/") || p == "internal/route" || strings.HasPrefix(p, "internal/route/")
+		if !inTree {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, p), 0o755)
+		}
+		b, err := fs.ReadFile(testSources, p)
+		if err != nil {
+			return err
+		}
+		if p == "worker-src/edge/js/worker.mjs" {
+			b = []byte(edit(string(b)))
+		}
+		return os.WriteFile(filepath.Join(dir, p), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestAccEdgeWorker_Lifecycle(t *testing.T) {
+	edge := newTestEdge(t)
+	built, err := (&bundle.Builder{Sources: testSources}).Worker(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := forkOf(t, func(s string) string { return s + "\n// a fork's change\n" })
+	etagChanges := statecheck.CompareValue(compare.ValuesDiffer())
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(*terraform.State) error {
+			if names := edge.ScriptNames(); len(names) != 0 {
+				return fmt.Errorf("scripts left after destroy: %v", names)
+			}
+			if routes := edge.Routes(); len(routes) != 0 {
+				return fmt.Errorf("routes left after destroy: %v", routes)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: edgeWorkerConfig(edge, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					// The artifact's hash is in the plan, before anything is uploaded.
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("content_sha256"), knownvalue.StringExact(built.SHA256)),
+						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("size_bytes"), knownvalue.Int64Exact(built.Size)),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{etagChanges.AddStateValue(edgeWorkerAddr, tfjsonpath.New("etag"))},
+				Check: func(s *terraform.State) error {
+					script, ok := edge.Script("kamuidash-edge-test")
+					if !ok {
+						return fmt.Errorf("script not uploaded")
+					}
+					uploaded := map[string]string{}
+					for _, m := range script.Modules {
+						uploaded[m.Name] = string(m.Content)
+					}
+					for _, f := range built.Files {
+						if uploaded[f.Name] != string(f.Content) {
+							return fmt.Errorf("module %s not uploaded byte-exact", f.Name)
+						}
+					}
+					if script.MainModule != built.MainModule {
+						return fmt.Errorf("main module = %q", script.MainModule)
+					}
+					var names []string
+					for _, rt := range edge.Routes() {
+						names = append(names, rt.Pattern+"→"+rt.Script)
+					}
+					if len(names) != 2 {
+						return fmt.Errorf("routes = %v", names)
+					}
+					return nil
+				},
+			},
+			{
+				// Same sources and settings: nothing to do.
+				Config: edgeWorkerConfig(edge, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// A setting is an in-place upload of the same script.
+				Config: edgeWorkerConfig(edge, `freshness_budget = "5m0s"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(edgeWorkerAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{etagChanges.AddStateValue(edgeWorkerAddr, tfjsonpath.New("etag"))},
+			},
+			{
+				// A source edit (a fork) is an in-place update with a new hash.
+				Config: edgeWorkerConfig(edge, `freshness_budget = "5m0s"`+"\n  source_dir = "+fmt.Sprintf("%q", fork)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(edgeWorkerAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("content_sha256"),
+							knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
+					},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					etagChanges.AddStateValue(edgeWorkerAddr, tfjsonpath.New("etag")),
+					statecheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("content_sha256"), knownvalue.StringFunc(func(v string) error {
+						if v == built.SHA256 {
+							return fmt.Errorf("the fork built to the embedded sources' hash")
+						}
+						return nil
+					})),
+				},
+			},
+			{
+				ResourceName:      edgeWorkerAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				// Secrets are never read back from the API, and an import cannot know which
+				// sources built the uploaded code.
+				ImportStateVerifyIgnore: []string{"signing_secret", "cache_marker", "content_sha256", "size_bytes", "source_dir"},
+			},
+		},
+	})
+}
+
+func TestAccEdgeWorker_ValidatedAtPlan(t *testing.T) {
+	edge := newTestEdge(t)
+	for name, tc := range map[string]struct{ extra, want string }{
+		"budget under KV's minimum": {`freshness_budget = "30s"`, `(?s)freshness_budget.*between 45s and\s+1h0m0s`},
+		"fractional budget":         {`freshness_budget = "60.5s"`, `whole seconds`},
+		"missing source_dir":        {`source_dir = "/nonexistent/fork"`, `(?s)Unable to Build Edge Worker|Does Not Build`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				Steps: []resource.TestStep{{
+					Config:      edgeWorkerConfig(edge, tc.extra),
+					PlanOnly:    true,
+					ExpectError: regexp.MustCompile(tc.want),
+				}},
+			})
+		})
+	}
+}
+
+func TestAccEdgeWorker_MissingToolchainIsAPlanDiagnostic(t *testing.T) {
+	edge := newTestEdge(t)
+	t.Setenv(bundle.GoEnvVar, "/nonexistent/go")
+	t.Setenv("PATH", "/nonexistent")
+	// A fork, so the embedded build's artifact cache cannot answer without a toolchain.
+	fork := forkOf(t, func(s string) string { return s + "\n// toolchain test\n" })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      edgeWorkerConfig(edge, "source_dir = "+fmt.Sprintf("%q", fork)),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Go Toolchain Not Found.*install Go`),
+		}},
+	})
+}
