@@ -155,10 +155,16 @@ func (e *runningEdge) eventually(t *testing.T, what, host, path string, ok func(
 	}
 }
 
+// workerPart is one module of a Worker upload.
+type workerPart struct {
+	name, contentType string
+	content           []byte
+}
+
 // workerUpload builds the multipart body the provider sends: a "metadata" JSON part and one
 // part per module named by its file name (cloudflare-go's own encoder would send dotted
 // metadata fields, which is why the provider builds the body itself).
-func workerUpload(t *testing.T, metadata map[string]any, name string, js string) (string, []byte) {
+func workerUpload(t *testing.T, metadata map[string]any, parts ...workerPart) (string, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
@@ -171,11 +177,13 @@ func workerUpload(t *testing.T, metadata map[string]any, name string, js string)
 	h.Set("Content-Type", "application/json")
 	w, _ := mw.CreatePart(h)
 	w.Write(meta)
-	h = textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="`+name+`"; filename="`+name+`"`)
-	h.Set("Content-Type", "application/javascript+module")
-	w, _ = mw.CreatePart(h)
-	w.Write([]byte(js))
+	for _, p := range parts {
+		h := textproto.MIMEHeader{}
+		h.Set("Content-Disposition", `form-data; name="`+p.name+`"; filename="`+p.name+`"`)
+		h.Set("Content-Type", p.contentType)
+		w, _ := mw.CreatePart(h)
+		w.Write(p.content)
+	}
 	if err := mw.Close(); err != nil {
 		t.Fatal(err)
 	}

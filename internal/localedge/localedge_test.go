@@ -107,7 +107,7 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 				{"type": "kv_namespace", "name": "HOSTS", "namespace_id": ns.ID},
 				{"type": "plain_text", "name": "GREETING", "text": "hi"},
 			},
-		}, "worker.mjs", greeter(version))
+		}, workerPart{"worker.mjs", "application/javascript+module", []byte(greeter(version))})
 		_, err := api.Workers.Scripts.Update(ctx, "greeter", workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
 		must(t, "upload "+version, err)
 	}
