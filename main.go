@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 )
 
@@ -36,9 +37,10 @@ type subcommand struct {
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-// subcommands grows as the toolkit does (localedge, guard, rollout).
+// subcommands grows as the toolkit does (guard and rollout come next).
 var subcommands = map[string]subcommand{
-	"version": {summary: "print the provider version", run: runVersion},
+	"version":   {summary: "print the provider version", run: runVersion},
+	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Main},
 }
 
 func main() {
