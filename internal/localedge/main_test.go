@@ -1,0 +1,91 @@
+package localedge
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// mainEnv makes the test binary run Main instead of the tests, so a test can signal a real
+// local edge process.
+const mainEnv = "LOCALEDGE_TEST_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(mainEnv) == "1" {
+		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestMain_SIGTERMStopsEverything starts the command as a process, sends SIGTERM, and checks
+// that it exits 0, removes its ready file and leaves no Node host behind.
+func TestMain_SIGTERMStopsEverything(t *testing.T) {
+	requireRuntime(t)
+	stateDir := t.TempDir()
+	ready := filepath.Join(t.TempDir(), "ready")
+	cmd := exec.Command(os.Args[0], "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0", "--ready-file", ready)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	must(t, "start the local edge", cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("exited before ready: %v\n%s\n%s", err, &stdout, &stderr)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("not ready within 3 minutes\n%s\n%s", &stdout, &stderr)
+		}
+	}
+	hostScript := filepath.Join(stateDir, "runtime", "host.mjs")
+	if len(processesRunning(hostScript)) == 0 {
+		t.Fatalf("no process runs %s while the local edge is ready", hostScript)
+	}
+
+	must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want 0\n%s", err, &stderr)
+		}
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("still running a minute after SIGTERM")
+	}
+	if _, err := os.Stat(ready); !os.IsNotExist(err) {
+		t.Errorf("the ready file outlived the process (stat: %v)", err)
+	}
+	if pids := processesRunning(hostScript); len(pids) > 0 {
+		t.Errorf("Node host processes %v still run after the local edge stopped", pids)
+	}
+	if !strings.Contains(stdout.String(), "ready: ") {
+		t.Errorf("no ready line:\n%s", &stdout)
+	}
+}
+
+// processesRunning lists the pids whose command line mentions arg (Linux /proc).
+func processesRunning(arg string) []string {
+	var pids []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(arg)) {
+			pids = append(pids, e.Name())
+		}
+	}
+	return pids
+}

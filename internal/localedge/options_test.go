@@ -1,0 +1,73 @@
+package localedge
+
+import (
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+)
+
+func TestParseOptions(t *testing.T) {
+	o, err := parseOptions(nil, io.Discard)
+	must(t, "defaults", err)
+	if o.APIAddr != "127.0.0.1:8787" || o.EdgeAddr != "127.0.0.1:8788" || o.StateDir == "" || o.RouterUpstreamTemplate != "127.0.0.1:{port}" {
+		t.Errorf("defaults = %+v", o)
+	}
+	for _, args := range [][]string{
+		{"--api", "0.0.0.0:8787"},
+		{"--edge", "192.0.2.1:80"},
+		{"--kv-propagation", "-1s"},
+		{"extra"},
+	} {
+		if _, err := parseOptions(args, io.Discard); err == nil {
+			t.Errorf("parseOptions(%q) accepted", args)
+		}
+	}
+}
+
+func TestMain_BadFlagsExit2(t *testing.T) {
+	var stderr strings.Builder
+	if code := Main(t.Context(), []string{"--api", "0.0.0.0:1"}, io.Discard, &stderr); code != 2 {
+		t.Errorf("exit code %d, want 2", code)
+	}
+	if !strings.Contains(stderr.String(), "loopback") {
+		t.Errorf("stderr = %q, want it to say why", stderr.String())
+	}
+}
+
+func TestMain_MissingNodeModulesSaysNpmCi(t *testing.T) {
+	var stderr strings.Builder
+	code := Main(t.Context(), []string{"--state-dir", t.TempDir(), "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0",
+		"--node-modules", t.TempDir()}, io.Discard, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "run npm ci at the repo root") {
+		t.Errorf("exit %d, stderr %q; want 1 and the npm ci hint", code, stderr.String())
+	}
+}
+
+func TestEnvFile(t *testing.T) {
+	id := cfapi.Identity{AccountID: "acc", ZoneID: "zone", ZoneName: "kamui.test", APIToken: "tok'en"}
+	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788"))
+	want := "export CLOUDFLARE_API_TOKEN='tok'\\''en'\n" +
+		"export KAMUIDASH_API_BASE_URL=http://127.0.0.1:8787/client/v4\n" +
+		"export KAMUIDASH_ACCOUNT_ID=acc\n" +
+		"export KAMUIDASH_ZONE_ID=zone\n" +
+		"export KAMUIDASH_PLATFORM_DOMAIN=kamui.test\n" +
+		"export KAMUIDASH_EDGE_URL=http://127.0.0.1:8788\n"
+	if got != want {
+		t.Errorf("env file:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	path := t.TempDir() + "/sub/env"
+	must(t, "write", writeFileAtomic(path, []byte("a"), 0o600))
+	must(t, "overwrite", writeFileAtomic(path, []byte("b"), 0o600))
+	b, err := os.ReadFile(path)
+	must(t, "read", err)
+	info, _ := os.Stat(path)
+	if string(b) != "b" || info.Mode().Perm() != 0o600 {
+		t.Errorf("content %q mode %v", b, info.Mode().Perm())
+	}
+}
