@@ -20,11 +20,12 @@ const (
 type edgeHandler struct {
 	api        *cfapi.Server
 	runtimeURL func() string
+	isLoaded   func(script string) bool // whether workerd runs the script now
 	proxy      *httputil.ReverseProxy
 }
 
-func newEdgeHandler(api *cfapi.Server, runtimeURL func() string) *edgeHandler {
-	h := &edgeHandler{api: api, runtimeURL: runtimeURL}
+func newEdgeHandler(api *cfapi.Server, runtimeURL func() string, isLoaded func(string) bool) *edgeHandler {
+	h := &edgeHandler{api: api, runtimeURL: runtimeURL, isLoaded: isLoaded}
 	h.proxy = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target, _ := url.Parse(h.runtimeURL())
@@ -62,6 +63,10 @@ func (h *edgeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if h.runtimeURL() == "" {
 		fixed(w, http.StatusServiceUnavailable, "The local Workers runtime is still starting.")
+		return
+	}
+	if !h.isLoaded(script) {
+		fixed(w, http.StatusInternalServerError, "Worker not running: it is still loading, or workerd refused it (see the local edge's log).")
 		return
 	}
 	r.Header.Set(headerRouteOverride, script)

@@ -3,7 +3,9 @@ package localedge
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,7 @@ type follower struct {
 	reload     bool
 	tasks      []func(context.Context) error
 	namespaces map[string]bool
+	loaded     map[string]*cfapi.Script // what workerd runs now, by name
 	wake       chan struct{}
 }
 
@@ -140,29 +143,94 @@ func (f *follower) putKV(ctx context.Context, namespaceID, key string, e *cfapi.
 	return f.host.PutKV(ctx, namespaceID, key, e)
 }
 
-// configure reloads workerd with the API's current scripts.
+// configure reloads workerd with the API's current scripts. The API accepts any upload, but
+// workerd may refuse one (a syntax error, a bad import): then every changed script is tried
+// alone on top of the last set that loaded, the ones that load are kept, and the others keep
+// serving their previous version (or nothing, when new), as a rejected deploy would.
 func (f *follower) configure(ctx context.Context) error {
-	var scripts []*cfapi.Script
+	var current []*cfapi.Script
 	for _, name := range f.api.ScriptNames() {
 		if sc, ok := f.api.Script(name); ok {
-			scripts = append(scripts, sc)
+			current = append(current, sc)
 		}
 	}
-	f.mu.Lock()
-	namespaces := make([]string, 0, len(f.namespaces))
-	for id := range f.namespaces {
-		namespaces = append(namespaces, id)
+	err := f.load(ctx, current)
+	if err == nil || ctx.Err() != nil {
+		return err
 	}
+	firstErr := err
+	base := map[string]*cfapi.Script{}
+	for _, sc := range current {
+		if good, ok := f.loadedScript(sc.Name); ok {
+			base[sc.Name] = good
+		}
+	}
+	var failed []string
+	lastFailed := false
+	for _, sc := range current {
+		if good, ok := base[sc.Name]; ok && good.ETag == sc.ETag {
+			continue
+		}
+		trial := maps.Clone(base)
+		trial[sc.Name] = sc
+		if lastFailed = f.load(ctx, sortedScripts(trial)) != nil; lastFailed {
+			failed = append(failed, sc.Name)
+		} else {
+			base = trial
+		}
+	}
+	if lastFailed {
+		if err := f.load(ctx, sortedScripts(base)); err != nil {
+			return err
+		}
+	}
+	f.log.Error("workerd refused uploaded Workers; they keep their previous version (if any)",
+		"scripts", strings.Join(failed, ","), "error", firstErr)
+	return nil
+}
+
+// load configures workerd with exactly these scripts and remembers them as loaded.
+func (f *follower) load(ctx context.Context, scripts []*cfapi.Script) error {
+	f.mu.Lock()
+	namespaces := slices.Sorted(maps.Keys(f.namespaces))
 	f.mu.Unlock()
-	slices.Sort(namespaces)
-	err := f.host.Configure(ctx, scripts, namespaces)
+	if err := f.host.Configure(ctx, scripts, namespaces); err != nil {
+		return err
+	}
+	loaded := map[string]*cfapi.Script{}
+	for _, sc := range scripts {
+		loaded[sc.Name] = sc
+	}
+	f.mu.Lock()
+	f.loaded = loaded
+	f.mu.Unlock()
 	if f.onScripts != nil {
 		f.onScripts(scripts)
 	}
-	if err == nil {
-		f.log.Info("workers loaded", "scripts", len(scripts))
+	f.log.Info("workers loaded", "scripts", len(scripts))
+	return nil
+}
+
+// loadedScript returns the version of a script workerd runs now.
+func (f *follower) loadedScript(name string) (*cfapi.Script, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	sc, ok := f.loaded[name]
+	return sc, ok
+}
+
+// isLoaded says whether workerd runs a script of that name.
+func (f *follower) isLoaded(name string) bool {
+	_, ok := f.loadedScript(name)
+	return ok
+}
+
+func sortedScripts(m map[string]*cfapi.Script) []*cfapi.Script {
+	out := make([]*cfapi.Script, 0, len(m))
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[name])
 	}
-	return err
+	return out
 }
 
 // run applies queued work until ctx ends.

@@ -11,15 +11,15 @@ import (
 )
 
 // Configure (re)loads workerd with exactly these scripts, every KV namespace in namespaces
-// bound to the internal worker (so writes reach namespaces no script binds yet). Scripts
-// that cannot be translated are left out and reported in the error after the others load.
+// bound to the internal worker (so writes reach namespaces no script binds yet). A script
+// that cannot be translated (a reserved name) is left out and logged. An error means workerd
+// refused the set; what it ran before may be gone.
 func (h *Host) Configure(ctx context.Context, scripts []*cfapi.Script, namespaces []string) error {
 	workers := make([]workerSpec, 0, len(scripts))
-	var problems []string
 	for _, sc := range scripts {
 		w, unsupported, err := workerFromScript(sc)
 		if err != nil {
-			problems = append(problems, err.Error())
+			h.cfg.Logger.Error("script left out of workerd", "error", err)
 			continue
 		}
 		if len(unsupported) > 0 {
@@ -47,9 +47,6 @@ func (h *Host) Configure(ctx context.Context, scripts []*cfapi.Script, namespace
 	h.mu.Lock()
 	h.url = strings.TrimSuffix(out.URL, "/")
 	h.mu.Unlock()
-	if len(problems) > 0 {
-		return fmt.Errorf("scripts left out: %s", strings.Join(problems, "; "))
-	}
 	return nil
 }
 

@@ -123,11 +123,12 @@ func (h *Host) readStdout(r io.Reader) {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "log: "):
-			h.cfg.Logger.Info("worker", "line", strings.TrimPrefix(line, "log: "))
+			level, text, _ := strings.Cut(strings.TrimPrefix(line, "log: "), " ")
+			h.cfg.Logger.Log(context.Background(), logLevel(level), "worker", "line", text)
 		case strings.HasPrefix(line, "ok "), strings.HasPrefix(line, "err "):
 			h.deliver(line)
 		default:
-			h.cfg.Logger.Debug("runtime host", "line", line)
+			h.cfg.Logger.Warn("runtime host", "line", line)
 		}
 	}
 	_ = h.cmd.Wait()
@@ -251,4 +252,17 @@ func (h *Host) Close() error {
 		<-h.done
 		return errors.New("the runtime host did not stop within 15s and was killed")
 	}
+}
+
+// logLevel maps a workerd log level to slog's.
+func logLevel(level string) slog.Level {
+	switch level {
+	case "error":
+		return slog.LevelError
+	case "warn":
+		return slog.LevelWarn
+	case "debug":
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }

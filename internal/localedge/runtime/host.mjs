@@ -13,14 +13,14 @@
 //   {"id": n, "op": "kvPut", "ns": id, "key": k, "value": base64, "metadata": any, "expiration": s}
 //   {"id": n, "op": "kvDelete", "ns": id, "key": k}
 //   {"id": n, "op": "purge", "urls": [...]}     drops Cache API entries (one cache per instance)
-// stdout: "ok <id> <json>" or "err <id> <message>" per command, "log: <line>" per console line
-// of a Worker. The host exits when stdin closes, so a Go process that dies takes its workerd
+// stdout: "ok <id> <json>" or "err <id> <message>" per command, "log: <level> <line>" per
+// console line of a Worker (and workerd's own errors, such as a script it refuses). The host exits when stdin closes, so a Go process that dies takes its workerd
 // with it.
 import { createRequire } from "node:module";
 import readline from "node:readline";
 
 const require = createRequire(process.argv[2]);
-const { Miniflare } = await import(require.resolve("miniflare"));
+const { Miniflare, Log, LogLevel } = await import(require.resolve("miniflare"));
 
 // INTERNAL is the fallback worker (a request without a route override gets a fixed 404) and
 // binds every KV namespace, so the Go side can write a namespace no script binds yet.
@@ -84,10 +84,14 @@ function options(cmd) {
   return {
     host: "127.0.0.1",
     port: 0,
+    // A fixed request.cf: the default would fetch one from the internet at every start.
+    cf: false,
     kvPersist: cmd.kvPersist,
     r2Persist: cmd.r2Persist,
-    handleStructuredLogs: ({ message }) => {
-      for (const line of String(message).split("\n")) if (line) process.stdout.write("log: " + line + "\n");
+    // Warnings and errors (a script workerd refuses, with the reason) reach the Go log.
+    log: new Log(LogLevel.WARN),
+    handleStructuredLogs: ({ level, message }) => {
+      for (const line of String(message).split("\n")) if (line) process.stdout.write("log: " + (level || "info") + " " + line + "\n");
     },
     workers: [
       {

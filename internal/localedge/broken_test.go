@@ -1,0 +1,45 @@
+package localedge
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/option"
+	"github.com/cloudflare/cloudflare-go/v7/workers"
+)
+
+// TestLocalEdge_BrokenUploadKeepsServing uploads a script workerd refuses next to a good one:
+// the good one's new version loads, the broken one keeps serving its previous version, and
+// the log names it.
+func TestLocalEdge_BrokenUploadKeepsServing(t *testing.T) {
+	requireRuntime(t)
+	edge := startEdge(t, t.TempDir())
+	api := edge.client()
+	ctx := context.Background()
+	acct := cloudflare.F(edge.env["KAMUIDASH_ACCOUNT_ID"])
+	upload := func(name, js string) {
+		ct, body := workerUpload(t, map[string]any{"main_module": "worker.mjs", "compatibility_date": "2025-01-01"},
+			workerPart{"worker.mjs", "application/javascript+module", []byte(js)})
+		_, err := api.Workers.Scripts.Update(ctx, name, workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
+		must(t, "upload "+name, err)
+	}
+	upload("a", `export default { fetch() { return new Response("a1"); } };`)
+	upload("b", `export default { fetch() { return new Response("b1"); } };`)
+	for _, p := range []string{"a.kamui.test/*", "b.kamui.test/*"} {
+		_, err := api.Workers.Routes.New(ctx, workers.RouteNewParams{ZoneID: cloudflare.F(edge.env["KAMUIDASH_ZONE_ID"]), Pattern: cloudflare.F(p), Script: cloudflare.F(p[:1])})
+		must(t, "route", err)
+	}
+	edge.eventually(t, "a serves", "a.kamui.test", "/", func(s int, b string) bool { return b == "a1" })
+	upload("a", `export default { fetch() { return new Response("a2") ; `) // syntax error
+	upload("b", `export default { fetch() { return new Response("b2"); } };`)
+	edge.eventually(t, "b's new version serves", "b.kamui.test", "/", func(s int, b string) bool { return b == "b2" })
+	if s, b := edge.get(t, "a.kamui.test", "/"); b != "a1" {
+		t.Errorf("a after a broken upload: HTTP %d %q, want the last good version", s, b)
+	}
+	if logs := edge.stderr.String(); !strings.Contains(logs, "workerd refused uploaded Workers") || !strings.Contains(logs, "scripts=a ") {
+		t.Errorf("the refused upload is not logged by name:\n%s", logs)
+	}
+	t.Log(edge.stderr.String())
+}
