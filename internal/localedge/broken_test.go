@@ -2,6 +2,7 @@ package localedge
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -15,7 +16,8 @@ import (
 // the log names it.
 func TestLocalEdge_BrokenUploadKeepsServing(t *testing.T) {
 	requireRuntime(t)
-	edge := startEdge(t, t.TempDir())
+	stateDir := t.TempDir()
+	edge := startEdge(t, stateDir)
 	api := edge.client()
 	ctx := context.Background()
 	acct := cloudflare.F(edge.env["KAMUIDASH_ACCOUNT_ID"])
@@ -41,5 +43,15 @@ func TestLocalEdge_BrokenUploadKeepsServing(t *testing.T) {
 	if logs := edge.stderr.String(); !strings.Contains(logs, "workerd refused uploaded Workers") || !strings.Contains(logs, "scripts=a ") {
 		t.Errorf("the refused upload is not logged by name:\n%s", logs)
 	}
-	t.Log(edge.stderr.String())
+
+	// A restart with the broken script stored: it has no previous version to fall back on,
+	// so its host gets the fixed 500 while the others serve.
+	edge.shutdown(t)
+	again := startEdge(t, stateDir)
+	if s, b := again.get(t, "b.kamui.test", "/"); b != "b2" {
+		t.Errorf("b after a restart with a broken a stored: HTTP %d %q", s, b)
+	}
+	if s, b := again.get(t, "a.kamui.test", "/"); s != http.StatusInternalServerError || !strings.Contains(b, "Worker not running") {
+		t.Errorf("a after a restart: HTTP %d %q, want the fixed 500", s, b)
+	}
 }

@@ -27,6 +27,7 @@ type edgeHandler struct {
 func newEdgeHandler(api *cfapi.Server, runtimeURL func() string, isLoaded func(string) bool) *edgeHandler {
 	h := &edgeHandler{api: api, runtimeURL: runtimeURL, isLoaded: isLoaded}
 	h.proxy = &httputil.ReverseProxy{
+		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target, _ := url.Parse(h.runtimeURL())
 			pr.SetURL(target)

@@ -43,6 +43,7 @@ type tunnelTargetKey struct{}
 func newTunnelHandler(api *cfapi.Server, routerURL func() string) *tunnelHandler {
 	h := &tunnelHandler{api: api, routerURL: routerURL}
 	h.proxy = &httputil.ReverseProxy{
+		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target := pr.In.Context().Value(tunnelTargetKey{}).(*url.URL)
 			pr.SetURL(target)

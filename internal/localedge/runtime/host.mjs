@@ -121,7 +121,16 @@ async function handle(cmd) {
     case "configure": {
       const opts = options(cmd);
       if (!mf) {
-        mf = new Miniflare(opts);
+        // An instance whose first start failed never becomes ready again: drop it, so the
+        // next configure (without the refused script) starts afresh.
+        const created = new Miniflare(opts);
+        try {
+          await created.ready;
+        } catch (err) {
+          await created.dispose().catch(() => {});
+          throw err;
+        }
+        mf = created;
       } else {
         await mf.setOptions(opts);
       }
