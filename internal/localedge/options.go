@@ -69,7 +69,7 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.ReadyFile, "ready-file", "", "file written (atomically, with the env lines) once everything listens")
 	fs.StringVar(&o.ZoneName, "zone", cfapi.DefaultZoneName, "zone name of a fresh state dir (the platform domain)")
 	fs.DurationVar(&o.AutoValidate, "auto-validate", 0, "activate custom hostnames this long after creation even without their TXT record (0: never)")
-	fs.DurationVar(&o.KVPropagation, "kv-propagation", cfapi.DefaultKVPropagationDelay, "delay before a KV write is visible to the Workers (Cloudflare: up to 60s)")
+	fs.DurationVar(&o.KVPropagation, "kv-propagation", cfapi.DefaultKVPropagationDelay, "delay before a KV write is visible to the Workers (Cloudflare: up to 60s; 0 means the API server's default)")
 	fs.StringVar(&o.NodeModules, "node-modules", "", "node_modules directory holding miniflare (default: found walking up from the working directory)")
 	fs.BoolVar(&o.Router, "router", false, "build and start the router; tunnel ingress to the kamuidash-router service goes to it")
 	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")
