@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/custom_hostnames"
@@ -90,23 +91,26 @@ func TestLocalEdge_EdgeWorkerThroughRouter(t *testing.T) {
 		must(t, "read "+m.name, err)
 		parts = append(parts, workerPart{m.name, m.ct, b})
 	}
-	ct, body := workerUpload(t, map[string]any{
-		"main_module":        "worker.mjs",
-		"compatibility_date": "2025-01-01",
-		"bindings": []map[string]any{
-			{"type": "kv_namespace", "name": "ROUTES", "namespace_id": routesNS},
-			{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": domainsNS},
-			{"type": "r2_bucket", "name": "STATIC", "bucket_name": "kamuidash-static"},
-			{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": "kamui.test"},
-			{"type": "plain_text", "name": "FRESHNESS_BUDGET_SECONDS", "text": "120"},
-			{"type": "plain_text", "name": "UPSTREAM_TIMEOUT_MS", "text": "30000"},
-			{"type": "plain_text", "name": "LOG_SAMPLE_RATE", "text": "1"},
-			{"type": "secret_text", "name": "SIGNING_SECRET", "text": "local-edge-test-signing-secret-0123456789"},
-			{"type": "secret_text", "name": "CACHE_MARKER", "text": "local-edge-test-marker-0123"},
-		},
-	}, parts...)
-	_, err = api.Workers.Scripts.Update(ctx, "kamuidash-edge", workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
-	must(t, "upload the edge Worker", err)
+	uploadEdge := func(signingSecret string) {
+		ct, body := workerUpload(t, map[string]any{
+			"main_module":        "worker.mjs",
+			"compatibility_date": "2025-01-01",
+			"bindings": []map[string]any{
+				{"type": "kv_namespace", "name": "ROUTES", "namespace_id": routesNS},
+				{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": domainsNS},
+				{"type": "r2_bucket", "name": "STATIC", "bucket_name": "kamuidash-static"},
+				{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": "kamui.test"},
+				{"type": "plain_text", "name": "FRESHNESS_BUDGET_SECONDS", "text": "120"},
+				{"type": "plain_text", "name": "UPSTREAM_TIMEOUT_MS", "text": "30000"},
+				{"type": "plain_text", "name": "LOG_SAMPLE_RATE", "text": "1"},
+				{"type": "secret_text", "name": "SIGNING_SECRET", "text": signingSecret},
+				{"type": "secret_text", "name": "CACHE_MARKER", "text": "local-edge-test-marker-0123"},
+			},
+		}, parts...)
+		_, err := api.Workers.Scripts.Update(ctx, "kamuidash-edge", workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
+		must(t, "upload the edge Worker", err)
+	}
+	uploadEdge("local-edge-test-signing-secret-0123456789")
 	_, err = api.Workers.Routes.New(ctx, workers.RouteNewParams{ZoneID: zone, Pattern: cloudflare.F("*.kamui.test/*"), Script: cloudflare.F("kamuidash-edge")})
 	must(t, "create route", err)
 
@@ -145,6 +149,21 @@ func TestLocalEdge_EdgeWorkerThroughRouter(t *testing.T) {
 	if status, body := edge.get(t, "nobody.kamui.test", "/"); status != http.StatusNotFound || strings.Contains(body, "tenant") {
 		t.Errorf("unknown app: HTTP %d %q, want the Worker's 404", status, body)
 	}
+
+	// A new signing secret restarts the router with it: requests keep passing verification.
+	uploadEdge("local-edge-test-signing-secret-rotated-9876543210")
+	deadline := time.Now().Add(time.Minute)
+	for strings.Count(edge.stderr.String(), `"msg":"router started"`) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the router was not restarted after the signing secret changed:\n%s", edge.stderr)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The Worker reloads before the router restarts, so both now use the rotated secret.
+	if s, b := edge.get(t, "shop.kamui.test", "/after-rotation"); s != 200 || b != "tenant host=shop.kamui.test path=/after-rotation" {
+		t.Errorf("after rotating the signing secret: HTTP %d %q", s, b)
+	}
+
 	if strings.Contains(edge.stderr.String(), "local-edge-test-signing-secret") {
 		t.Errorf("the signing secret appears in the logs")
 	}
