@@ -85,7 +85,23 @@ func findRepoRoot() (string, error) {
 func (r *localRouter) URL() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if !r.runningLocked() {
+		return ""
+	}
 	return r.url
+}
+
+// runningLocked says whether the process started last is still alive.
+func (r *localRouter) runningLocked() bool {
+	if r.cmd == nil {
+		return false
+	}
+	select {
+	case <-r.exited:
+		return false
+	default:
+		return true
+	}
 }
 
 // scriptsLoaded picks the signing secret from the loaded scripts (the first, by name, that
@@ -100,7 +116,9 @@ func (r *localRouter) scriptsLoaded(scripts []*cfapi.Script) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if secret == r.secret && (secret == "" || r.cmd != nil) {
+	// Same secret and still alive: nothing to do. A router that died is started again here,
+	// at the next Worker reload.
+	if secret == r.secret && (secret == "" || r.runningLocked()) {
 		return
 	}
 	r.stopLocked()
@@ -134,7 +152,11 @@ func (r *localRouter) startLocked() error {
 		return err
 	}
 	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
+	go func() {
+		err := cmd.Wait()
+		close(exited)
+		r.log.Info("router exited", "error", err)
+	}()
 	if err := waitListening(listen, exited); err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
