@@ -65,10 +65,6 @@ type Clock interface{ Now() time.Time }
 // Logger receives one structured JSON line per request.
 type Logger interface{ Log(line string) }
 
-type systemClock struct{}
-
-func (systemClock) Now() time.Time { return time.Now() }
-
 type discardLogger struct{}
 
 func (discardLogger) Log(string) {}
