@@ -16,8 +16,9 @@ export PATH="$TOOLS_BIN:$PATH"
 terraform version | head -1
 tofu version | head -1
 
-step "go vet"
+step "go vet and staticcheck"
 go vet ./...
+go tool -modfile=tools/go.mod staticcheck ./...
 
 step "unit and runtime tests (go test ./...)"
 go test -count=1 ./...
