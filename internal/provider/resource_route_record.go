@@ -328,15 +328,7 @@ func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteReq
 
 // ImportState takes "<routes_namespace_id>/<app>".
 func (r *routeRecordResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, app, ok := strings.Cut(req.ID, "/")
-	if !ok || !isHexID(ns) || !isDNSLabel(app) {
-		resp.Diagnostics.AddError("Invalid Import ID",
-			"Import a route record as <routes_namespace_id>/<app>, for example 0f2ac74b498b48028cb68387c421e279/docs; got "+quote(req.ID)+".")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("routes_namespace_id"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("app"), app)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	importRouteKey(ctx, req, resp, "app", "route record")
 }
 
 // recordAppName allows the apex app (the platform's own site is a route record) but no other

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -266,15 +265,7 @@ func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteReque
 
 // ImportState takes "<routes_namespace_id>/<name>".
 func (r *tenantAppResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	ns, name, ok := strings.Cut(req.ID, "/")
-	if !ok || !isHexID(ns) || !isDNSLabel(name) {
-		resp.Diagnostics.AddError("Invalid Import ID",
-			"Import a tenant app as <routes_namespace_id>/<name>, for example 0f2ac74b498b48028cb68387c421e279/shop; got "+quote(req.ID)+".")
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("routes_namespace_id"), ns)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	importRouteKey(ctx, req, resp, "name", "tenant app")
 }
 
 // timeoutValue keeps the user's spelling of a timeout ("30s" vs "30000ms") when it means the
