@@ -97,6 +97,8 @@ export default {
 const compatibilityDate = cfg.compatibilityDate || "2025-12-01";
 const mf = new Miniflare({
   host: "127.0.0.1",
+  // Without this Miniflare downloads a request.cf object from the internet at every start.
+  cf: false,
   port: cfg.port || 0,
   handleStructuredLogs: ({ message }) => {
     for (const line of String(message).split("\n")) if (line) process.stdout.write("log: " + line + "\n");
