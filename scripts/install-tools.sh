@@ -46,10 +46,10 @@ build_tofu() {
   have tofu "$OPENTOFU_VERSION" && return
   log "building tofu v$OPENTOFU_VERSION from the Go module proxy (a few minutes)…"
   local start=$SECONDS
-  local wrap
-  wrap=$(mktemp -d)
-  trap 'rm -rf "$wrap"' RETURN
+  # A subshell, so the wrapper module's clean-up trap cannot outlive this build.
   (
+    wrap=$(mktemp -d)
+    trap 'rm -rf "$wrap"' EXIT
     cd "$wrap"
     go mod init kamuidash.local/tofu-wrapper >/dev/null 2>&1
     go mod edit -replace="$OPENTOFU_HCL_REPLACE"
