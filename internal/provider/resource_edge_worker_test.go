@@ -19,6 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 )
 
 const edgeWorkerAddr = "kamuidash_edge_worker.edge"
@@ -216,4 +217,24 @@ func TestAccEdgeWorker_MissingToolchainIsAPlanDiagnostic(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Go Toolchain Not Found.*install Go`),
 		}},
 	})
+}
+
+func TestAccEdgeWorker_ExistingScriptAsksForImport(t *testing.T) {
+	edge := newTestEdge(t)
+	if _, err := edge.client(t).UploadWorker(context.Background(), edge.Identity().AccountID, "kamuidash-edge-test", kdcf.WorkerUpload{
+		MainModule: "a.mjs",
+		Modules:    []kdcf.WorkerModule{{Name: "a.mjs", MIMEType: "application/javascript+module", Content: []byte("export default {}")}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      edgeWorkerConfig(edge, ""),
+			ExpectError: regexp.MustCompile(`(?s)Edge Worker Already Exists.*terraform\s+import`),
+		}},
+	})
+	if s, _ := edge.Script("kamuidash-edge-test"); s == nil || s.MainModule != "a.mjs" {
+		t.Fatal("the existing script was overwritten")
+	}
 }
