@@ -30,34 +30,43 @@ type WorkerUpload struct {
 }
 
 // UploadWorker uploads (creates or replaces in place) the script and returns its etag.
-//
-// The multipart body is built here: cloudflare-go v7.9.0 sends metadata as dotted form fields
-// and files as "files.0", which the API does not read as modules. The body is a "metadata" JSON
-// part plus one part per module, named by the module's file name.
 func (c *Client) UploadWorker(ctx context.Context, accountID, name string, up WorkerUpload) (etag string, err error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	meta, err := json.Marshal(up)
+	contentType, body, err := EncodeWorkerUpload(up, up.Modules)
 	if err != nil {
 		return "", err
 	}
-	if err := writePart(mw, "metadata", "blob", "application/json", meta); err != nil {
-		return "", err
-	}
-	for _, m := range up.Modules {
-		if err := writePart(mw, m.Name, m.Name, m.MIMEType, m.Content); err != nil {
-			return "", err
-		}
-	}
-	if err := mw.Close(); err != nil {
-		return "", err
-	}
 	res, err := c.Workers.Scripts.Update(ctx, name, workers.ScriptUpdateParams{AccountID: cf.F(accountID)},
-		option.WithRequestBody(mw.FormDataContentType(), buf.Bytes()))
+		option.WithRequestBody(contentType, body))
 	if err != nil {
 		return "", err
 	}
 	return res.Etag, nil
+}
+
+// EncodeWorkerUpload builds the multipart body of a Worker upload: a "metadata" JSON part
+// (metadata marshalled as is) plus one part per module, named by the module's file name.
+//
+// The body is built here because cloudflare-go v7.9.0 sends metadata as dotted form fields and
+// files as "files.0", which the API does not read as modules.
+func EncodeWorkerUpload(metadata any, modules []WorkerModule) (contentType string, body []byte, err error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	meta, err := json.Marshal(metadata)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := writePart(mw, "metadata", "blob", "application/json", meta); err != nil {
+		return "", nil, err
+	}
+	for _, m := range modules {
+		if err := writePart(mw, m.Name, m.Name, m.MIMEType, m.Content); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return "", nil, err
+	}
+	return mw.FormDataContentType(), buf.Bytes(), nil
 }
 
 func writePart(mw *multipart.Writer, name, filename, contentType string, content []byte) error {

@@ -4,11 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
-	"mime/multipart"
 	"net/http"
-	"net/textproto"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +16,8 @@ import (
 
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/option"
+
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 
 	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
 )
@@ -164,30 +163,17 @@ type workerPart struct {
 // workerUpload builds the multipart body the provider sends: a "metadata" JSON part and one
 // part per module named by its file name (cloudflare-go's own encoder would send dotted
 // metadata fields, which is why the provider builds the body itself).
-func workerUpload(t *testing.T, metadata map[string]any, parts ...workerPart) (string, []byte) {
+func workerUpload(t *testing.T, metadata map[string]any, parts ...workerPart) (contentType string, body []byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	meta, err := json.Marshal(metadata)
+	modules := make([]kdcf.WorkerModule, len(parts))
+	for i, p := range parts {
+		modules[i] = kdcf.WorkerModule{Name: p.name, MIMEType: p.contentType, Content: p.content}
+	}
+	contentType, body, err := kdcf.EncodeWorkerUpload(metadata, modules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="metadata"; filename="blob"`)
-	h.Set("Content-Type", "application/json")
-	w, _ := mw.CreatePart(h)
-	w.Write(meta)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="`+p.name+`"; filename="`+p.name+`"`)
-		h.Set("Content-Type", p.contentType)
-		w, _ := mw.CreatePart(h)
-		w.Write(p.content)
-	}
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return mw.FormDataContentType(), buf.Bytes()
+	return contentType, body
 }
 
 func must(t *testing.T, what string, err error) {

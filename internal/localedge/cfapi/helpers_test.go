@@ -1,18 +1,17 @@
 package cfapi
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"testing"
 
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/option"
+
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 )
 
 // startServer runs a Server on a loopback httptest listener over dir.
@@ -53,28 +52,15 @@ type workerPart struct {
 // fields and "files.N" parts, which is why the provider builds the body itself.
 func workerUpload(t *testing.T, metadata map[string]any, parts ...workerPart) (contentType string, body []byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	meta, err := json.Marshal(metadata)
+	modules := make([]kdcf.WorkerModule, len(parts))
+	for i, p := range parts {
+		modules[i] = kdcf.WorkerModule{Name: p.name, MIMEType: p.contentType, Content: p.content}
+	}
+	contentType, body, err := kdcf.EncodeWorkerUpload(metadata, modules)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", `form-data; name="metadata"; filename="blob"`)
-	h.Set("Content-Type", "application/json")
-	w, _ := mw.CreatePart(h)
-	w.Write(meta)
-	for _, p := range parts {
-		h := textproto.MIMEHeader{}
-		h.Set("Content-Disposition", `form-data; name="`+p.name+`"; filename="`+p.name+`"`)
-		h.Set("Content-Type", p.contentType)
-		w, _ := mw.CreatePart(h)
-		w.Write(p.content)
-	}
-	if err := mw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return mw.FormDataContentType(), buf.Bytes()
+	return contentType, body
 }
 
 // rawRequest sends a request without cloudflare-go and decodes the envelope.
