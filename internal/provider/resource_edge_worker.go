@@ -496,7 +496,8 @@ func freshnessBudget() validator.String {
 	}
 }
 
-// durationValue keeps the configuration's spelling of a duration when it means d.
+// durationValue keeps the configuration's spelling of a duration ("2500ms" vs "2.5s") when it
+// means d, so that Read never invents a diff.
 func durationValue(current types.String, d time.Duration) types.String {
 	if c, err := time.ParseDuration(current.ValueString()); err == nil && c == d {
 		return current

@@ -224,7 +224,7 @@ func (m *routeRecordModel) fromRecord(rec route.Record) {
 		m.Dynamic = &routeDynamicModel{
 			Origin:   types.StringValue(rec.Dynamic.Origin),
 			Upstream: types.StringValue(rec.Dynamic.Upstream),
-			Timeout:  timeoutValue(current, rec.Dynamic.TimeoutMS),
+			Timeout:  durationValue(current, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond),
 		}
 	case route.KindStatic:
 		m.Static = &routeStaticModel{

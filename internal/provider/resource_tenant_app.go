@@ -161,8 +161,8 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	plan.PlatformHostname = types.StringNull()
-	if !plan.Name.IsUnknown() && r.data.PlatformDomain != "" {
-		plan.PlatformHostname = types.StringValue(route.PlatformHostname(plan.Name.ValueString(), r.data.PlatformDomain))
+	if !plan.Name.IsUnknown() {
+		plan.PlatformHostname = optionalString(r.data.platformHost(plan.Name.ValueString()))
 	}
 	plan.Rev = types.StringUnknown()
 	if rec, ok := plan.record(); ok {
@@ -212,9 +212,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 		return
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
-	if r.data.PlatformDomain != "" {
-		state.PlatformHostname = types.StringValue(route.PlatformHostname(state.Name.ValueString(), r.data.PlatformDomain))
-	}
+	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
 	rec := stored.Doc
 	if !stored.Valid || rec.Kind != route.KindDynamic {
 		state.Rev = types.StringValue(unreadableRev)
@@ -232,7 +230,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	state.Namespace = types.StringValue(up.Namespace)
 	state.Service = types.StringValue(up.Service)
 	state.Port = types.Int64Value(int64(up.Port))
-	state.Timeout = timeoutValue(state.Timeout, rec.Dynamic.TimeoutMS)
+	state.Timeout = durationValue(state.Timeout, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond)
 	state.Rev = types.StringValue(rec.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
@@ -266,15 +264,6 @@ func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteReque
 // ImportState takes "<routes_namespace_id>/<name>".
 func (r *tenantAppResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importRouteKey(ctx, req, resp, "name", "tenant app")
-}
-
-// timeoutValue keeps the user's spelling of a timeout ("30s" vs "30000ms") when it means the
-// stored milliseconds, so that Read never invents a diff.
-func timeoutValue(current types.String, ms int) types.String {
-	if d, err := time.ParseDuration(current.ValueString()); err == nil && d.Milliseconds() == int64(ms) {
-		return current
-	}
-	return types.StringValue((time.Duration(ms) * time.Millisecond).String())
 }
 
 func upstreamTimeout() validator.String {
