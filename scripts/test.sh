@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI runs, on a machine with nothing cached: npm packages from the lockfile, the
 # Terraform and OpenTofu CLIs built from the Go module proxy, unit tests, the Worker in workerd,
-# the local edge's API contract, acceptance tests on both CLIs, and the docs drift check.
+# the local edge's API contract, acceptance tests (every package's TestAcc*) on both CLIs, and the docs drift check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,11 +29,11 @@ export TF_CLI_CONFIG_FILE=/dev/null
 
 step "acceptance tests with Terraform $(terraform version -json | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')"
 TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/terraform" \
-  go test -count=1 -run '^TestAcc' ./internal/provider/...
+  go test -count=1 -run '^TestAcc' ./...
 
 step "acceptance tests with OpenTofu"
 TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org \
-  go test -count=1 -run '^TestAcc' ./internal/provider/...
+  go test -count=1 -run '^TestAcc' ./...
 
 step "generated docs are up to date"
 scripts/check-docs.sh
