@@ -15,6 +15,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 )
@@ -37,10 +38,11 @@ type subcommand struct {
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-// subcommands grows as the toolkit does (guard and rollout come next).
+// subcommands grows as the toolkit does (rollout comes next).
 var subcommands = map[string]subcommand{
 	"version":   {summary: "print the provider version", run: runVersion},
 	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Main},
+	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
 }
 
 func main() {
