@@ -15,6 +15,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/dns"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
+	"github.com/cloudflare/cloudflare-go/v7/r2"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
 	"github.com/hashicorp/go-cleanhttp"
@@ -68,6 +69,7 @@ type Client struct {
 	DNS             *dns.DNSService
 	Tunnels         *zero_trust.TunnelCloudflaredService
 	Cache           *cache.CacheService
+	R2              *r2.R2Service
 }
 
 // New builds the client. It does not contact the API.
@@ -108,6 +110,7 @@ func New(cfg Config) (*Client, error) {
 		DNS:             dns.NewDNSService(opts...),
 		Tunnels:         zero_trust.NewTunnelCloudflaredService(opts...),
 		Cache:           cache.NewCacheService(opts...),
+		R2:              r2.NewR2Service(opts...),
 	}, nil
 }
 

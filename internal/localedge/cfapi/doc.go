@@ -1,6 +1,6 @@
 // Package cfapi serves the subset of the Cloudflare v4 API that the KamuiDash provider uses, for
-// the local edge: Workers scripts and routes, KV, custom hostnames, Cloudflare Tunnels, DNS
-// records and cache purges, with Cloudflare's response envelope, bearer-token auth, pagination,
+// the local edge: Workers scripts and routes, KV, R2 buckets and objects, custom hostnames,
+// Cloudflare Tunnels, DNS records and cache purges, with Cloudflare's response envelope, bearer-token auth, pagination,
 // fault injection and state persisted under a directory.
 //
 // # Wiring (the `localedge` sub-command)
@@ -16,10 +16,11 @@
 // The runtime (workerd, tunnel emulation, the router) follows the API's state through
 // [Hooks], set in [Config.Hooks]: ScriptChanged (uploads and deletes, with modules and secret
 // bindings), KVChanged (after [Config.KVPropagationDelay]), RoutesChanged,
-// CustomHostnamesChanged, DNSChanged, TunnelChanged (ingress rules) and Purged (URLs to drop
-// from the Cache API). On start it reads the current state through [Server.Script],
+// CustomHostnamesChanged, DNSChanged, TunnelChanged (ingress rules), R2Changed (objects) and
+// Purged (URLs to drop from the Cache API). On start it reads the current state through [Server.Script],
 // [Server.ScriptNames], [Server.KVNamespaces], [Server.KVValue], [Server.Routes],
-// [Server.CustomHostnames], [Server.DNSRecords], [Server.Tunnel] and [Server.Purges]; every
+// [Server.CustomHostnames], [Server.DNSRecords], [Server.Tunnel], [Server.R2Buckets] and
+// [Server.Purges]; every
 // read returns a copy.
 //
 // # Failure modes

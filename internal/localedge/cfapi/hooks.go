@@ -30,6 +30,10 @@ type Hooks struct {
 	// TunnelChanged reports a tunnel's configuration change, creation or deletion.
 	TunnelChanged func(TunnelEvent)
 
+	// R2Changed reports one R2 object written or deleted (R2 is strongly consistent: no
+	// delay).
+	R2Changed func(R2Event)
+
 	// Purged reports the URLs of one purge_cache request, so the runtime can drop them from its
 	// Cache API.
 	Purged func(Purge)
@@ -62,4 +66,13 @@ type TunnelEvent struct {
 	Deleted  bool
 	// Config is a copy of the tunnel's ingress configuration; nil until one is PUT.
 	Config *TunnelConfig
+}
+
+// R2Event is one R2 object written or deleted.
+type R2Event struct {
+	Bucket  string
+	Key     string
+	Deleted bool
+	// Object is a copy of the written object; nil when Deleted.
+	Object *R2Object
 }

@@ -111,3 +111,19 @@ func (s *Server) Purges() []Purge {
 	}
 	return out
 }
+
+// R2Buckets returns every bucket with copies of its objects, sorted by name.
+func (s *Server) R2Buckets() []R2Bucket {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]R2Bucket, 0, len(s.r2.Buckets))
+	for _, b := range s.r2.Buckets {
+		c := R2Bucket{Name: b.Name, CreatedAt: b.CreatedAt, Objects: map[string]*R2Object{}}
+		for k, o := range b.Objects {
+			c.Objects[k] = o.clone()
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b R2Bucket) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}

@@ -85,6 +85,7 @@ type Server struct {
 	zone     zoneState
 	tunnels  tunnelState
 	purges   purgeState
+	r2       r2State
 }
 
 // New loads (or creates) the state under cfg.StateDir and returns a Server ready to serve.
@@ -137,7 +138,7 @@ func (s *Server) load() error {
 			return err
 		}
 	}
-	for _, file := range []string{fileWorkers, fileKV, fileZone, fileTunnels, filePurges} {
+	for _, file := range []string{fileWorkers, fileKV, fileZone, fileTunnels, filePurges, fileR2} {
 		if err := loadJSON(s.path(file), s.area(file)); err != nil {
 			return err
 		}
@@ -171,6 +172,14 @@ func (s *Server) fillEmpty() {
 	if s.tunnels.Tunnels == nil {
 		s.tunnels.Tunnels = map[string]*Tunnel{}
 	}
+	if s.r2.Buckets == nil {
+		s.r2.Buckets = map[string]*R2Bucket{}
+	}
+	for _, b := range s.r2.Buckets {
+		if b.Objects == nil {
+			b.Objects = map[string]*R2Object{}
+		}
+	}
 }
 
 // save persists one area; callers hold s.mu. A failure is answered as a 500 so the client
@@ -201,6 +210,8 @@ func (s *Server) area(file string) any {
 		return &s.tunnels
 	case filePurges:
 		return &s.purges
+	case fileR2:
+		return &s.r2
 	}
 	panic("cfapi: unknown state file " + file)
 }
@@ -219,6 +230,8 @@ func (s *Server) reload(file string) error {
 		s.tunnels = tunnelState{}
 	case filePurges:
 		s.purges = purgeState{}
+	case fileR2:
+		s.r2 = r2State{}
 	}
 	err := loadJSON(s.path(file), s.area(file))
 	s.fillEmpty()
@@ -275,6 +288,7 @@ func (s *Server) registerRoutes() {
 	s.registerTunnelRoutes()
 	s.registerDNSRoutes()
 	s.registerPurgeRoutes()
+	s.registerR2Routes()
 }
 
 // after runs f after d unless the server is closed first; it carries the delayed hooks

@@ -43,6 +43,10 @@ var contractOperations = map[string][]string{
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/configurations":                    {"get", "put"},
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/connections":                       {"get", "delete"},
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/token":                             {"get"},
+	"/accounts/{account_id}/r2/buckets":                                               {"get", "post"},
+	"/accounts/{account_id}/r2/buckets/{bucket_name}":                                 {"get", "delete"},
+	"/accounts/{account_id}/r2/buckets/{bucket_name}/objects":                         {"get"},
+	"/accounts/{account_id}/r2/buckets/{bucket_name}/objects/{object_key}":            {"get", "put", "delete"},
 }
 
 // cloudflareSpec extracts the OpenAPI description cloudflare-go carries in scripts/mock

@@ -14,6 +14,7 @@ const (
 	fileZone     = "zone.json"
 	fileTunnels  = "tunnels.json"
 	filePurges   = "purges.json"
+	fileR2       = "r2.json"
 )
 
 // Identity is what a user pastes to point the provider at the local edge. It is generated once
@@ -176,6 +177,26 @@ type Tunnel struct {
 
 type tunnelState struct {
 	Tunnels map[string]*Tunnel `json:"tunnels"`
+}
+
+// R2Object is one stored R2 object.
+type R2Object struct {
+	Content     []byte `json:"content"`
+	ContentType string `json:"content_type"`
+	// ETag is the hex MD5 of the content, as R2 reports for a single-request upload.
+	ETag     string    `json:"etag"`
+	Uploaded time.Time `json:"uploaded"`
+}
+
+// R2Bucket is one R2 bucket and its objects.
+type R2Bucket struct {
+	Name      string               `json:"name"`
+	CreatedAt time.Time            `json:"created_at"`
+	Objects   map[string]*R2Object `json:"objects"`
+}
+
+type r2State struct {
+	Buckets map[string]*R2Bucket `json:"buckets"`
 }
 
 // Purge is one accepted purge-by-URL request.

@@ -18,6 +18,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/dns"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
+	"github.com/cloudflare/cloudflare-go/v7/r2"
 	"github.com/cloudflare/cloudflare-go/v7/shared"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
@@ -412,6 +413,38 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	if purge.ID == "" {
 		t.Error("purge answer has no id")
 	}
+
+	// --- R2: a bucket, objects with content types (keys percent-encoded, as the provider
+	// sends them), listing by prefix, read back, delete.
+	_, err = api.R2.Buckets.New(ctx, r2.BucketNewParams{AccountID: acct, Name: cloudflare.F("kamuidash-static")})
+	must(t, "create R2 bucket", err)
+	_, err = api.R2.Buckets.Get(ctx, "kamuidash-static", r2.BucketGetParams{AccountID: acct})
+	must(t, "get R2 bucket", err)
+	buckets, err := api.R2.Buckets.List(ctx, r2.BucketListParams{AccountID: acct})
+	must(t, "list R2 buckets", err)
+	if len(buckets.Buckets) != 1 || buckets.Buckets[0].Name != "kamuidash-static" {
+		t.Errorf("R2 bucket list = %+v", buckets.Buckets)
+	}
+	page := []byte("<!doctype html><h1>docs</h1>\n")
+	_, err = api.R2.Buckets.Objects.Upload(ctx, "kamuidash-static", "sites%2Fdocs%2Fv1%2Findex.html", bytes.NewReader(page),
+		r2.BucketObjectUploadParams{AccountID: acct}, option.WithHeader("Content-Type", "text/html; charset=utf-8"))
+	must(t, "upload R2 object", err)
+	objects, err := api.R2.Buckets.Objects.List(ctx, "kamuidash-static", r2.BucketObjectListParams{AccountID: acct, Prefix: cloudflare.F("sites/docs/")})
+	must(t, "list R2 objects", err)
+	if len(objects.Result) != 1 || objects.Result[0].Key != "sites/docs/v1/index.html" || objects.Result[0].HTTPMetadata.ContentType != "text/html; charset=utf-8" {
+		t.Errorf("R2 object list = %+v", objects.Result)
+	}
+	obj, err := api.R2.Buckets.Objects.Get(ctx, "kamuidash-static", "sites%2Fdocs%2Fv1%2Findex.html", r2.BucketObjectGetParams{AccountID: acct})
+	must(t, "get R2 object", err)
+	gotPage, _ := io.ReadAll(obj.Body)
+	obj.Body.Close()
+	if !bytes.Equal(gotPage, page) {
+		t.Errorf("R2 object read back as %q", gotPage)
+	}
+	_, err = api.R2.Buckets.Objects.Delete(ctx, "kamuidash-static", "sites%2Fdocs%2Fv1%2Findex.html", r2.BucketObjectDeleteParams{AccountID: acct})
+	must(t, "delete R2 object", err)
+	_, err = api.R2.Buckets.Delete(ctx, "kamuidash-static", r2.BucketDeleteParams{AccountID: acct})
+	must(t, "delete R2 bucket", err)
 	return out
 }
 

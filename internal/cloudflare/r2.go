@@ -1,0 +1,80 @@
+package cloudflare
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/url"
+
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/option"
+	"github.com/cloudflare/cloudflare-go/v7/r2"
+)
+
+// R2Object is one object of a listing.
+type R2Object struct {
+	Key         string
+	ETag        string // hex MD5 for single-request uploads
+	Size        int64
+	ContentType string
+}
+
+// R2EnsureBucket creates the bucket unless it exists. created says whether this call made it.
+func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (created bool, err error) {
+	_, err = c.R2.Buckets.Get(ctx, bucket, r2.BucketGetParams{AccountID: cf.F(accountID)})
+	if err == nil {
+		return false, nil
+	}
+	if !isStatus(err, http.StatusNotFound) {
+		return false, err
+	}
+	_, err = c.R2.Buckets.New(ctx, r2.BucketNewParams{AccountID: cf.F(accountID), Name: cf.F(bucket)})
+	if isStatus(err, http.StatusConflict) {
+		return false, nil // created concurrently by someone else: it exists, which is all we need
+	}
+	return err == nil, err
+}
+
+// R2PutObject uploads one object with its content type.
+func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, content []byte, contentType string) error {
+	_, err := c.R2.Buckets.Objects.Upload(ctx, bucket, objectKeyPath(key), bytes.NewReader(content),
+		r2.BucketObjectUploadParams{AccountID: cf.F(accountID)},
+		// Upload sends application/octet-stream; R2 stores the request's Content-Type as the
+		// object's, which the Worker serves.
+		option.WithHeader("Content-Type", contentType))
+	return err
+}
+
+// R2DeleteObject deletes one object; a missing object is not an error.
+func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key string) error {
+	_, err := c.R2.Buckets.Objects.Delete(ctx, bucket, objectKeyPath(key), r2.BucketObjectDeleteParams{AccountID: cf.F(accountID)})
+	if isStatus(err, http.StatusNotFound) {
+		return nil
+	}
+	return err
+}
+
+// R2ListObjects lists every object under prefix, following the cursor. A missing bucket is
+// reported as found=false.
+func (c *Client) R2ListObjects(ctx context.Context, accountID, bucket, prefix string) (objects []R2Object, found bool, err error) {
+	pager := c.R2.Buckets.Objects.ListAutoPaging(ctx, bucket, r2.BucketObjectListParams{
+		AccountID: cf.F(accountID),
+		Prefix:    cf.F(prefix),
+	})
+	for pager.Next() {
+		o := pager.Current()
+		objects = append(objects, R2Object{Key: o.Key, ETag: o.Etag, Size: o.Size, ContentType: o.HTTPMetadata.ContentType})
+	}
+	if err := pager.Err(); err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return objects, true, nil
+}
+
+// objectKeyPath escapes a key for the URL path: cloudflare-go inserts it verbatim, and a key
+// with "?", "#" or "%" would otherwise change the request. Slashes are escaped too, so the key
+// stays one path segment.
+func objectKeyPath(key string) string { return url.PathEscape(key) }
