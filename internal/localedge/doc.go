@@ -30,9 +30,10 @@
 // Default: <user cache dir>/kamuidash/localedge (e.g. ~/.cache/kamuidash/localedge on Linux),
 // or .localedge in the working directory when the system has none.
 //
-//	api/       the API server's state: identity, scripts, KV, zone (DNS, hostnames, routes), tunnels
-//	runtime/   host.mjs (rewritten at every start) and Miniflare's data: kv/ is a copy of the
-//	           API's KV rebuilt at every start, r2/ holds the R2 buckets (e.g. STATIC) and persists
+//	api/       the API server's state: identity, scripts, KV, R2, zone (DNS, hostnames, routes),
+//	           tunnels
+//	runtime/   host.mjs (rewritten at every start) and Miniflare's data: kv/ and r2/ are copies
+//	           of the API's KV and R2 (e.g. the STATIC bucket) rebuilt at every start
 //	bin/       the router binary (--router)
 //	env        the credentials as export lines
 //

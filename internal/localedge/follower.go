@@ -28,12 +28,13 @@ type follower struct {
 	reload     bool
 	tasks      []func(context.Context) error
 	namespaces map[string]bool
+	buckets    map[string]bool
 	loaded     map[string]*cfapi.Script // what workerd runs now, by name
 	wake       chan struct{}
 }
 
 func newFollower(log *slog.Logger, onScripts func([]*cfapi.Script)) *follower {
-	return &follower{log: log, onScripts: onScripts, namespaces: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &follower{log: log, onScripts: onScripts, namespaces: map[string]bool{}, buckets: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // hooks are the cfapi hooks that feed the follower.
@@ -41,6 +42,7 @@ func (f *follower) hooks() cfapi.Hooks {
 	return cfapi.Hooks{
 		ScriptChanged: func(cfapi.ScriptEvent) { f.requestReload() },
 		KVChanged:     f.kvChanged,
+		R2Changed:     f.r2Changed,
 		Purged: func(p cfapi.Purge) {
 			urls := slices.Clone(p.Files)
 			f.enqueue(func(ctx context.Context) error {
@@ -69,6 +71,21 @@ func (f *follower) kvChanged(e cfapi.KVEvent) {
 	})
 }
 
+func (f *follower) r2Changed(e cfapi.R2Event) {
+	f.mu.Lock()
+	if !f.buckets[e.Bucket] {
+		f.buckets[e.Bucket] = true
+		f.reload = true // bind the new bucket before writing to it
+	}
+	f.mu.Unlock()
+	f.enqueue(func(ctx context.Context) error {
+		if e.Deleted {
+			return f.host.DeleteR2(ctx, e.Bucket, e.Key)
+		}
+		return f.host.PutR2(ctx, e.Bucket, e.Key, e.Object)
+	})
+}
+
 func (f *follower) requestReload() {
 	f.mu.Lock()
 	f.reload = true
@@ -90,14 +107,19 @@ func (f *follower) signal() {
 	}
 }
 
-// start loads every script and seeds every KV namespace from the API's state: the runtime's
-// KV store is a copy, wiped by the caller before this, so nothing stale survives a restart.
+// start loads every script and seeds every KV namespace and R2 bucket from the API's state:
+// the runtime's stores are copies, wiped by the caller before this, so nothing stale survives
+// a restart.
 func (f *follower) start(ctx context.Context, api *cfapi.Server, host *edgeruntime.Host) error {
 	f.api, f.host = api, host
 	namespaces := api.KVNamespaces()
+	buckets := api.R2Buckets()
 	f.mu.Lock()
 	for _, ns := range namespaces {
 		f.namespaces[ns.ID] = true
+	}
+	for _, b := range buckets {
+		f.buckets[b.Name] = true
 	}
 	f.reload = false
 	f.mu.Unlock()
@@ -107,6 +129,13 @@ func (f *follower) start(ctx context.Context, api *cfapi.Server, host *edgerunti
 	for _, ns := range namespaces {
 		for key, e := range ns.Entries {
 			if err := f.putKV(ctx, ns.ID, key, e); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range buckets {
+		for key, o := range b.Objects {
+			if err := f.host.PutR2(ctx, b.Name, key, o); err != nil {
 				return err
 			}
 		}
@@ -193,8 +222,9 @@ func (f *follower) configure(ctx context.Context) error {
 func (f *follower) load(ctx context.Context, scripts []*cfapi.Script) error {
 	f.mu.Lock()
 	namespaces := slices.Sorted(maps.Keys(f.namespaces))
+	buckets := slices.Sorted(maps.Keys(f.buckets))
 	f.mu.Unlock()
-	if err := f.host.Configure(ctx, scripts, namespaces); err != nil {
+	if err := f.host.Configure(ctx, scripts, namespaces, buckets); err != nil {
 		return err
 	}
 	loaded := map[string]*cfapi.Script{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/dns"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
+	"github.com/cloudflare/cloudflare-go/v7/r2"
 	"github.com/cloudflare/cloudflare-go/v7/shared"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
@@ -36,6 +38,11 @@ const greeterJS = `export default {
       if (hit) return new Response("hit " + (await hit.text()));
       await caches.default.put(key, new Response("stored", { headers: { "Cache-Control": "max-age=3600" } }));
       return new Response("miss");
+    }
+    if (url.pathname.startsWith("/static/")) {
+      const obj = await env.STATIC.get(url.pathname.slice("/static/".length));
+      if (!obj) return new Response("no object", { status: 404 });
+      return new Response(obj.body, { headers: { "Content-Type": obj.httpMetadata.contentType || "none" } });
     }
     if (url.pathname === "/elsewhere") {
       const r = await fetch("https://unrouted.kamui.test/");
@@ -106,6 +113,7 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 			"bindings": []map[string]any{
 				{"type": "kv_namespace", "name": "HOSTS", "namespace_id": ns.ID},
 				{"type": "plain_text", "name": "GREETING", "text": "hi"},
+				{"type": "r2_bucket", "name": "STATIC", "bucket_name": "site-bucket"},
 			},
 		}, workerPart{"worker.mjs", "application/javascript+module", []byte(greeter(version))})
 		_, err := api.Workers.Scripts.Update(ctx, "greeter", workers.ScriptUpdateParams{AccountID: acct}, option.WithRequestBody(ct, body))
@@ -135,6 +143,29 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	upload("v2")
 	edge.eventually(t, "the re-uploaded Worker answers", "shop.kamui.test", "/", func(s int, b string) bool {
 		return s == 200 && strings.HasPrefix(b, "v2 hi bonjour")
+	})
+
+	// R2: an object uploaded through the API is served by the Worker's binding with its
+	// content type; a delete takes it away.
+	_, err = api.R2.Buckets.New(ctx, r2.BucketNewParams{AccountID: acct, Name: cloudflare.F("site-bucket")})
+	must(t, "create R2 bucket", err)
+	putObject := func(key, body, contentType string) {
+		_, err := api.R2.Buckets.Objects.Upload(ctx, "site-bucket", url.PathEscape(key), strings.NewReader(body),
+			r2.BucketObjectUploadParams{AccountID: acct}, option.WithHeader("Content-Type", contentType))
+		must(t, "upload "+key, err)
+	}
+	putObject("sites/docs/index.html", "<h1>docs</h1>", "text/html; charset=utf-8")
+	putObject("sites/docs/gone.txt", "soon gone", "text/plain")
+	edge.eventually(t, "the uploaded object is served", "shop.kamui.test", "/static/sites/docs/index.html", func(s int, b string) bool {
+		return s == 200 && b == "<h1>docs</h1>"
+	})
+	if status, body := edge.get(t, "shop.kamui.test", "/static/sites/docs/gone.txt"); status != 200 || body != "soon gone" {
+		t.Errorf("second object: HTTP %d %q", status, body)
+	}
+	_, err = api.R2.Buckets.Objects.Delete(ctx, "site-bucket", url.PathEscape("sites/docs/gone.txt"), r2.BucketObjectDeleteParams{AccountID: acct})
+	must(t, "delete object", err)
+	edge.eventually(t, "the deleted object is gone", "shop.kamui.test", "/static/sites/docs/gone.txt", func(s int, b string) bool {
+		return s == 404 && b == "no object"
 	})
 
 	// The tunnel: origin.kamui.test → CNAME to the tunnel → ingress to a loopback server.
@@ -190,5 +221,11 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	}
 	if status, body := again.get(t, "shop.kamui.test", "/"); status != 200 || body != "v2 hi bonjour host=shop.kamui.test" {
 		t.Errorf("after a restart: HTTP %d %q", status, body)
+	}
+	if status, body := again.get(t, "shop.kamui.test", "/static/sites/docs/index.html"); status != 200 || body != "<h1>docs</h1>" {
+		t.Errorf("R2 object after a restart: HTTP %d %q", status, body)
+	}
+	if status, _ := again.get(t, "shop.kamui.test", "/static/sites/docs/gone.txt"); status != 404 {
+		t.Errorf("a deleted R2 object came back after a restart: HTTP %d", status)
 	}
 }

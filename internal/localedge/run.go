@@ -76,9 +76,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	}
 	defer api.Close()
 
-	// The runtime's KV store is a copy of the API's; start it empty and seed it.
-	if err := os.RemoveAll(filepath.Join(layout.runtime, "kv")); err != nil {
-		return err
+	// The runtime's KV and R2 stores are copies of the API's; start them empty and seed them.
+	for _, store := range []string{"kv", "r2"} {
+		if err := os.RemoveAll(filepath.Join(layout.runtime, store)); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintln(stdout, "starting workerd (Miniflare from "+nodeModules+")…")
 	host, err := edgeruntime.Start(edgeruntime.Config{
@@ -143,7 +145,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 type stateLayout struct {
 	root    string
 	api     string // the API server's state (identity, scripts, KV, zone, tunnels)
-	runtime string // host.mjs and Miniflare's data (KV is a copy rebuilt at start; R2 persists)
+	runtime string // host.mjs and Miniflare's data (KV and R2 are copies rebuilt at start)
 	bin     string // the router binary built by --router
 	env     string // the credentials as export lines
 }

@@ -11,10 +11,11 @@ import (
 )
 
 // Configure (re)loads workerd with exactly these scripts, every KV namespace in namespaces
-// bound to the internal worker (so writes reach namespaces no script binds yet). A script
+// and R2 bucket in buckets bound to the internal worker (so writes reach ones no script binds
+// yet). A script
 // that cannot be translated (a reserved name) is left out and logged. An error means workerd
 // refused the set; what it ran before may be gone.
-func (h *Host) Configure(ctx context.Context, scripts []*cfapi.Script, namespaces []string) error {
+func (h *Host) Configure(ctx context.Context, scripts []*cfapi.Script, namespaces, buckets []string) error {
 	workers := make([]workerSpec, 0, len(scripts))
 	for _, sc := range scripts {
 		w, unsupported, err := workerFromScript(sc)
@@ -31,6 +32,7 @@ func (h *Host) Configure(ctx context.Context, scripts []*cfapi.Script, namespace
 	res, err := h.call(ctx, "configure", map[string]any{
 		"workers":    workers,
 		"namespaces": append([]string{}, namespaces...),
+		"buckets":    append([]string{}, buckets...),
 		"originURL":  h.cfg.OriginURL,
 		"kvPersist":  filepath.Join(h.cfg.WorkDir, "kv"),
 		"r2Persist":  filepath.Join(h.cfg.WorkDir, "r2"),
@@ -66,6 +68,18 @@ func (h *Host) PutKV(ctx context.Context, namespaceID, key string, e *cfapi.KVEn
 // DeleteKV removes one key from the runtime's copy of a namespace.
 func (h *Host) DeleteKV(ctx context.Context, namespaceID, key string) error {
 	_, err := h.call(ctx, "kvDelete", map[string]any{"ns": namespaceID, "key": key}, false)
+	return err
+}
+
+// PutR2 writes one object into the runtime's copy of a bucket, with its content type.
+func (h *Host) PutR2(ctx context.Context, bucket, key string, o *cfapi.R2Object) error {
+	_, err := h.call(ctx, "r2Put", map[string]any{"bucket": bucket, "key": key, "value": o.Content, "contentType": o.ContentType}, false)
+	return err
+}
+
+// DeleteR2 removes one object from the runtime's copy of a bucket.
+func (h *Host) DeleteR2(ctx context.Context, bucket, key string) error {
+	_, err := h.call(ctx, "r2Delete", map[string]any{"bucket": bucket, "key": key}, false)
 	return err
 }
 

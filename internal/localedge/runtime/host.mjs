@@ -7,11 +7,14 @@
 // stdin: one JSON command per line, handled strictly in order (a KV write queued after a
 // configure sees the new bindings):
 //   {"id": n, "op": "configure", "workers": [...], "namespaces": ["<kv id>", ...],
-//    "originURL": "http://127.0.0.1:<port>", "kvPersist": dir, "r2Persist": dir}
+//    "buckets": ["<r2 bucket>", ...], "originURL": "http://127.0.0.1:<port>", "kvPersist": dir,
+//    "r2Persist": dir}
 //       the first one creates Miniflare, later ones call setOptions (workerd restarts with
 //       the new scripts; persisted KV and R2 survive)
 //   {"id": n, "op": "kvPut", "ns": id, "key": k, "value": base64, "metadata": any, "expiration": s}
 //   {"id": n, "op": "kvDelete", "ns": id, "key": k}
+//   {"id": n, "op": "r2Put", "bucket": name, "key": k, "value": base64, "contentType": t}
+//   {"id": n, "op": "r2Delete", "bucket": name, "key": k}
 //   {"id": n, "op": "purge", "urls": [...]}     drops Cache API entries (one cache per instance)
 // stdout: "ok <id> <json>" or "err <id> <message>" per command, "log: <level> <line>" per
 // console line of a Worker (and workerd's own errors, such as a script it refuses). The host exits when stdin closes, so a Go process that dies takes its workerd
@@ -23,7 +26,7 @@ const require = createRequire(process.argv[2]);
 const { Miniflare, Log, LogLevel } = await import(require.resolve("miniflare"));
 
 // INTERNAL is the fallback worker (a request without a route override gets a fixed 404) and
-// binds every KV namespace, so the Go side can write a namespace no script binds yet.
+// binds every KV namespace and R2 bucket, so the Go side can write one no script binds yet.
 const INTERNAL = "__localedge";
 // ORIGIN receives every outbound fetch of the user Workers and hands it to the Go tunnel
 // emulation, keeping the hostname the Worker asked for in a header.
@@ -53,6 +56,7 @@ export default {
 
 const compat = "2025-12-01";
 const bindingName = (ns) => "NS_" + ns;
+const bucketBinding = (bucket) => "R2_" + bucket;
 
 function decode(b64) {
   return new Uint8Array(Buffer.from(b64 || "", "base64"));
@@ -100,6 +104,7 @@ function options(cmd) {
         script: internalScript,
         compatibilityDate: compat,
         kvNamespaces: Object.fromEntries(cmd.namespaces.map((ns) => [bindingName(ns), ns])),
+        r2Buckets: Object.fromEntries((cmd.buckets || []).map((b) => [bucketBinding(b), b])),
       },
       ...userWorkers,
       {
@@ -148,6 +153,16 @@ async function handle(cmd) {
     case "kvDelete": {
       const kv = await mf.getKVNamespace(bindingName(cmd.ns), INTERNAL);
       await kv.delete(cmd.key);
+      return {};
+    }
+    case "r2Put": {
+      const bucket = await mf.getR2Bucket(bucketBinding(cmd.bucket), INTERNAL);
+      await bucket.put(cmd.key, decode(cmd.value), { httpMetadata: { contentType: cmd.contentType } });
+      return {};
+    }
+    case "r2Delete": {
+      const bucket = await mf.getR2Bucket(bucketBinding(cmd.bucket), INTERNAL);
+      await bucket.delete(cmd.key);
       return {};
     }
     case "purge": {
