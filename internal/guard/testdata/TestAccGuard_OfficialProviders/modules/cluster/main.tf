@@ -1,0 +1,7 @@
+variable "policy" {
+  type = string
+}
+
+resource "kubernetes_network_policy_v1" "router" {
+  content = var.policy
+}
