@@ -71,6 +71,8 @@ func (f *follower) kvChanged(e cfapi.KVEvent) {
 	})
 }
 
+// r2Changed applies an object change before the API answers: R2 is strongly consistent, so a
+// client that saw its upload succeed must be able to read it through the Worker at once.
 func (f *follower) r2Changed(e cfapi.R2Event) {
 	f.mu.Lock()
 	if !f.buckets[e.Bucket] {
@@ -78,13 +80,24 @@ func (f *follower) r2Changed(e cfapi.R2Event) {
 		f.reload = true // bind the new bucket before writing to it
 	}
 	f.mu.Unlock()
+	applied := make(chan struct{})
 	f.enqueue(func(ctx context.Context) error {
+		defer close(applied)
 		if e.Deleted {
 			return f.host.DeleteR2(ctx, e.Bucket, e.Key)
 		}
 		return f.host.PutR2(ctx, e.Bucket, e.Key, e.Object)
 	})
+	select {
+	case <-applied:
+	case <-time.After(r2ApplyWait):
+		f.log.Warn("an R2 change is taking long to reach workerd; answering the API call anyway", "bucket", e.Bucket)
+	}
 }
+
+// r2ApplyWait bounds how long an R2 API call waits for workerd (a first write to a bucket
+// includes a reload that binds it).
+const r2ApplyWait = 30 * time.Second
 
 func (f *follower) requestReload() {
 	f.mu.Lock()
