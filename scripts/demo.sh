@@ -66,6 +66,7 @@ echo "API  $KAMUIDASH_API_BASE_URL   edge $KAMUIDASH_EDGE_URL   platform $KAMUID
 step "terraform init and apply (examples/environments/local)"
 mkdir -p "$DEMO/work"
 cp examples/environments/local/*.tf "$DEMO/work/"
+cp -R examples/environments/local/site "$DEMO/work/site"
 export TF_CLI_CONFIG_FILE="$DEMO/cli.tfrc" TF_IN_AUTOMATION=1
 export TF_VAR_backend_port=$BACKEND_PORT
 TF_VAR_signing_secret=$(head -c 48 /dev/urandom | base64 | tr -d '\n=+/')
@@ -98,7 +99,7 @@ probe() { # probe <label> <host> <expected status> <what that status means>
 }
 probe dynamic "$(host dynamic)" 200 "edge Worker → tunnel → router (signed context) → tenant backend"
 probe custom  "$(host custom)"  200 "custom hostname → DOMAINS mapping → same app → tunnel → router → backend"
-probe static  "$(host static)"  404 "static record → R2 bucket (no object uploaded yet: static uploads are not built)"
+probe static  "$(host static)"  200 "static record → the site's version in the R2 bucket (index.html), no tunnel"
 probe unknown "$(host unknown)" 404 "unknown host: fixed 404 from the Worker, negative-cached"
 
 cat <<EOF

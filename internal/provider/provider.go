@@ -237,6 +237,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewCustomDomainResource,
 		NewTunnelResource,
 		NewEdgeWorkerResource,
+		NewStaticSiteResource,
 	}
 }
 

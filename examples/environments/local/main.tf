@@ -15,7 +15,8 @@ provider "kamuidash" {
 data "kamuidash_platform" "this" {}
 
 locals {
-  platform = data.kamuidash_platform.this.platform_domain
+  platform      = data.kamuidash_platform.this.platform_domain
+  static_bucket = "kamuidash-local-static"
 }
 
 resource "kamuidash_kv_namespace" "routes" {
@@ -38,7 +39,7 @@ resource "kamuidash_edge_worker" "edge" {
   name                 = "kamuidash-edge-local"
   routes_namespace_id  = kamuidash_kv_namespace.routes.id
   domains_namespace_id = kamuidash_kv_namespace.domains.id
-  static_bucket        = "kamuidash-local-static"
+  static_bucket        = local.static_bucket
   freshness_budget     = "45s"
   signing_secret       = var.signing_secret
   cache_marker         = var.cache_marker
@@ -58,12 +59,20 @@ resource "kamuidash_tenant_app" "shop" {
   timeout             = "10s"
 }
 
-# A static app: docs.<platform> is served from the static bucket.
+# A static app: docs.<platform> is served from the static bucket. The site's files are
+# uploaded under a content-addressed prefix; the record points at the version the plan computed.
+resource "kamuidash_static_site" "docs" {
+  name       = "docs"
+  bucket     = local.static_bucket
+  source_dir = "${path.module}/site/docs"
+}
+
 resource "kamuidash_route_record" "docs" {
   app                 = "docs"
   routes_namespace_id = kamuidash_kv_namespace.routes.id
   static = {
-    prefix = "sites/docs/v1/"
+    prefix    = kamuidash_static_site.docs.prefix
+    not_found = "404.html"
   }
 }
 
