@@ -1,0 +1,141 @@
+package rollout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/terraform-exec/tfexec"
+)
+
+// terraform prepares the CLI for one environment. terraform-exec refuses TF_VAR_* in an
+// explicit environment, so input variables (from the process and the environment's extras)
+// go into a private JSON var file for the plan; it holds secrets and is removed by cleanup.
+func (r *Rollout) terraform(env, dir string) (tf *tfexec.Terraform, varFile string, cleanup func(), err error) {
+	cleanup = func() {}
+	tf, err = tfexec.NewTerraform(dir, r.CLI)
+	if err != nil {
+		return nil, "", cleanup, err
+	}
+	cliOut := r.CLIOutput
+	if cliOut == nil {
+		cliOut = r.out()
+	}
+	tf.SetStdout(cliOut)
+	tf.SetStderr(cliOut)
+
+	environ := map[string]string{}
+	for _, kv := range os.Environ() {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			environ[k] = v
+		}
+	}
+	if r.Env != nil {
+		extra, err := r.Env(env)
+		if err != nil {
+			return nil, "", cleanup, err
+		}
+		for k, v := range extra {
+			environ[k] = v
+		}
+	}
+	vars := map[string]string{}
+	for k, v := range environ {
+		if name, ok := strings.CutPrefix(k, "TF_VAR_"); ok {
+			vars[name] = v
+			delete(environ, k)
+		}
+	}
+	if err := tf.SetEnv(tfexec.CleanEnv(environ)); err != nil {
+		return nil, "", cleanup, err
+	}
+	if len(vars) == 0 {
+		return tf, "", cleanup, nil
+	}
+	tmp, err := os.MkdirTemp("", "kamuidash-rollout-vars-")
+	if err != nil {
+		return nil, "", cleanup, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	data, err := json.Marshal(vars)
+	if err != nil {
+		cleanup()
+		return nil, "", func() {}, err
+	}
+	varFile = filepath.Join(tmp, "vars.tfvars.json")
+	if err := os.WriteFile(varFile, data, 0o600); err != nil {
+		cleanup()
+		return nil, "", func() {}, err
+	}
+	return tf, varFile, cleanup, nil
+}
+
+// ReadEnvFile reads export lines as the local edge writes them (`export NAME='value'` or
+// NAME=value; blank lines and # comments skipped).
+func ReadEnvFile(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseEnvFile(string(data), path)
+}
+
+func parseEnvFile(text, name string) (map[string]string, error) {
+	out := map[string]string{}
+	for i, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		line = strings.TrimPrefix(line, "export ")
+		k, v, ok := strings.Cut(line, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t'\"") {
+			return nil, fmt.Errorf("%s:%d: not a NAME=value line", name, i+1)
+		}
+		value, err := shellUnquote(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %s: %w", name, i+1, k, err)
+		}
+		out[k] = value
+	}
+	return out, nil
+}
+
+// shellUnquote undoes POSIX shell quoting of one word: 'single-quoted' runs, "double-quoted"
+// runs (with \" and \\ escapes) and \-escaped characters, concatenated.
+func shellUnquote(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '\'':
+			end := strings.IndexByte(s[i+1:], '\'')
+			if end < 0 {
+				return "", errors.New("unterminated single quote")
+			}
+			b.WriteString(s[i+1 : i+1+end])
+			i += end + 1
+		case '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte(`"\\$`+"`", s[i+1]) >= 0 {
+					i++
+				}
+				b.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return "", errors.New("unterminated double quote")
+			}
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
