@@ -64,9 +64,13 @@ echo
 echo "API  $KAMUIDASH_API_BASE_URL   edge $KAMUIDASH_EDGE_URL   platform $KAMUIDASH_PLATFORM_DOMAIN"
 
 step "terraform init and apply (examples/environments/local)"
-mkdir -p "$DEMO/work"
-cp examples/environments/local/*.tf "$DEMO/work/"
-cp -R examples/environments/local/site "$DEMO/work/site"
+# The configuration reaches the modules by relative path (../../../modules): copy both in the
+# repository's layout, and make the work dir a link to the copied configuration.
+rm -rf "$DEMO/tree" && mkdir -p "$DEMO/tree/examples/environments/local"
+cp -R modules "$DEMO/tree/modules"
+cp examples/environments/local/*.tf "$DEMO/tree/examples/environments/local/"
+cp -R examples/environments/local/site "$DEMO/tree/examples/environments/local/site"
+ln -s tree/examples/environments/local "$DEMO/work"
 export TF_CLI_CONFIG_FILE="$DEMO/cli.tfrc" TF_IN_AUTOMATION=1
 export TF_VAR_backend_port=$BACKEND_PORT
 TF_VAR_signing_secret=$(head -c 48 /dev/urandom | base64 | tr -d '\n=+/')

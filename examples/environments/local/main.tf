@@ -1,10 +1,19 @@
 # The whole edge on one machine: run by `make demo` against the local edge, whose env file
-# provides the provider settings (CLOUDFLARE_API_TOKEN, KAMUIDASH_*).
+# provides the provider settings (CLOUDFLARE_API_TOKEN, KAMUIDASH_*). Built from the same
+# modules as dev and prod (modules/edge, modules/cluster-ingress, modules/tenant).
 terraform {
+  required_version = ">= 1.8"
+
   required_providers {
     kamuidash = {
       source = "kamuidash/kamuidash"
     }
+  }
+
+  # The local edge's state is throwaway. A team's environments keep theirs remotely: see
+  # examples/environments/dev/main.tf.
+  backend "local" {
+    path = "terraform.tfstate"
   }
 }
 
@@ -12,74 +21,71 @@ provider "kamuidash" {
   environment = "local"
 }
 
-data "kamuidash_platform" "this" {}
+module "edge" {
+  source = "../../../modules/edge"
 
-locals {
-  platform      = data.kamuidash_platform.this.platform_domain
-  static_bucket = "kamuidash-local-static"
-}
-
-resource "kamuidash_kv_namespace" "routes" {
-  title = "kamuidash-local-routes"
-}
-
-resource "kamuidash_kv_namespace" "domains" {
-  title = "kamuidash-local-domains"
+  environment             = "local"
+  worker_name             = "kamuidash-edge-local"
+  routes_namespace_title  = "kamuidash-local-routes"
+  domains_namespace_title = "kamuidash-local-domains"
+  static_bucket           = "kamuidash-local-static"
+  freshness_budget        = "45s"
+  signing_secret          = var.signing_secret
+  cache_marker            = var.cache_marker
+  unknown_host_label      = "nobody"
+  edge_url                = var.edge_url
 }
 
 # The tunnel from the edge to the router; the local edge delivers its ingress to the router
 # it started.
-resource "kamuidash_tunnel" "edge" {
-  name            = "kamuidash-local"
-  origin_hostname = "origin.${local.platform}"
-  router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
-}
+module "ingress" {
+  source = "../../../modules/cluster-ingress"
 
-resource "kamuidash_edge_worker" "edge" {
-  name                 = "kamuidash-edge-local"
-  routes_namespace_id  = kamuidash_kv_namespace.routes.id
-  domains_namespace_id = kamuidash_kv_namespace.domains.id
-  static_bucket        = local.static_bucket
-  freshness_budget     = "45s"
-  signing_secret       = var.signing_secret
-  cache_marker         = var.cache_marker
-  # "*/*" catches the tenants' custom hostnames, as on a Cloudflare for SaaS zone.
-  routes = ["*.${local.platform}/*", "${local.platform}/*", "*/*"]
+  tunnel_name     = "kamuidash-local"
+  origin_hostname = "origin.${module.edge.platform_domain}"
+  router = {
+    image = var.router_image
+  }
 }
 
 # A dynamic app: shop.<platform> → tunnel → router → the tenant service (locally, a backend on
-# 127.0.0.1:<backend_port>).
-resource "kamuidash_tenant_app" "shop" {
-  name                = "shop"
-  routes_namespace_id = kamuidash_kv_namespace.routes.id
-  origin              = kamuidash_tunnel.edge.origin_hostname
-  namespace           = "tenant-shop"
-  service             = "web"
-  port                = var.backend_port
-  timeout             = "10s"
+# 127.0.0.1:<backend_port>), and the tenant's own hostname for it (the local edge validates
+# it after --auto-validate).
+module "shop" {
+  source = "../../../modules/tenant"
+
+  name                 = "shop"
+  kind                 = "dynamic"
+  platform_domain      = module.edge.platform_domain
+  routes_namespace_id  = module.edge.routes_namespace_id
+  domains_namespace_id = module.edge.domains_namespace_id
+  dynamic = {
+    origin    = module.ingress.origin_hostname
+    namespace = "tenant-shop"
+    service   = "web"
+    port      = var.backend_port
+    timeout   = "10s"
+  }
+  custom_domains = ["www.shop.example"]
+  edge_url       = var.edge_url
+
+  # The custom hostname goes live once the Worker that serves it is uploaded.
+  depends_on = [module.edge]
 }
 
 # A static app: docs.<platform> is served from the static bucket. The site's files are
 # uploaded under a content-addressed prefix; the record points at the version the plan computed.
-resource "kamuidash_static_site" "docs" {
-  name       = "docs"
-  bucket     = local.static_bucket
-  source_dir = "${path.module}/site/docs"
-}
+module "docs" {
+  source = "../../../modules/tenant"
 
-resource "kamuidash_route_record" "docs" {
-  app                 = "docs"
-  routes_namespace_id = kamuidash_kv_namespace.routes.id
+  name                = "docs"
+  kind                = "static"
+  platform_domain     = module.edge.platform_domain
+  routes_namespace_id = module.edge.routes_namespace_id
   static = {
-    prefix    = kamuidash_static_site.docs.prefix
-    not_found = "404.html"
+    bucket     = module.edge.static_bucket
+    source_dir = "${path.module}/site/docs"
+    not_found  = "404.html"
   }
-}
-
-# The tenant's own hostname for the shop; the local edge validates it after --auto-validate.
-resource "kamuidash_custom_domain" "www" {
-  hostname             = "www.shop.example"
-  app                  = kamuidash_tenant_app.shop.name
-  domains_namespace_id = kamuidash_kv_namespace.domains.id
-  depends_on           = [kamuidash_edge_worker.edge]
+  edge_url = var.edge_url
 }

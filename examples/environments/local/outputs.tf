@@ -1,17 +1,27 @@
 output "platform_domain" {
-  value = local.platform
+  value = module.edge.platform_domain
 }
 
 output "hosts" {
   description = "The hosts the demo requests: dynamic, custom domain, static, unknown."
   value = {
-    dynamic = kamuidash_tenant_app.shop.platform_hostname
-    custom  = kamuidash_custom_domain.www.hostname
-    static  = "docs.${local.platform}"
-    unknown = "nobody.${local.platform}"
+    dynamic = module.shop.platform_hostname
+    custom  = module.shop.custom_hostnames[0]
+    static  = module.docs.platform_hostname
+    unknown = module.edge.unknown_host
   }
 }
 
 output "worker_sha256" {
-  value = kamuidash_edge_worker.edge.content_sha256
+  value = module.edge.content_sha256
+}
+
+output "smoke_checks" {
+  description = "What the edge must answer once applied (the rollout command's contract): the apps' hosts, then an unknown host."
+  value       = concat(module.shop.smoke_checks, module.docs.smoke_checks, module.edge.smoke_checks)
+}
+
+output "router_manifests" {
+  description = "The router's Deployment, Service and NetworkPolicy for the cluster's tooling (the local edge runs its own router)."
+  value       = module.ingress.router_manifests
 }

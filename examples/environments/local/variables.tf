@@ -14,3 +14,15 @@ variable "cache_marker" {
   type        = string
   sensitive   = true
 }
+
+variable "edge_url" {
+  description = "The local edge's URL (KAMUIDASH_EDGE_URL, passed as TF_VAR_edge_url): the smoke checks send their requests there with the public host in the Host header. Empty means https://<host>."
+  type        = string
+  default     = ""
+}
+
+variable "router_image" {
+  description = "The router image for the rendered manifests, pinned by digest (the local edge runs the router from source and ignores it)."
+  type        = string
+  default     = "registry.kamuidash.internal/kamuidash/router@sha256:0000000000000000000000000000000000000000000000000000000000000000"
+}

@@ -1,0 +1,128 @@
+# The path from the edge into the cluster: a cloudflared tunnel whose ingress sends the origin
+# hostname to the router's Service, and the router's Kubernetes objects.
+#
+# The router's objects are rendered as YAML (output router_manifests) for the cluster's own
+# tooling (kubectl apply, Argo CD, Flux) to apply: this configuration installs no Kubernetes
+# provider. They move into Terraform once the kamuidash_router_network_policy resource exists.
+
+locals {
+  router         = var.router
+  router_service = "http://${local.router.name}.${local.router.namespace}.svc.cluster.local:${local.router.port}"
+
+  router_labels = {
+    "app.kubernetes.io/name"       = local.router.name
+    "app.kubernetes.io/component"  = "router"
+    "app.kubernetes.io/part-of"    = "kamuidash"
+    "app.kubernetes.io/managed-by" = "terraform"
+  }
+  router_selector = {
+    "app.kubernetes.io/name"      = local.router.name
+    "app.kubernetes.io/component" = "router"
+  }
+  signing_mount = "/etc/kamuidash/signing"
+
+  deployment = {
+    apiVersion = "apps/v1"
+    kind       = "Deployment"
+    metadata = {
+      name      = local.router.name
+      namespace = local.router.namespace
+      labels    = local.router_labels
+    }
+    spec = {
+      replicas = local.router.replicas
+      selector = { matchLabels = local.router_selector }
+      template = {
+        metadata = { labels = local.router_labels }
+        spec = {
+          automountServiceAccountToken = false
+          securityContext = {
+            runAsNonRoot   = true
+            runAsUser      = 65532
+            runAsGroup     = 65532
+            seccompProfile = { type = "RuntimeDefault" }
+          }
+          containers = [{
+            name  = "router"
+            image = local.router.image
+            args = [
+              "--listen=:${local.router.port}",
+              "--admin-listen=:${local.router.admin_port}",
+              "--namespace-prefix=${local.router.tenant_namespace_prefix}",
+              "--secret-file=${local.signing_mount}/signing-secret",
+            ]
+            ports = [
+              { name = "http", containerPort = local.router.port, protocol = "TCP" },
+              { name = "admin", containerPort = local.router.admin_port, protocol = "TCP" },
+            ]
+            readinessProbe = { httpGet = { path = "/readyz", port = "admin" }, periodSeconds = 5 }
+            livenessProbe  = { httpGet = { path = "/healthz", port = "admin" }, periodSeconds = 10 }
+            resources = {
+              requests = { cpu = "100m", memory = "64Mi" }
+              limits   = { memory = "256Mi" }
+            }
+            securityContext = {
+              allowPrivilegeEscalation = false
+              readOnlyRootFilesystem   = true
+              capabilities             = { drop = ["ALL"] }
+            }
+            volumeMounts = [{ name = "signing", mountPath = local.signing_mount, readOnly = true }]
+          }]
+          # The router drains in-flight requests for up to 30 s after SIGTERM.
+          terminationGracePeriodSeconds = 40
+          volumes = [{
+            name   = "signing"
+            secret = { secretName = local.router.signing_secret_name, defaultMode = 256 } # 0400
+          }]
+        }
+      }
+    }
+  }
+
+  service = {
+    apiVersion = "v1"
+    kind       = "Service"
+    metadata = {
+      name      = local.router.name
+      namespace = local.router.namespace
+      labels    = local.router_labels
+    }
+    spec = {
+      type     = "ClusterIP"
+      selector = local.router_selector
+      ports    = [{ name = "http", port = local.router.port, targetPort = "http", protocol = "TCP" }]
+    }
+  }
+
+  # Only the tunnel connector reaches the router's proxy port. The admin port is left to the
+  # kubelet's probes (which NetworkPolicies do not filter); add a rule for a metrics scraper.
+  connector_peer = merge(
+    { podSelector = { matchLabels = var.connector_pod_labels } },
+    var.connector_namespace == null ? {} : {
+      namespaceSelector = { matchLabels = { "kubernetes.io/metadata.name" = var.connector_namespace } }
+    },
+  )
+  network_policy = {
+    apiVersion = "networking.k8s.io/v1"
+    kind       = "NetworkPolicy"
+    metadata = {
+      name      = "${local.router.name}-from-tunnel"
+      namespace = local.router.namespace
+      labels    = local.router_labels
+    }
+    spec = {
+      podSelector = { matchLabels = local.router_selector }
+      policyTypes = ["Ingress"]
+      ingress = [{
+        from  = [local.connector_peer]
+        ports = [{ protocol = "TCP", port = local.router.port }]
+      }]
+    }
+  }
+}
+
+resource "kamuidash_tunnel" "this" {
+  name            = var.tunnel_name
+  origin_hostname = var.origin_hostname
+  router_service  = local.router_service
+}

@@ -1,0 +1,51 @@
+output "routes_namespace_id" {
+  description = "The ID of the `ROUTES` KV namespace: the `routes_namespace_id` of every tenant app."
+  value       = kamuidash_kv_namespace.routes.id
+}
+
+output "domains_namespace_id" {
+  description = "The ID of the `DOMAINS` KV namespace: the `domains_namespace_id` of every custom domain."
+  value       = kamuidash_kv_namespace.domains.id
+}
+
+output "worker_name" {
+  description = "The edge Worker's script name."
+  value       = kamuidash_edge_worker.this.name
+}
+
+output "content_sha256" {
+  description = "The sha256 of the Worker's built modules: a new value means new code at the edge."
+  value       = kamuidash_edge_worker.this.content_sha256
+}
+
+output "static_bucket" {
+  description = "The R2 bucket the Worker serves static sites from: the `static.bucket` of static tenant apps."
+  value       = kamuidash_edge_worker.this.static_bucket
+}
+
+output "platform_domain" {
+  description = "The platform domain (from the provider's settings): apps are served at `<app>.<platform_domain>`."
+  value       = local.platform_domain
+}
+
+output "unknown_host" {
+  description = "The platform host no app serves, which the unknown-host smoke check requests."
+  value       = local.unknown_host
+}
+
+output "smoke_checks" {
+  description = "The edge's own smoke check: an unknown platform host gets the Worker's fixed 404, which is never cached by clients (`Cache-Control: no-store`). Same shape as modules/tenant's `smoke_checks`; concatenate them in the root's `smoke_checks` output."
+  value = tolist([
+    {
+      name          = "edge/unknown-host"
+      url           = "${local.edge_base != "" ? local.edge_base : "https://${local.unknown_host}"}/"
+      host          = local.unknown_host
+      expect_status = 404
+      expect_headers = tomap({
+        "Cache-Control" = "no-store"
+      })
+    },
+  ])
+  # The check needs the Worker, not just its name: wait for the upload.
+  depends_on = [kamuidash_edge_worker.this]
+}

@@ -1,0 +1,91 @@
+# One tenant app: its route record (dynamic: kamuidash_tenant_app; static: the site uploaded to
+# the static bucket plus a static route record) and its custom domains.
+
+locals {
+  is_dynamic = var.kind == "dynamic"
+  is_static  = var.kind == "static"
+
+  # Checked by every resource of the app (preconditions run at plan time), since a variable's
+  # own validation cannot look at another variable.
+  settings_ok      = (local.is_dynamic && var.dynamic != null && var.static == null) || (local.is_static && var.static != null && var.dynamic == null)
+  settings_problem = "kind = \"${var.kind}\" needs exactly the \"${var.kind}\" settings: set ${var.kind} = { … } and leave ${local.is_dynamic ? "static" : "dynamic"} null."
+
+  platform_hostname = "${var.name}.${var.platform_domain}"
+}
+
+resource "kamuidash_tenant_app" "this" {
+  count = local.is_dynamic ? 1 : 0
+
+  name                = var.name
+  routes_namespace_id = var.routes_namespace_id
+  origin              = var.dynamic.origin
+  namespace           = var.dynamic.namespace
+  service             = var.dynamic.service
+  port                = var.dynamic.port
+  timeout             = var.dynamic.timeout
+  status              = var.status
+
+  lifecycle {
+    precondition {
+      condition     = local.settings_ok
+      error_message = local.settings_problem
+    }
+  }
+}
+
+# The site's files, under sites/<name>/<version>/ in the bucket; the version is computed from
+# the files at plan time, so a content change shows in the plan and moves the record below.
+resource "kamuidash_static_site" "this" {
+  count = local.is_static ? 1 : 0
+
+  name       = var.name
+  bucket     = var.static.bucket
+  source_dir = var.static.source_dir
+
+  lifecycle {
+    precondition {
+      condition     = local.settings_ok
+      error_message = local.settings_problem
+    }
+  }
+}
+
+resource "kamuidash_route_record" "static" {
+  count = local.is_static ? 1 : 0
+
+  app                 = var.name
+  routes_namespace_id = var.routes_namespace_id
+  status              = var.status
+  static = {
+    prefix    = kamuidash_static_site.this[0].prefix
+    index     = var.static.index
+    not_found = var.static.not_found
+    spa       = var.static.spa
+  }
+}
+
+resource "kamuidash_custom_domain" "this" {
+  for_each = toset(var.custom_domains)
+
+  hostname             = each.key
+  app                  = var.name
+  domains_namespace_id = var.domains_namespace_id
+
+  timeouts = {
+    create = var.custom_domain_timeout
+  }
+
+  # The mapping names the app by its record's key: publish the record first.
+  depends_on = [kamuidash_tenant_app.this, kamuidash_route_record.static]
+
+  lifecycle {
+    precondition {
+      condition     = var.domains_namespace_id != null
+      error_message = "custom_domains needs domains_namespace_id (modules/edge domains_namespace_id)."
+    }
+    precondition {
+      condition     = each.key != var.platform_domain && !endswith(each.key, ".${var.platform_domain}")
+      error_message = "The custom domain ${each.key} is under the platform domain ${var.platform_domain}: platform hosts route by their own name and need no custom domain."
+    }
+  }
+}
