@@ -62,12 +62,16 @@ func ParsePlan(b []byte) (*tfjson.Plan, error) {
 	if err := recognisePlan(top); err != nil {
 		return nil, err
 	}
-	var plan tfjson.Plan
-	if err := json.Unmarshal(b, &plan); err != nil { // also checks format_version (tfjson.PlanFormatVersionConstraints)
-		if strings.Contains(err.Error(), "format version") {
-			return nil, &InputError{Problem: fmt.Sprintf("the plan's format_version is not one the guard reads (it reads %s)", tfjson.PlanFormatVersionConstraints), Err: err}
-		}
+	// Decoding into a type without tfjson.Plan's methods separates a document of the wrong
+	// shape from one of an unsupported format version, which Plan.UnmarshalJSON would mix.
+	type planFields tfjson.Plan
+	var fields planFields
+	if err := json.Unmarshal(b, &fields); err != nil {
 		return nil, &InputError{Problem: "the plan JSON does not have the shape of a Terraform plan", Err: err}
+	}
+	plan := tfjson.Plan(fields)
+	if err := plan.Validate(); err != nil {
+		return nil, &InputError{Problem: fmt.Sprintf("the plan's format_version is not one the guard reads (it reads %s)", tfjson.PlanFormatVersionConstraints), Err: err}
 	}
 	return &plan, nil
 }
@@ -142,20 +146,20 @@ func recognisePlan(top map[string]json.RawMessage) error {
 	return nil
 }
 
-// sortedKeys lists (the first few of) m's keys, quoted, for an error message.
+// sortedKeys lists the first few of m's keys, quoted, for an error message.
 func sortedKeys(m map[string]json.RawMessage) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if len(keys) > 8 {
-		keys = append(keys[:8], "…")
-	}
+	quoted := make([]string, 0, 9)
 	for i, k := range keys {
-		if k != "…" {
-			keys[i] = fmt.Sprintf("%q", k)
+		if i == 8 {
+			quoted = append(quoted, "…")
+			break
 		}
+		quoted = append(quoted, fmt.Sprintf("%q", k))
 	}
-	return keys
+	return quoted
 }
