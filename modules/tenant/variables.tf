@@ -96,7 +96,7 @@ variable "static" {
 
   validation {
     condition = var.static == null || try(
-      !startswith(var.static.index, "/") && (var.static.not_found == null || !startswith(var.static.not_found, "/")),
+      !startswith(var.static.index, "/") && !startswith(coalesce(var.static.not_found, "404.html"), "/"),
       false
     )
     error_message = "static.index and static.not_found are object names relative to the site's root, without a leading slash."
