@@ -71,7 +71,7 @@ resource "kamuidash_custom_domain" "this" {
   app                  = var.name
   domains_namespace_id = var.domains_namespace_id
 
-  timeouts = {
+  timeouts = var.custom_domain_timeout == null ? null : {
     create = var.custom_domain_timeout
   }
 

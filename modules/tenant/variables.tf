@@ -156,12 +156,12 @@ variable "domains_namespace_id" {
 }
 
 variable "custom_domain_timeout" {
-  description = "How long apply waits for a new custom hostname to become active (the tenant publishes its TXT records meanwhile)."
+  description = "How long apply waits for a new custom hostname to become active (the tenant publishes its TXT records meanwhile), such as `30m`. Null means the provider's default."
   type        = string
-  default     = "30m"
+  default     = null
 
   validation {
-    condition     = can(regex("^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", var.custom_domain_timeout)) && var.custom_domain_timeout != ""
+    condition     = var.custom_domain_timeout == null || try(can(regex("^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", var.custom_domain_timeout)) && var.custom_domain_timeout != "", false)
     error_message = "The custom domain timeout must be a duration such as \"30m\" or \"1h\"."
   }
 }
