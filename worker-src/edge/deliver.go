@@ -22,6 +22,9 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		return p
 	}
 	rel, ok := staticPath(u.path, st.Index)
+	if (ok || st.NotFound != "") && !ex.blocking {
+		return ex.wait() // the static origin is I/O
+	}
 	status := 200
 	var obj Object
 	found := false

@@ -72,6 +72,7 @@ type fakeCache struct {
 	matchErr error
 	putErr   error
 	puts     int
+	matches  int
 }
 
 type cacheItem struct {
@@ -82,6 +83,7 @@ type cacheItem struct {
 func (c *fakeCache) Match(key string) (Entry, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.matches++
 	if c.matchErr != nil {
 		return Entry{}, false, c.matchErr
 	}

@@ -18,6 +18,20 @@ type Request struct {
 	// URL is the absolute URL as received (scheme://host[:port]/path?query).
 	URL    string
 	Header Header
+	// ID is the request id when the adapter makes it; empty: Handler.NewRequestID.
+	ID string
+	// Content and Route are Cache API lookups the adapter already made for this request
+	// (the keys Exchange.Lookups names): the core uses them instead of asking Cache.
+	// Nil: not made; the core makes the lookup itself when it may block.
+	Content *Lookup
+	Route   *Lookup
+}
+
+// Lookup is the outcome of one Cache.Match.
+type Lookup struct {
+	Entry Entry
+	Found bool
+	Err   error
 }
 
 // Plan is the core's decision for one request. Exactly one of two shapes:
@@ -136,11 +150,18 @@ type Exchange struct {
 	Plan Plan
 
 	h      *Handler
+	req    *Request
 	id     string
 	method string
 	host   string
 	start  time.Time
 	puts   []CachePut
+	// blocking is set while Run decides (I/O allowed); pending records that a decision
+	// without I/O (Decide) stopped at a point that needs some, needContent and needRoute
+	// the cache lookups that would let it go further.
+	blocking, pending      bool
+	needContent, needRoute string
+	early                  *earlyResolution
 	// prefetch delivers the route-cache lookup started next to the content lookup.
 	prefetch chan routeMatch
 	line     logLine
@@ -150,30 +171,88 @@ type Exchange struct {
 // RequestID is the id of this request (in X-Request-Id and in every fixed body).
 func (ex *Exchange) RequestID() string { return ex.id }
 
-// Serve decides what to do with req.
+// Serve decides what to do with req, blocking on whatever I/O that takes.
 func (h *Handler) Serve(req *Request) *Exchange {
-	ex := &Exchange{h: h, method: req.Method, start: h.now()}
-	if h.NewRequestID != nil {
+	ex := h.Begin(req)
+	ex.Run()
+	return ex
+}
+
+// Begin starts an exchange for req without deciding anything yet: Decide answers from what
+// the isolate already knows, Run from whatever it takes. The adapter tries Decide first so
+// that a warm request never waits on a promise inside the Wasm:
+//
+//	ex := h.Begin(req)
+//	if !ex.Decide() {
+//		// make the cache lookups ex.Lookups names, put them in req.Content / req.Route
+//		if !ex.Decide() {
+//			ex.Run() // KV, R2, or a concurrent lookup of the same host to wait for
+//		}
+//	}
+func (h *Handler) Begin(req *Request) *Exchange {
+	ex := &Exchange{h: h, req: req, method: req.Method, start: h.now(), id: req.ID}
+	if ex.id == "" && h.NewRequestID != nil {
 		ex.id = h.NewRequestID()
-	} else {
+	} else if ex.id == "" {
 		ex.id = "req-" + strconv.FormatUint(h.seq.Add(1), 10)
 	}
-	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(req.Method),
-		ContentCache: "skip", RouteCache: "skip"}
-	ex.Plan = h.serve(ex, req)
+	return ex
+}
+
+// Decide tries to decide without any I/O and without blocking: from the in-isolate memo,
+// the route-cache entry and the content lookup the request carries. It returns false when
+// that is not enough; Lookups then names the cache lookups that may let a second Decide
+// succeed, and Run finishes the request otherwise. A false Decide changes nothing that a
+// later attempt would see differently (at most it memoizes a route-cache entry).
+func (ex *Exchange) Decide() bool {
+	ex.blocking = false
+	ex.reset()
+	p := ex.h.serve(ex, ex.req)
+	if ex.pending {
+		return false
+	}
+	ex.settle(p)
+	return true
+}
+
+// Lookups names the Cache API lookups a Decide that returned false was missing: the
+// content key (Request.Content) and the route-cache key (Request.Route); "" for none.
+func (ex *Exchange) Lookups() (content, route string) { return ex.needContent, ex.needRoute }
+
+// Run decides, making (and waiting for) every lookup and read that takes.
+func (ex *Exchange) Run() {
+	ex.blocking = true
+	ex.reset()
+	p := ex.h.serve(ex, ex.req)
 	if ex.prefetch != nil {
 		// Never leave the prefetch behind: in the Worker a lookup still pending when the
 		// request ends would be cancelled, and its goroutine would wait forever.
 		<-ex.prefetch
 		ex.prefetch = nil
 	}
+	ex.settle(p)
+}
+
+func (ex *Exchange) reset() {
+	ex.pending, ex.needContent, ex.needRoute, ex.puts, ex.host = false, "", "", nil, ""
+	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(ex.method),
+		ContentCache: "skip", RouteCache: "skip"}
+}
+
+func (ex *Exchange) settle(p Plan) {
+	ex.Plan = p
 	ex.Plan.CachePuts = ex.puts
 	if ex.Plan.Forward == nil {
 		ex.finish(ex.Plan.Status)
 	} else {
 		ex.line.Delivery = "dynamic"
 	}
-	return ex
+}
+
+// wait marks a decision without I/O as stopped.
+func (ex *Exchange) wait() Plan {
+	ex.pending = true
+	return Plan{}
 }
 
 func (h *Handler) serve(ex *Exchange, req *Request) Plan {
@@ -197,10 +276,18 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		if hostErr == nil && h.memoDynamic(host) {
 			ex.line.ContentCache = "skip-dynamic"
 		} else {
-			if hostErr == nil && !h.memoHas(host) {
+			wantRoute := hostErr == nil && !h.memoHas(host) && req.Route == nil
+			if req.Content == nil && !ex.blocking {
+				ex.needContent = u.key
+				if wantRoute {
+					ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
+				}
+				return ex.wait()
+			}
+			if wantRoute {
 				ex.prefetch = h.prefetchRoute(host)
 			}
-			if p, ok := h.contentHit(ex, u.key); ok {
+			if p, ok := h.contentHit(ex, req.Content, u.key); ok {
 				return p
 			}
 		}
@@ -228,6 +315,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 
 	// 3–5. The route: memo, route cache, then the fewest KV reads.
 	res := h.resolve(ex, host, app, isPlatform)
+	if ex.pending {
+		return Plan{}
+	}
 	ex.line.RouteSource = res.from
 	if res.rec.App != "" {
 		ex.line.App = res.rec.App
@@ -260,9 +350,14 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 
 // contentHit answers from the content cache when the entry carries this deployment's
 // marker. Entries without it (or with another value) are someone else's, e.g. an origin
-// response cached under the same public URL, and must not bypass routing.
-func (h *Handler) contentHit(ex *Exchange, key string) (Plan, bool) {
-	e, found, err := h.Cache.Match(key)
+// response cached under the same public URL, and must not bypass routing. l is the lookup
+// the adapter made, if any.
+func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
+	if l == nil {
+		l = new(Lookup)
+		l.Entry, l.Found, l.Err = h.Cache.Match(key)
+	}
+	e, found, err := l.Entry, l.Found, l.Err
 	switch {
 	case err != nil:
 		ex.line.ContentCache = "error"

@@ -39,6 +39,11 @@ const flightTimeout = 3 * time.Second
 // resolve finds the route for host. Concurrent misses for the same host share one lookup
 // (in-isolate single flight), so a burst on a cold host costs the KV reads of one request.
 func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
+	if e := ex.early; e != nil && e.host == host {
+		// An earlier Decide of this request resolved it from the route cache.
+		ex.line.RouteCache = e.routeCache
+		return e.res
+	}
 	now := h.now()
 	h.mu.Lock()
 	if m, ok := h.memo[host]; ok && now.Before(m.exp) {
@@ -47,7 +52,34 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 		r.from = "memo"
 		return r
 	}
-	if f, ok := h.flights[host]; ok && now.Sub(f.started) < flightTimeout {
+	f, inFlight := h.flights[host]
+	inFlight = inFlight && now.Sub(f.started) < flightTimeout
+	if !ex.blocking {
+		h.mu.Unlock()
+		// Without I/O only a route-cache entry the adapter already looked up can answer;
+		// a concurrent lookup of the same host is waited for in Run.
+		if inFlight {
+			ex.wait()
+			return resolution{}
+		}
+		if ex.req.Route == nil {
+			ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
+			ex.wait()
+			return resolution{}
+		}
+		r, ok := h.routeCacheGet(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host)
+		if !ok {
+			ex.wait()
+			return resolution{}
+		}
+		r.from = "route-cache"
+		h.mu.Lock()
+		h.remember(host, r)
+		h.mu.Unlock()
+		ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
+		return r
+	}
+	if inFlight {
 		h.mu.Unlock()
 		if h.WaitShared != nil {
 			h.WaitShared(f.done)
@@ -67,7 +99,7 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	if h.flights == nil {
 		h.flights = map[string]*flight{}
 	}
-	f := &flight{done: make(chan struct{}), started: now}
+	f = &flight{done: make(chan struct{}), started: now}
 	h.flights[host] = f
 	h.mu.Unlock()
 
@@ -77,16 +109,30 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	if h.flights[host] == f {
 		delete(h.flights, host)
 	}
-	if r.cacheable() && h.Config.TTLs.Memo > 0 {
-		if h.memo == nil || len(h.memo) >= maxMemoEntries {
-			h.memo = map[string]memoEntry{}
-		}
-		h.memo[host] = memoEntry{res: r, exp: h.now().Add(h.Config.TTLs.Memo)}
-	}
+	h.remember(host, r)
 	h.mu.Unlock()
 	f.res = r
 	close(f.done)
 	return r
+}
+
+// remember puts a cacheable resolution into the memo; h.mu must be held.
+func (h *Handler) remember(host string, r resolution) {
+	if !r.cacheable() || h.Config.TTLs.Memo <= 0 {
+		return
+	}
+	if h.memo == nil || len(h.memo) >= maxMemoEntries {
+		h.memo = map[string]memoEntry{}
+	}
+	h.memo[host] = memoEntry{res: r, exp: h.now().Add(h.Config.TTLs.Memo)}
+}
+
+// earlyResolution is what a Decide that stopped later (at the static origin) had already
+// resolved, so that Run neither resolves twice nor logs a memo hit for it.
+type earlyResolution struct {
+	host       string
+	res        resolution
+	routeCache string
 }
 
 type routeMatch struct {
@@ -160,7 +206,9 @@ const routeEntryVersion = 1
 
 func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, bool) {
 	var m routeMatch
-	if ex.prefetch != nil {
+	if l := ex.req.Route; l != nil {
+		m = routeMatch{l.Entry, l.Found, l.Err}
+	} else if ex.prefetch != nil {
 		m = <-ex.prefetch
 		ex.prefetch = nil
 	} else {

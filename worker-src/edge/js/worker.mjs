@@ -1,14 +1,51 @@
 // The ES-module entry of the KamuiDash edge Worker. It instantiates the Go Wasm once per
-// isolate (lazily, on the first request, behind one shared promise) and hands every request
-// to the Go core through globalThis.__kamuiEdgeServe. The helpers below are the only places
-// that touch bodies: they pass streams from one JS object to another, so bytes never enter Go.
+// isolate (lazily, on the first request, behind one shared promise) and carries out the Go
+// core's plans. Go decides; this file does the I/O that a warm request needs (Cache API
+// lookups, the upstream fetch) and is the only place that touches bodies: it passes streams
+// from one JS object to another, so bytes never enter Go.
+//
+// Protocol with the Go adapter (globalThis.__kamuiEdge, see worker-src/edge/wasm):
+// requests and answers are NUL-terminated UTF-8 fields in one shared Uint8Array; each call
+// takes and returns a length. Header names and values, URLs and JSON never contain NUL.
+//   decide(n)           request: id, method, url, header count, name, value, ...
+//   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
+//                       "E" message, or "H" status, header count, pairs..., body text
+//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject)
+//   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
+// Every answer starts with kind, token, log line count, lines...; then by kind:
+//   L  content key, route key: make these lookups, call lookups
+//   W  call run
+//   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
+//   R  status, body kind (N none, T text, C the looked-up content entry's, O run's object),
+//      body text, header, store key, store header; puts
+//   E  delete count, names..., header to set (finish's answer to "ok")
+//   X  the token is unknown (answered as an adapter failure)
+// puts: count, then key, status, header, body text each (route-cache entries to store).
 import "./wasm_exec.js";
 import wasm from "./edge.wasm";
 
 let ready;
+let edge; // globalThis.__kamuiEdge once the Wasm runs
+let configured = false;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+let buffer = new Uint8Array(1 << 16);
+// run answers by token: token → resolve([fields, bodyObject]).
+const running = new Map();
 
 // __kamuiSleep lets a Go goroutine wait on a timer of its own request context.
 globalThis.__kamuiSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+// __kamuiEdgeGrow gives Go a larger shared buffer for an answer that does not fit.
+globalThis.__kamuiEdgeGrow = (n) => {
+  buffer = new Uint8Array(Math.max(n, buffer.length * 2));
+  return buffer;
+};
+globalThis.__kamuiEdgeDone = (token, n, object) => {
+  const resolve = running.get(token);
+  if (!resolve) return;
+  running.delete(token);
+  resolve([n < 0 ? null : read(n), object]);
+};
 
 function start() {
   if (!ready) {
@@ -16,11 +53,12 @@ function start() {
       const go = new globalThis.Go();
       const instance = await WebAssembly.instantiate(wasm, go.importObject);
       // go.run resolves only when the program exits, which it never does: main blocks in
-      // select{} after registering __kamuiEdgeServe.
+      // select{} after registering __kamuiEdge.
       go.run(instance);
-      if (typeof globalThis.__kamuiEdgeServe !== "function") {
+      if (typeof globalThis.__kamuiEdge !== "object" || globalThis.__kamuiEdge === null) {
         throw new Error("edge wasm did not register its entry point");
       }
+      edge = globalThis.__kamuiEdge;
     })();
     // A failed start must not poison the isolate forever: the next request retries.
     ready.catch(() => { ready = undefined; });
@@ -28,56 +66,169 @@ function start() {
   return ready;
 }
 
-// makeHost returns the per-request helpers the Go adapter calls; they close over ctx so
-// that a content-cache put outlives the response (ctx.waitUntil).
-function makeHost(ctx) {
-  return {
-    // forward carries out the core's upstream plan with the received body stream and an
-    // AbortController timeout that covers the wait for response headers.
-    async forward(request, url, method, headers, timeoutMs, webSocket) {
-      const controller = new AbortController();
-      let timedOut = false;
-      const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
-      try {
-        const init = { method, headers, redirect: "manual", signal: controller.signal };
-        if (method !== "GET" && method !== "HEAD" && !webSocket) init.body = request.body;
-        return { response: await fetch(url, init) };
-      } catch (err) {
-        if (timedOut) return { timeout: true };
-        return { error: "upstream fetch failed: " + (err && err.name ? err.name : "error") };
-      } finally {
-        clearTimeout(timer);
-      }
-    },
+function write(fields) {
+  const text = fields.join("\0") + "\0";
+  let r = encoder.encodeInto(text, buffer);
+  if (r.read < text.length) {
+    buffer = new Uint8Array(Math.max(buffer.length * 2, text.length * 3));
+    edge.setBuffer(buffer);
+    r = encoder.encodeInto(text, buffer);
+  }
+  return r.written;
+}
 
-    // finish applies the core's header edits to the upstream response; the body (or the
-    // WebSocket) passes through untouched.
-    finish(response, del, set) {
-      const headers = new Headers(response.headers);
-      for (const name of del) headers.delete(name);
-      for (const [name, value] of set) headers.set(name, value);
-      const init = { status: response.status, statusText: response.statusText, headers };
-      if (response.webSocket) init.webSocket = response.webSocket;
-      const nullBody = response.status === 101 || response.status === 204 || response.status === 304;
-      return new Response(nullBody ? null : response.body, init);
-    },
+function read(n) {
+  return decoder.decode(buffer.subarray(0, n)).split("\0");
+}
 
-    // store puts one of the core's own entries (a route-cache entry) after the response.
-    store(key, status, headers, body) {
+// Answer is a cursor over an answer's fields; the constructor prints its log lines.
+class Answer {
+  constructor(fields) {
+    if (fields === null) throw new Error("edge adapter failed");
+    this.f = fields;
+    this.i = 0;
+    this.kind = this.next();
+    this.token = this.int();
+    for (let k = this.int(); k > 0; k--) console.log(this.next());
+    if (this.kind === "X") throw new Error("edge adapter lost the request");
+  }
+  next() { return this.f[this.i++]; }
+  int() { return Number(this.f[this.i++]); }
+  header() {
+    const h = [];
+    for (let k = this.int(); k > 0; k--) h.push([this.next(), this.next()]);
+    return h;
+  }
+  puts(ctx) {
+    for (let k = this.int(); k > 0; k--) {
+      const key = this.next(), status = this.int(), headers = this.header(), body = this.next();
+      // Stored in the background: the request does not wait for it.
       ctx.waitUntil(caches.default.put(key, new Response(body, { status, headers })).catch(logPutFailure));
-    },
+    }
+  }
+}
 
-    // respond builds the core's own or static response; with a store key it also puts a
-    // copy (a tee of the stream) into the content cache with the core's stored headers.
-    respond(status, headers, body, storeKey, storeHeaders) {
-      const response = new Response(body, { status, headers });
-      if (storeKey !== null && storeHeaders !== null) {
-        const stored = new Response(response.clone().body, { status, headers: storeHeaders });
-        ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
-      }
-      return response;
-    },
-  };
+function pushHeaders(fields, headers) {
+  const at = fields.length;
+  fields.push("0");
+  let n = 0;
+  for (const [name, value] of headers) {
+    fields.push(name, value);
+    n++;
+  }
+  fields[at] = String(n);
+}
+
+// lookup makes one Cache API lookup the core asked for; route-cache entries (small, the
+// core's own JSON) are read, content entries are kept whole for their body.
+async function lookup(key, readText, fields) {
+  try {
+    const hit = await caches.default.match(key);
+    if (!hit) {
+      fields.push("M");
+      return undefined;
+    }
+    const text = readText ? await hit.text() : "";
+    fields.push("H", String(hit.status));
+    pushHeaders(fields, hit.headers);
+    fields.push(text);
+    return hit;
+  } catch (err) {
+    fields.push("E", "match: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"));
+    return undefined;
+  }
+}
+
+async function serve(request, env, ctx) {
+  if (!configured) {
+    edge.init(env, buffer);
+    configured = true;
+  }
+  const fields = [crypto.randomUUID(), request.method, request.url];
+  pushHeaders(fields, request.headers);
+  let a = new Answer(read(edge.decide(write(fields))));
+  let cached, object;
+  while (a.kind === "L") {
+    const contentKey = a.next(), routeKey = a.next();
+    const contentFields = [], routeFields = [];
+    const [c] = await Promise.all([
+      contentKey ? lookup(contentKey, false, contentFields) : undefined,
+      routeKey ? lookup(routeKey, true, routeFields) : undefined,
+    ]);
+    if (c) cached = c;
+    if (!contentKey) contentFields.push("");
+    if (!routeKey) routeFields.push("");
+    a = new Answer(read(edge.lookups(a.token, write(contentFields.concat(routeFields)))));
+  }
+  if (a.kind === "W") {
+    const token = a.token;
+    const [answer, obj] = await new Promise((resolve) => {
+      running.set(token, resolve);
+      edge.run(token);
+    });
+    a = new Answer(answer);
+    object = obj;
+  }
+  if (a.kind === "F") return forward(request, a, ctx);
+  return respond(a, cached, object, ctx);
+}
+
+// respond builds the core's own, cached or static response; with a store key it also puts
+// a copy (a tee of the stream) into the content cache with the core's stored headers.
+function respond(a, cached, object, ctx) {
+  const status = a.int(), bodyKind = a.next(), text = a.next(), headers = a.header();
+  const storeKey = a.next(), storeHeaders = a.header();
+  a.puts(ctx);
+  let body = null;
+  if (bodyKind === "T") body = text;
+  else if (bodyKind === "C" && cached) body = cached.body;
+  else if (bodyKind === "O" && object) body = object.body;
+  const response = new Response(body, { status, headers });
+  if (storeKey !== "") {
+    const stored = new Response(response.clone().body, { status, headers: storeHeaders });
+    ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
+  }
+  return response;
+}
+
+// forward carries out the core's upstream plan with the received body stream and an
+// AbortController timeout that covers the wait for response headers, then applies the
+// core's header edits; the body (or the WebSocket) passes through untouched.
+async function forward(request, a, ctx) {
+  const token = a.token;
+  const method = a.next(), url = a.next(), timeoutMs = a.int(), webSocket = a.next() === "1";
+  const headers = a.header();
+  a.puts(ctx);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
+  let response, outcome = "ok", detail = "";
+  try {
+    const init = { method, headers, redirect: "manual", signal: controller.signal };
+    if (method !== "GET" && method !== "HEAD" && !webSocket) init.body = request.body;
+    response = await fetch(url, init);
+  } catch (err) {
+    outcome = timedOut ? "timeout" : "error";
+    detail = "upstream fetch failed: " + (err && err.name ? err.name : "error");
+  } finally {
+    clearTimeout(timer);
+  }
+  const fields = [outcome, response ? String(response.status) : "0", detail];
+  const at = fields.length;
+  fields.push("0");
+  if (response) {
+    for (const [name] of response.headers) fields.push(name);
+    fields[at] = String(fields.length - at - 1);
+  }
+  const e = new Answer(read(edge.finish(token, write(fields))));
+  if (e.kind === "R") return respond(e, undefined, undefined, ctx);
+  const edited = new Headers(response.headers);
+  for (let k = e.int(); k > 0; k--) edited.delete(e.next());
+  for (const [name, value] of e.header()) edited.set(name, value);
+  const init = { status: response.status, statusText: response.statusText, headers: edited };
+  if (response.webSocket) init.webSocket = response.webSocket;
+  const nullBody = response.status === 101 || response.status === 204 || response.status === 304;
+  return new Response(nullBody ? null : response.body, init);
 }
 
 // A failed put only costs a lookup later; it is logged, never surfaced to the client.
@@ -98,8 +249,8 @@ function failClosed() {
 export default {
   async fetch(request, env, ctx) {
     try {
-      await start();
-      return await globalThis.__kamuiEdgeServe(request, env, ctx, makeHost(ctx));
+      if (!edge) await start();
+      return await serve(request, env, ctx);
     } catch {
       return failClosed();
     }

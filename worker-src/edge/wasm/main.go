@@ -1,17 +1,27 @@
 //go:build js && wasm
 
 // Command wasm is the thin js/wasm adapter of the edge Worker: it turns JS objects
-// (Request, env bindings, Cache API, R2, fetch) into the edge package's small interfaces
-// and carries out the core's plan. All decisions live in package edge.
+// (Request, env bindings, Cache API, R2) into the edge package's small interfaces and
+// hands the core's plan back to worker.mjs, which carries it out. All decisions live in
+// package edge.
 //
-// One Go instance serves every request of an isolate: main registers a global function
-// that returns a Promise per request and handles each request in its own goroutine, then
-// blocks forever. JS promises (KV, Cache API, R2, fetch) are awaited through channels.
-// Bodies never cross into Go: they move from one JS object to another by reference.
+// One Go instance serves every request of an isolate. Most requests never wait inside the
+// Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups the
+// core names itself and asks again (lookups), and only when that is not enough (KV, R2, a
+// concurrent lookup of the same host) starts a goroutine (run) that awaits JS promises
+// through channels and reports back through globalThis.__kamuiEdgeDone. worker.mjs does
+// every upstream fetch and then asks for the response edits (finish).
+//
+// Requests and plans cross the boundary as NUL-separated UTF-8 fields in one shared
+// Uint8Array (the protocol is described at the top of worker.mjs): one copy each way
+// instead of a js.Value, with its finalizer, per header. Bodies never cross: they move
+// from one JS object to another by reference.
 package main
 
 import (
+	"bytes"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
 
@@ -23,84 +33,367 @@ import (
 var (
 	initOnce sync.Once
 	handler  *edge.Handler
-	console  = js.Global().Get("console")
+
+	// buf is the shared Uint8Array; in holds the bytes read from it.
+	buf    js.Value
+	bufLen int
+	in     []byte
+
+	// mu guards what goroutines share: pending, nextToken and lines. In js/wasm only one
+	// goroutine runs at a time, but nothing here may rely on where they switch.
+	mu        sync.Mutex
+	pending   [pendingSlots]*exchange
+	nextToken int
+	lines     []string // log lines not yet handed to JS
 )
 
+// exchange is a request between two calls from worker.mjs.
+type exchange struct {
+	token int
+	ex    *edge.Exchange
+	req   *edge.Request
+}
+
+// pendingSlots bounds the exchanges kept between calls: token t lives in slot t mod
+// pendingSlots until a newer token takes the slot. A request whose client went away never
+// comes back for its token, and its slot is simply reused; a request still in flight
+// 4096 tokens later (far beyond what one isolate serves at once) fails closed.
+const pendingSlots = 4096
+
 func main() {
-	// __kamuiEdgeServe(request, env, ctx, host) → Promise<Response>. host holds the JS
-	// helpers of worker.mjs (forward, respond) that keep bodies on the JS side.
-	js.Global().Set("__kamuiEdgeServe", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		request, env, host := args[0], args[1], args[3]
-		var executor js.Func
-		executor = js.FuncOf(func(_ js.Value, pa []js.Value) any {
-			resolve, reject := pa[0], pa[1]
-			go func() {
-				defer func() {
-					if r := recover(); r != nil {
-						reject.Invoke(js.Global().Get("Error").New("edge adapter panic"))
-					}
-				}()
-				resolve.Invoke(serve(request, env, host))
-			}()
-			return nil
-		})
-		p := js.Global().Get("Promise").New(executor)
-		executor.Release()
-		return p
-	}))
+	api := js.Global().Get("Object").New()
+	export := func(name string, f func(a []js.Value) any) {
+		api.Set(name, js.FuncOf(func(_ js.Value, a []js.Value) any { return f(a) }))
+	}
+	// init(env, buffer): the configuration, once per isolate, and the shared buffer.
+	export("init", func(a []js.Value) any {
+		initOnce.Do(func() { handler = newHandler(a[0]) })
+		setBuffer(a[1])
+		return nil
+	})
+	export("setBuffer", func(a []js.Value) any { setBuffer(a[0]); return nil })
+	// decide(n) → answer length: a request in buf, decided without waiting.
+	export("decide", func(a []js.Value) any { return decide(a[0].Int()) })
+	// lookups(token, n) → answer length: the cache lookups asked for, decided again.
+	export("lookups", func(a []js.Value) any { return lookups(a[0].Int(), a[1].Int()) })
+	// run(token): decides with I/O in a goroutine; the answer arrives via __kamuiEdgeDone.
+	export("run", func(a []js.Value) any { run(a[0].Int()); return nil })
+	// finish(token, n) → answer length: the upstream outcome, answered with edits or a plan.
+	export("finish", func(a []js.Value) any { return finish(a[0].Int(), a[1].Int()) })
+	js.Global().Set("__kamuiEdge", api)
 	select {}
 }
 
-func serve(request, env, host js.Value) js.Value {
-	initOnce.Do(func() { handler = newHandler(env) })
-	ex := handler.Serve(&edge.Request{
-		Method: request.Get("method").String(),
-		URL:    request.Get("url").String(),
-		Header: headerList(request.Get("headers")),
-	})
-	p := ex.Plan
-	for _, put := range p.CachePuts {
-		// Stored in the background (ctx.waitUntil): the request does not wait for it.
-		host.Call("store", put.Key, put.Entry.Status, pairs(put.Entry.Header), jsBody(put.Entry.Body))
-	}
-	if p.Forward == nil {
-		return respond(host, p)
-	}
-	f := p.Forward
-	out, err := await(host.Call("forward", request, f.URL, f.Method, pairs(f.Header), f.Timeout.Milliseconds(), f.WebSocket))
-	if err != nil {
-		return respond(host, ex.UpstreamFailed(false, "forward: "+err.Error()))
-	}
-	if out.Get("timeout").Truthy() {
-		return respond(host, ex.UpstreamFailed(true, ""))
-	}
-	if e := out.Get("error"); e.Truthy() {
-		return respond(host, ex.UpstreamFailed(false, e.String()))
-	}
-	resp := out.Get("response")
-	edits := ex.UpstreamResponse(resp.Get("status").Int(), headerList(resp.Get("headers")))
-	del := make([]any, len(edits.Del))
-	for i, n := range edits.Del {
-		del[i] = n
-	}
-	return host.Call("finish", resp, del, pairs(edits.Set))
+func setBuffer(v js.Value) {
+	buf = v
+	bufLen = v.Length()
 }
 
-// respond builds the Response of a plan; host.respond also puts the content-cache copy
-// (a tee of the stream) when the plan asks for it.
-func respond(host js.Value, p edge.Plan) js.Value {
-	var store, storeKey any = js.Null(), js.Null()
-	if p.Store != nil {
-		store, storeKey = pairs(p.Store.Header), p.Store.Key
+// fields reads the NUL-terminated fields JS wrote into buf.
+type fields struct{ b []byte }
+
+func readFields(n int) *fields {
+	if cap(in) < n {
+		in = make([]byte, n)
 	}
-	return host.Call("respond", p.Status, pairs(p.Header), jsBody(p.Body), storeKey, store)
+	in = in[:n]
+	js.CopyBytesToGo(in, buf)
+	return &fields{in}
 }
+
+func (f *fields) next() string {
+	i := bytes.IndexByte(f.b, 0)
+	if i < 0 {
+		s := string(f.b)
+		f.b = nil
+		return s
+	}
+	s := string(f.b[:i])
+	f.b = f.b[i+1:]
+	return s
+}
+
+func (f *fields) int() int {
+	n, _ := strconv.Atoi(f.next())
+	return n
+}
+
+func (f *fields) header() edge.Header {
+	n := f.int()
+	h := make(edge.Header, n)
+	for i := range h {
+		h[i].Name = f.next()
+		h[i].Value = f.next()
+	}
+	return h
+}
+
+// lookup reads one lookup outcome: "" not made, "M" miss, "E" error + message, or
+// "H" hit + status + header + body text (route-cache entries; content bodies stay in JS).
+func (f *fields) lookup(content bool) *edge.Lookup {
+	switch f.next() {
+	case "M":
+		return &edge.Lookup{}
+	case "E":
+		return &edge.Lookup{Err: errors.New(f.next())}
+	case "H":
+		l := &edge.Lookup{Found: true}
+		l.Entry.Status = f.int()
+		l.Entry.Header = f.header()
+		text := f.next()
+		if content {
+			l.Entry.Body = cachedBody{}
+		} else {
+			l.Entry.Body = edge.TextBody(text)
+		}
+		return l
+	}
+	return nil
+}
+
+// answer builds the bytes handed back to JS.
+type answer struct{ b []byte }
+
+// str appends one field. No field can hold a NUL: header names and values and URLs cannot
+// (the Fetch standard forbids it), and the core's JSON and texts never do.
+func (a *answer) str(s string) {
+	a.b = append(a.b, s...)
+	a.b = append(a.b, 0)
+}
+
+func (a *answer) int(n int) {
+	a.b = strconv.AppendInt(a.b, int64(n), 10)
+	a.b = append(a.b, 0)
+}
+
+func (a *answer) header(h edge.Header) {
+	a.int(len(h))
+	for _, f := range h {
+		a.str(f.Name)
+		a.str(f.Value)
+	}
+}
+
+// begin starts every answer: its kind, the token, then the log lines to print.
+func begin(kind string, token int) *answer {
+	a := &answer{b: make([]byte, 0, 512)}
+	a.str(kind)
+	a.int(token)
+	mu.Lock()
+	a.int(len(lines))
+	for _, l := range lines {
+		a.str(l)
+	}
+	lines = lines[:0]
+	mu.Unlock()
+	return a
+}
+
+// send copies the answer into buf (growing it through JS when it is too small).
+func (a *answer) send() int {
+	if len(a.b) > bufLen {
+		setBuffer(js.Global().Call("__kamuiEdgeGrow", len(a.b)))
+	}
+	return js.CopyBytesToJS(buf, a.b)
+}
+
+// plan encodes a decided plan: "R" respond or "F" forward. obj reports whether the body
+// is a JS value the caller passes along (an R2 object or a Cache API entry).
+func plan(token int, p edge.Plan) (a *answer, obj js.Value) {
+	obj = js.Null()
+	if f := p.Forward; f != nil {
+		a = begin("F", token)
+		a.str(f.Method)
+		a.str(f.URL)
+		a.int(int(f.Timeout.Milliseconds()))
+		ws := ""
+		if f.WebSocket {
+			ws = "1"
+		}
+		a.str(ws)
+		a.header(f.Header)
+	} else {
+		a = begin("R", token)
+		a.int(p.Status)
+		switch b := p.Body.(type) {
+		case nil:
+			a.str("N")
+			a.str("")
+		case edge.TextBody:
+			a.str("T")
+			a.str(string(b))
+		case cachedBody:
+			a.str("C")
+			a.str("")
+		case body:
+			a.str("O")
+			a.str("")
+			obj = b.v
+		default:
+			a.str("N")
+			a.str("")
+		}
+		a.header(p.Header)
+		if p.Store != nil {
+			a.str(p.Store.Key)
+			a.header(p.Store.Header)
+		} else {
+			a.str("")
+			a.int(0)
+		}
+	}
+	a.int(len(p.CachePuts))
+	for _, put := range p.CachePuts {
+		a.str(put.Key)
+		a.int(put.Entry.Status)
+		a.header(put.Entry.Header)
+		text := ""
+		if t, ok := put.Entry.Body.(edge.TextBody); ok {
+			text = string(t)
+		}
+		a.str(text)
+	}
+	return a, obj
+}
+
+func decide(n int) any {
+	f := readFields(n)
+	req := &edge.Request{ID: f.next(), Method: f.next(), URL: f.next()}
+	req.Header = f.header()
+	ex := handler.Begin(req)
+	return settle(&exchange{ex: ex, req: req}, 0, ex.Decide())
+}
+
+func lookups(token, n int) any {
+	x := take(token)
+	if x == nil {
+		return begin("X", token).send()
+	}
+	f := readFields(n)
+	if l := f.lookup(true); l != nil {
+		x.req.Content = l
+	}
+	if l := f.lookup(false); l != nil {
+		x.req.Route = l
+	}
+	return settle(x, token, x.ex.Decide())
+}
+
+// settle answers a Decide: the plan when it decided, else the lookups it needs ("L") or
+// a request to run it with I/O ("W"); the exchange is kept until worker.mjs comes back.
+func settle(x *exchange, token int, decided bool) int {
+	if decided && x.ex.Plan.Forward == nil {
+		a, _ := plan(token, x.ex.Plan)
+		return a.send()
+	}
+	if token == 0 {
+		token = keep(x)
+	} else {
+		put(x)
+	}
+	if decided {
+		a, _ := plan(token, x.ex.Plan)
+		return a.send()
+	}
+	content, route := x.ex.Lookups()
+	if content == "" && route == "" {
+		return begin("W", token).send()
+	}
+	a := begin("L", token)
+	a.str(content)
+	a.str(route)
+	return a.send()
+}
+
+func run(token int) {
+	x := take(token)
+	done := js.Global().Get("__kamuiEdgeDone")
+	if x == nil {
+		done.Invoke(token, -1, js.Null())
+		return
+	}
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done.Invoke(token, -1, js.Null())
+			}
+		}()
+		x.ex.Run()
+		if x.ex.Plan.Forward != nil {
+			put(x)
+		}
+		a, obj := plan(token, x.ex.Plan)
+		done.Invoke(token, a.send(), obj)
+	}()
+}
+
+func finish(token, n int) any {
+	x := take(token)
+	if x == nil {
+		return begin("X", token).send()
+	}
+	f := readFields(n)
+	outcome, status, detail := f.next(), f.int(), f.next()
+	names := make(edge.Header, f.int())
+	for i := range names {
+		names[i].Name = f.next()
+	}
+	switch outcome {
+	case "ok":
+		e := x.ex.UpstreamResponse(status, names)
+		a := begin("E", token)
+		a.int(len(e.Del))
+		for _, d := range e.Del {
+			a.str(d)
+		}
+		a.header(e.Set)
+		return a.send()
+	case "timeout":
+		a, _ := plan(token, x.ex.UpstreamFailed(true, ""))
+		return a.send()
+	}
+	a, _ := plan(token, x.ex.UpstreamFailed(false, detail))
+	return a.send()
+}
+
+func keep(x *exchange) int {
+	mu.Lock()
+	nextToken++
+	if nextToken > 1<<30 {
+		nextToken = 1
+	}
+	x.token = nextToken
+	pending[x.token%pendingSlots] = x
+	mu.Unlock()
+	return x.token
+}
+
+func put(x *exchange) {
+	mu.Lock()
+	pending[x.token%pendingSlots] = x
+	mu.Unlock()
+}
+
+func take(token int) *exchange {
+	mu.Lock()
+	defer mu.Unlock()
+	x := pending[token%pendingSlots]
+	if x == nil || x.token != token {
+		return nil
+	}
+	pending[token%pendingSlots] = nil
+	return x
+}
+
+// cachedBody is the body of a content-cache entry worker.mjs looked up: it stays there.
+type cachedBody struct{}
+
+func (cachedBody) Text() (string, error) { return "", errors.New("content entry body stays in JS") }
 
 func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
-		Log:          jsLogger{},
-		NewRequestID: func() string { return js.Global().Get("crypto").Call("randomUUID").String() },
-		WaitShared:   waitShared,
+		Log:        jsLogger{},
+		WaitShared: waitShared,
 	}
 	cfg, err := edge.ParseConfig(func(name string) (string, bool) {
 		v := env.Get(name)
@@ -149,9 +442,14 @@ func waitShared(done <-chan struct{}) {
 	}
 }
 
+// jsLogger queues lines for the next answer; worker.mjs prints them with console.log.
 type jsLogger struct{}
 
-func (jsLogger) Log(line string) { console.Call("log", line) }
+func (jsLogger) Log(line string) {
+	mu.Lock()
+	lines = append(lines, line)
+	mu.Unlock()
+}
 
 type kv struct{ ns js.Value }
 
@@ -218,18 +516,6 @@ func (b body) Text() (string, error) {
 	return t.String(), nil
 }
 
-func jsBody(b edge.Body) any {
-	switch b := b.(type) {
-	case nil:
-		return js.Null()
-	case edge.TextBody:
-		return string(b)
-	case body:
-		return b.v.Get("body")
-	}
-	return js.Null()
-}
-
 func headerList(h js.Value) edge.Header {
 	arr := js.Global().Get("Array").Call("from", h)
 	n := arr.Length()
@@ -237,14 +523,6 @@ func headerList(h js.Value) edge.Header {
 	for i := 0; i < n; i++ {
 		kv := arr.Index(i)
 		out[i] = edge.Field{Name: kv.Index(0).String(), Value: kv.Index(1).String()}
-	}
-	return out
-}
-
-func pairs(h edge.Header) []any {
-	out := make([]any, len(h))
-	for i, f := range h {
-		out[i] = []any{f.Name, f.Value}
 	}
 	return out
 }

@@ -1,0 +1,215 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// adapt drives a request the way the wasm adapter does: Decide, the cache lookups it
+// names, Decide again, and Run only when that is not enough. steps records the way taken;
+// the route-cache entries of the plan are stored afterwards, as the adapter does.
+func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
+	ex = h.Begin(req)
+	steps = "decide"
+	for !ex.Decide() {
+		content, rk := ex.Lookups()
+		if content == "" && rk == "" {
+			steps += ",run"
+			ex.Run()
+			break
+		}
+		if content != "" {
+			req.Content = w.lookup(content)
+			steps += ",content"
+		}
+		if rk != "" {
+			req.Route = w.lookup(rk)
+			steps += ",route"
+		}
+		steps += ",decide"
+	}
+	for _, p := range ex.Plan.CachePuts {
+		w.cache.Put(p.Key, p.Entry)
+	}
+	return ex, steps
+}
+
+func (w *world) lookup(key string) *Lookup {
+	l := new(Lookup)
+	l.Entry, l.Found, l.Err = w.cache.Match(key)
+	return l
+}
+
+func (w *world) matches() int {
+	w.cache.mu.Lock()
+	defer w.cache.mu.Unlock()
+	return w.cache.matches
+}
+
+func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
+	w := newWorld(t)
+	step := func(h *Handler, req *Request, wantSteps string) *Exchange {
+		t.Helper()
+		reads, matches := w.kvReads(), w.matches()
+		ex, steps := w.adapt(h, req)
+		if steps != wantSteps {
+			t.Fatalf("%s %s: steps %q, want %q", req.Method, req.URL, steps, wantSteps)
+		}
+		lookups := strings.Count(steps, "content") + strings.Count(steps, "route")
+		if got := w.matches() - matches; got != lookups {
+			t.Errorf("%s %s: %d Cache API lookups, want only the adapter's %d", req.Method, req.URL, got, lookups)
+		}
+		if !strings.Contains(steps, "run") && w.kvReads() != reads {
+			t.Errorf("%s %s: a decision without Run read KV", req.Method, req.URL)
+		}
+		return ex
+	}
+
+	// Cold: both lookups miss, KV is I/O.
+	ex := step(w.h, get("shop.kamui.test", "/a"), "decide,content,route,decide,run")
+	if ex.Plan.Forward == nil || ex.line.RouteSource != "kv" || w.kvReads() != 1 {
+		t.Fatalf("cold: source %q reads %d", ex.line.RouteSource, w.kvReads())
+	}
+	// Warm in this isolate: the memo answers at once, with no lookup at all.
+	ex = step(w.h, get("shop.kamui.test", "/b"), "decide")
+	if ex.Plan.Forward == nil || ex.line.RouteSource != "memo" || ex.line.ContentCache != "skip-dynamic" {
+		t.Errorf("memo: source %q content %q", ex.line.RouteSource, ex.line.ContentCache)
+	}
+	// Another isolate: the route-cache entry the first one stored answers.
+	other := w.handler(t)
+	ex = step(other, get("shop.kamui.test", "/c"), "decide,content,route,decide")
+	if ex.Plan.Forward == nil || ex.line.RouteSource != "route-cache" || ex.line.RouteCache != "hit" {
+		t.Errorf("route cache: source %q route %q", ex.line.RouteSource, ex.line.RouteCache)
+	}
+	// Not GET/HEAD: no content lookup, only the route-cache one.
+	post := get("shop.kamui.test", "/d")
+	post.Method = "POST"
+	step(w.handler(t), post, "decide,route,decide")
+
+	// Static: the first request stores the page; another isolate then answers from the
+	// content cache without reaching R2 or KV.
+	ex = step(w.h, get("docs.kamui.test", "/"), "decide,content,route,decide,run")
+	if ex.Plan.Store == nil {
+		t.Fatal("static: nothing to store")
+	}
+	w.cache.store(ex.Plan.Store.Key, Entry{Status: 200, Header: ex.Plan.Store.Header, Body: TextBody("docs home")})
+	objects := len(w.objects.reads)
+	ex = step(w.handler(t), get("docs.kamui.test", "/"), "decide,content,route,decide")
+	if ex.line.ContentCache != "hit" || bodyText(t, ex.Plan.Body) != "docs home" || ex.Plan.Header.Has(route.CacheMarkerHeader) {
+		t.Errorf("content hit: %q, header %v", ex.line.ContentCache, ex.Plan.Header)
+	}
+	// A static page not in the content cache: the route-cache entry resolves it and only
+	// the static origin is left for Run; the log says where the route came from.
+	ex = step(w.handler(t), get("docs.kamui.test", "/guide/start.html"), "decide,content,route,decide,run")
+	if ex.Plan.Status != 200 || ex.line.RouteSource != "route-cache" || ex.line.RouteCache != "hit" ||
+		len(w.objects.reads) != objects+1 {
+		t.Errorf("static via route cache: status %d source %q route %q", ex.Plan.Status, ex.line.RouteSource, ex.line.RouteCache)
+	}
+	// A negative-cached host in this isolate: the content lookup, then a fixed 404.
+	step(w.h, get("nope.kamui.test", "/"), "decide,content,route,decide,run")
+	ex = step(w.h, get("nope.kamui.test", "/"), "decide,content,decide")
+	assertFixed(t, ex, 404)
+}
+
+// The adapter's way through Decide and Run must give exactly what Serve gives: the same
+// plans and the same log lines, request after request.
+func TestDecideMatchesServe(t *testing.T) {
+	reqs := []*Request{
+		get("shop.kamui.test", "/a?x=1"), get("shop.kamui.test", "/b"), get("www.shop.example", "/"),
+		get("www.shop.example", "/x"), get("docs.kamui.test", "/"), get("docs.kamui.test", "/guide/start.html"),
+		get("www.docs.example", "/missing"), get("spa.kamui.test", "/deep/link"), get("ghost.kamui.test", "/"),
+		get("ghost.kamui.test", "/again"), get("nx.unknown.example", "/<script>"), get("bad_host!", "/"),
+		get("prov.kamui.test", "/"), get("broken.kamui.test", "/"), get("future.kamui.test", "/"),
+		get("www.off.example", "/"), get("www.kamui.test", "/"),
+	}
+	head := get("docs.kamui.test", "/")
+	head.Method = "HEAD"
+	post := get("www.shop.example", "/form")
+	post.Method = "POST"
+	put := get("docs.kamui.test", "/")
+	put.Method = "PUT"
+	reqs = append(reqs, head, post, put)
+
+	served, adapted := newWorld(t), newWorld(t)
+	for round := 0; round < 2; round++ {
+		for _, r := range reqs {
+			a, b := *r, *r
+			exS := served.serve(served.h, &a)
+			exA, _ := adapted.adapt(adapted.h, &b)
+			if exS.Plan.Status != exA.Plan.Status || (exS.Plan.Forward == nil) != (exA.Plan.Forward == nil) {
+				t.Fatalf("%s %s: Serve status %d, adapter %d", r.Method, r.URL, exS.Plan.Status, exA.Plan.Status)
+			}
+			if f := exS.Plan.Forward; f != nil {
+				exS.UpstreamResponse(200, Header{{"Content-Type", "text/plain"}})
+				exA.UpstreamResponse(200, Header{{"Content-Type", "text/plain"}})
+				if g := exA.Plan.Forward; g.URL != f.URL || !equalHeader(g.Header, f.Header) {
+					t.Errorf("%s %s: forward differs:\n%+v\n%+v", r.Method, r.URL, f, g)
+				}
+			} else if !equalHeader(exS.Plan.Header, exA.Plan.Header) || bodyText(t, exS.Plan.Body) != bodyText(t, exA.Plan.Body) {
+				t.Errorf("%s %s: response differs", r.Method, r.URL)
+			}
+			if s, a := served.log.last(t), adapted.log.last(t); s != a {
+				t.Errorf("%s %s (round %d): log lines differ:\nServe:   %s\nadapter: %s", r.Method, r.URL, round, s, a)
+			}
+		}
+	}
+	if served.kvReads() != adapted.kvReads() {
+		t.Errorf("KV reads: Serve %d, adapter %d", served.kvReads(), adapted.kvReads())
+	}
+}
+
+func equalHeader(a, b Header) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDecideLeavesConcurrentLookupToRun(t *testing.T) {
+	w := newWorld(t)
+	stall := make(chan struct{})
+	w.routes.stall = stall
+	leader := make(chan *Exchange)
+	go func() { leader <- w.h.Serve(get("shop.kamui.test", "/")) }()
+	for {
+		w.h.mu.Lock()
+		_, inFlight := w.h.flights["shop.kamui.test"]
+		w.h.mu.Unlock()
+		if inFlight {
+			break
+		}
+	}
+	req := get("shop.kamui.test", "/x")
+	req.Method = "POST"
+	req.Route = &Lookup{} // the route cache missed
+	ex := w.h.Begin(req)
+	if ex.Decide() {
+		t.Fatal("decided while another request is reading KV for the same host")
+	}
+	if c, r := ex.Lookups(); c != "" || r != "" {
+		t.Errorf("lookups %q %q: nothing is left to look up", c, r)
+	}
+	close(stall)
+	<-leader
+	ex.Run()
+	if ex.Plan.Forward == nil || w.routes.count() != 1 {
+		t.Errorf("after the leader: source %q, %d KV reads", ex.line.RouteSource, w.routes.count())
+	}
+}
+
+func TestDecideBadConfig(t *testing.T) {
+	w := newWorld(t)
+	w.h.ConfigErr = &ConfigError{Binding: BindingRoutes, Problem: "missing"}
+	ex, steps := w.adapt(w.h, get("shop.kamui.test", "/"))
+	if steps != "decide" {
+		t.Errorf("steps %q", steps)
+	}
+	assertFixed(t, ex, 500)
+}
