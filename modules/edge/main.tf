@@ -12,9 +12,10 @@ locals {
   worker_name   = coalesce(var.worker_name, "kamuidash-edge-${var.environment}")
   static_bucket = coalesce(var.static_bucket, "kamuidash-${var.environment}-static")
   # "*/*" catches the tenants' custom hostnames, as on a Cloudflare for SaaS zone.
-  routes = var.routes != null ? var.routes : ["*.${local.platform_domain}/*", "${local.platform_domain}/*", "*/*"]
+  # (try: without a platform domain these are empty, and the Worker's precondition says why.)
+  routes = var.routes != null ? var.routes : try(["*.${local.platform_domain}/*", "${local.platform_domain}/*", "*/*"], [])
 
-  unknown_host = "${var.unknown_host_label}.${local.platform_domain}"
+  unknown_host = try("${var.unknown_host_label}.${local.platform_domain}", "")
   edge_base    = trimsuffix(var.edge_url, "/")
 }
 
