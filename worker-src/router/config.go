@@ -48,9 +48,12 @@ type Config struct {
 	// Empty means DefaultForwardedProto.
 	ForwardedProto string
 
-	// Transport carries requests to upstreams. Nil means an http.Transport with DialTimeout,
-	// ResponseHeaderTimeout, no proxy from the environment, no transparent compression and
-	// DefaultMaxIdleConnsPerHost.
+	// Transport carries requests to upstreams. Nil means the router's own: bodiless GET, HEAD
+	// and OPTIONS requests (most dynamic traffic) go over a pool of keep-alive connections
+	// that the handler drives directly, everything else over an http.Transport; both use
+	// DialTimeout and ResponseHeaderTimeout, no proxy from the environment, no transparent
+	// compression and up to DefaultMaxIdleConnsPerHost idle connections per upstream. A
+	// non-nil Transport carries every request.
 	Transport http.RoundTripper
 
 	// Resolve maps a verified upstream to the URL to forward to (scheme and host; a path is

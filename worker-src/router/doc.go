@@ -2,8 +2,9 @@
 // Tunnel reaches. It accepts a request only when it carries a valid, fresh context signed by the
 // Worker (see internal/route), then forwards it to the tenant service that context names.
 //
-// A Router is a plain http.Handler built on httputil.ReverseProxy, so bodies stream both ways and
-// WebSocket upgrades pass through. Its behaviour varies only through the documented hooks of
+// A Router is a plain http.Handler. Bodies stream both ways and WebSocket upgrades pass through
+// (httputil.ReverseProxy); bodiless GET, HEAD and OPTIONS requests, the bulk of dynamic traffic,
+// take a shorter path over pooled keep-alive connections (see upstream.go for why). Its behaviour varies only through the documented hooks of
 // Config. Admin returns the second, operator-facing handler (/healthz, /readyz, /metrics), and
 // Serve runs both with a graceful drain.
 //

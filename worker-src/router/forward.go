@@ -1,9 +1,11 @@
 package router
 
 import (
+	"bufio"
 	"net"
 	"net/http"
 	"net/http/httputil"
+	"net/textproto"
 	"net/url"
 	"strings"
 
@@ -70,9 +72,93 @@ func (rt *Router) modifyResponse(res *http.Response) error {
 	return nil
 }
 
-// proxyError answers a failed upstream exchange (called before any response byte is written).
+// writeRequestHead writes the upstream request line and headers for a bodiless request: the
+// same message rewrite makes ReverseProxy send. The header names and values were parsed and
+// validated by net/http's server, and the values set here come from the verified context.
+func writeRequestHead(bw *bufio.Writer, r *http.Request, ex *exchange, forwardedProto string) {
+	bw.WriteString(r.Method)
+	bw.WriteByte(' ')
+	bw.WriteString(r.URL.RequestURI())
+	bw.WriteString(" HTTP/1.1\r\nHost: ")
+	bw.WriteString(ex.ctx.Host)
+	bw.WriteString("\r\n")
+	connection := r.Header["Connection"]
+	for name, values := range r.Header {
+		if dropRequestHeader(name) || namedByConnection(connection, name) {
+			continue
+		}
+		for _, v := range values {
+			if v == "" && name == "User-Agent" {
+				continue // an empty one means "send none", as for ReverseProxy
+			}
+			writeHeaderLine(bw, name, v)
+		}
+	}
+	if headerHasToken(r.Header["Te"], "trailers") {
+		bw.WriteString("Te: trailers\r\n")
+	}
+	if r.Method == http.MethodOptions {
+		bw.WriteString("Content-Length: 0\r\n") // what net/http's client sends for it
+	}
+	writeHeaderLine(bw, "X-Request-Id", ex.ctx.RequestID)
+	writeHeaderLine(bw, "X-Forwarded-Host", ex.ctx.Host)
+	writeHeaderLine(bw, "X-Forwarded-Proto", forwardedProto)
+	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		writeHeaderLine(bw, "X-Forwarded-For", ip)
+	}
+	bw.WriteString("\r\n")
+}
+
+func writeHeaderLine(bw *bufio.Writer, name, value string) {
+	bw.WriteString(name)
+	bw.WriteString(": ")
+	bw.WriteString(value)
+	bw.WriteString("\r\n")
+}
+
+// dropRequestHeader reports whether a client header (canonical name, as net/http's server
+// stores it) stays behind: hop-by-hop, platform, forwarding and framing headers, which the router
+// removes or writes itself.
+func dropRequestHeader(name string) bool {
+	switch name {
+	case "Host", "Content-Length", "Forwarded", "X-Real-Ip", "X-Request-Id":
+		return true
+	}
+	return isHopByHop(name) || route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix)
+}
+
+// namedByConnection reports whether the Connection header lists name as hop-by-hop.
+func namedByConnection(connection []string, name string) bool {
+	for _, f := range connection {
+		for sf := range strings.SplitSeq(f, ",") {
+			if sf = textproto.TrimString(sf); sf != "" && textproto.CanonicalMIMEHeaderKey(sf) == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// headerHasToken reports whether a comma-separated header lists token (any case).
+func headerHasToken(values []string, token string) bool {
+	for _, v := range values {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(textproto.TrimString(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// proxyError is ReverseProxy's ErrorHandler: a failed upstream exchange, before any response
+// byte was written.
 func (rt *Router) proxyError(w http.ResponseWriter, r *http.Request, err error) {
-	ex := exchangeFrom(r)
+	rt.upstreamFailed(w, r, exchangeFrom(r), err)
+}
+
+// upstreamFailed answers a failed upstream exchange (called before any response byte is written).
+func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
 	status, outcome := classifyProxyError(r, err)
 	f := &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err}
 	if outcome == OutcomeClientGone {

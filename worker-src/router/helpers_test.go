@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -42,6 +43,7 @@ func newSecret(t *testing.T) []byte {
 type backend struct {
 	*httptest.Server
 	hits    atomic.Int64
+	conns   atomic.Int64 // connections accepted
 	mu      sync.Mutex
 	lastReq *http.Request // headers, host and URL of the latest request
 }
@@ -53,13 +55,19 @@ func newBackend(t *testing.T, h http.HandlerFunc) *backend {
 	if h == nil {
 		h = func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok from backend") }
 	}
-	b.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	b.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.hits.Add(1)
 		b.mu.Lock()
 		b.lastReq = r.Clone(r.Context())
 		b.mu.Unlock()
 		h(w, r)
 	}))
+	b.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			b.conns.Add(1)
+		}
+	}
+	b.Start()
 	t.Cleanup(b.Close)
 	return b
 }

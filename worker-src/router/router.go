@@ -29,6 +29,7 @@ type Router struct {
 	sampleSuccess  func() bool
 
 	proxy    *httputil.ReverseProxy
+	pool     *connPool // the direct path's connections; nil when Config.Transport is set
 	metrics  metrics
 	draining atomic.Bool
 }
@@ -74,6 +75,7 @@ func New(cfg Config) (*Router, error) {
 	transport := cfg.Transport
 	if transport == nil {
 		transport = newTransport(cfg.DialTimeout, cfg.ResponseHeaderTimeout)
+		rt.pool = newConnPool(cfg.DialTimeout, cfg.ResponseHeaderTimeout)
 	}
 	rt.proxy = &httputil.ReverseProxy{
 		Rewrite:        rt.rewrite,
@@ -96,6 +98,10 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	if f := rt.admit(r, ex); f != nil {
 		rt.fail(rec, r, ex, f)
+		return
+	}
+	if rt.directEligible(r, ex.target) {
+		rt.forwardDirect(rec, r, ex)
 		return
 	}
 	rt.proxy.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))

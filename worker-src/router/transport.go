@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// newTransport is the default upstream Transport: bounded connect and header waits, unbounded
-// bodies, and a warm pool of keep-alive connections per tenant service.
+// newTransport is the default upstream Transport for what the direct path does not carry
+// (bodies, upgrades): bounded connect and header waits, unbounded bodies, and a warm pool of
+// keep-alive connections per tenant service.
 func newTransport(dialTimeout, responseHeaderTimeout time.Duration) *http.Transport {
 	if dialTimeout <= 0 {
 		dialTimeout = DefaultDialTimeout

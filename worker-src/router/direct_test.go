@@ -1,0 +1,177 @@
+package router_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+)
+
+func TestRouter_ReusesUpstreamConnections(t *testing.T) {
+	b := newBackend(t, nil)
+	h := newHarness(t, b, nil)
+	for i := range 5 {
+		res, body := do(t, h.request(t, validContext(http.MethodGet, "req-reuse"), "/", nil))
+		if res.StatusCode != http.StatusOK || body != "ok from backend" {
+			t.Fatalf("request %d: got %d %q", i, res.StatusCode, body)
+		}
+	}
+	if n := b.conns.Load(); n != 1 {
+		t.Errorf("the backend accepted %d connections for 5 sequential requests, want 1", n)
+	}
+}
+
+func TestRouter_RetriesOnAnIdleConnectionTheUpstreamClosed(t *testing.T) {
+	b := newBackend(t, nil)
+	h := newHarness(t, b, nil)
+	if res, _ := do(t, h.request(t, validContext(http.MethodGet, "req-first"), "/", nil)); res.StatusCode != http.StatusOK {
+		t.Fatalf("first request: got %d", res.StatusCode)
+	}
+	// The upstream drops its idle keep-alive connection, as a server restarting or timing out
+	// idle connections does; the router only finds out when it reuses it.
+	b.CloseClientConnections()
+	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-again"), "/", nil))
+	if res.StatusCode != http.StatusOK || body != "ok from backend" {
+		t.Fatalf("after the upstream closed the idle connection: got %d %q, want 200", res.StatusCode, body)
+	}
+	if n := b.conns.Load(); n != 2 {
+		t.Errorf("the backend accepted %d connections, want 2 (one replaced)", n)
+	}
+	if lines := h.logs.accessLines(t); len(lines) != 2 || lines[1]["outcome"] != "proxied" {
+		t.Errorf("access lines %v, want two proxied", lines)
+	}
+}
+
+func TestRouter_DropsHeadersTheConnectionHeaderNames(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Connection", "X-Upstream-Hop")
+		w.Header().Set("X-Upstream-Hop", "hop")
+		w.Header().Set("Keep-Alive", "timeout=5")
+		io.WriteString(w, "ok")
+	})
+	h := newHarness(t, b, nil)
+	req := h.request(t, validContext(http.MethodGet, "req-hop"), "/", nil)
+	req.Header.Set("Connection", "X-Client-Hop")
+	req.Header.Set("X-Client-Hop", "hop")
+	req.Header.Set("Proxy-Authorization", "Basic c2VjcmV0")
+	res, _ := do(t, req)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("got %d, want 200", res.StatusCode)
+	}
+	got := h.backend.last().Header
+	for _, name := range []string{"X-Client-Hop", "Proxy-Authorization"} {
+		if v := got.Get(name); v != "" {
+			t.Errorf("backend received hop-by-hop %s: %q", name, v)
+		}
+	}
+	for _, name := range []string{"X-Upstream-Hop", "Keep-Alive"} {
+		if v := res.Header.Get(name); v != "" {
+			t.Errorf("client received hop-by-hop %s: %q", name, v)
+		}
+	}
+}
+
+func TestRouter_HeadAndOptions(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "11")
+		w.Header().Set("X-Method", r.Method)
+		if r.Method != http.MethodHead {
+			io.WriteString(w, "hello world")
+		}
+	})
+	h := newHarness(t, b, nil)
+	for _, method := range []string{http.MethodHead, http.MethodOptions, http.MethodHead} {
+		res, body := do(t, h.request(t, validContext(method, "req-"+method), "/", nil))
+		wantBody := "hello world"
+		if method == http.MethodHead {
+			wantBody = ""
+		}
+		if res.StatusCode != http.StatusOK || res.Header.Get("X-Method") != method || body != wantBody ||
+			res.ContentLength != 11 {
+			t.Errorf("%s: got %d, X-Method %q, length %d, body %q", method, res.StatusCode,
+				res.Header.Get("X-Method"), res.ContentLength, body)
+		}
+	}
+}
+
+func TestRouter_RelaysTrailers(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Trailer", "X-Checksum")
+		io.WriteString(w, "body")
+		w.Header().Set("X-Checksum", "abc")
+		w.Header().Set(http.TrailerPrefix+"X-Late", "late")
+	})
+	h := newHarness(t, b, nil)
+	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-trailer"), "/", nil))
+	if body != "body" || res.Trailer.Get("X-Checksum") != "abc" || res.Trailer.Get("X-Late") != "late" {
+		t.Errorf("body %q, trailers %v; want the backend's", body, res.Trailer)
+	}
+}
+
+// An event stream must reach the client event by event, not when the upstream is done.
+func TestRouter_FlushesEventStreams(t *testing.T) {
+	release := make(chan struct{})
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "data: first\n\n")
+		http.NewResponseController(w).Flush()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		io.WriteString(w, "data: last\n\n")
+	})
+	h := newHarness(t, b, nil)
+	defer close(release)
+	req := h.request(t, validContext(http.MethodGet, "req-sse"), "/events", nil)
+	line := make(chan string, 1)
+	go func() {
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			line <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		l, _ := bufio.NewReader(res.Body).ReadString('\n')
+		line <- l
+	}()
+	select {
+	case l := <-line:
+		if l != "data: first\n" {
+			t.Errorf("first line %q, want the first event", l)
+		}
+	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
+		t.Error("the first event did not arrive while the stream stayed open")
+	}
+}
+
+// The client leaving ends the upstream exchange: the service sees its request cancelled.
+func TestRouter_ClientGoneCancelsTheUpstream(t *testing.T) {
+	entered, cancelled := make(chan struct{}), make(chan struct{})
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		close(entered)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	h := newHarness(t, b, nil)
+	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.request(t, validContext(http.MethodGet, "req-gone"), "/", nil).Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	conn.Close()
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
+		t.Fatal("the upstream request was not cancelled after the client left")
+	}
+	eventually(t, "a client_gone access line", func() bool {
+		lines := h.logs.accessLines(t)
+		return len(lines) == 1 && lines[0]["outcome"] == "client_gone"
+	})
+}
