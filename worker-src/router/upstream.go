@@ -280,7 +280,10 @@ func (rt *Router) copyResponse(w http.ResponseWriter, r *http.Request, res *http
 	ex.upstreamStatus = res.StatusCode
 	h := w.Header()
 	for k, vv := range res.Header {
-		h[k] = append(h[k], vv...)
+		if prev, ok := h[k]; ok {
+			vv = append(prev, vv...)
+		}
+		h[k] = vv // res is this exchange's alone: its slices need no copy
 	}
 	announcedTrailers := len(res.Trailer)
 	if announcedTrailers > 0 {

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -37,7 +38,14 @@ type options struct {
 	drainTimeout          time.Duration
 	maxSkew               time.Duration
 	logSampleRate         float64
+	gcPercent             int // negative: leave the runtime's setting (GOGC) alone
 }
+
+// defaultGCPercent is the router's garbage-collection target. Its live heap is a few MB while
+// every request allocates a few KB, so at the runtime default (GOGC=100, a 4 MB heap goal) it
+// collected about ten times a second under load, which profiles showed costing ~15% of its CPU
+// and lengthening tail latency; at 400 the heap goal is 16 MB and collections are rare.
+const defaultGCPercent = 400
 
 func main() {
 	if err := run(os.Args[1:]); err != nil {
@@ -54,6 +62,9 @@ func run(args []string) error {
 	secret, err := loadSecret(opts.secretFile)
 	if err != nil {
 		return err
+	}
+	if opts.gcPercent >= 0 {
+		debug.SetGCPercent(opts.gcPercent)
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	cfg := router.Config{
@@ -109,6 +120,7 @@ func parseOptions(args []string) (options, error) {
 	fs.DurationVar(&o.drainTimeout, "drain-timeout", 30*time.Second, "how long in-flight requests may run after SIGTERM")
 	fs.DurationVar(&o.maxSkew, "max-skew", route.DefaultMaxSkew, "accepted age of a signed context, either way")
 	fs.Float64Var(&o.logSampleRate, "log-sample-rate", 1, "fraction of success access-log lines kept (failures are always logged)")
+	fs.IntVar(&o.gcPercent, "gc-percent", defaultGCPercent, "garbage-collection target percentage (as GOGC); when neither this flag nor its variable is set, a GOGC in the environment is honoured instead")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -117,6 +129,14 @@ func parseOptions(args []string) (options, error) {
 	}
 	if err := applyEnv(fs); err != nil {
 		return o, err
+	}
+	gcGiven := false
+	fs.Visit(func(f *flag.Flag) { gcGiven = gcGiven || f.Name == "gc-percent" })
+	if _, gogc := os.LookupEnv("GOGC"); gogc && !gcGiven {
+		o.gcPercent = -1
+	}
+	if gcGiven && o.gcPercent < 0 {
+		return o, errors.New("--gc-percent must not be negative")
 	}
 	if o.namespacePrefix == "" {
 		return o, errors.New("--namespace-prefix (or " + envPrefix + "NAMESPACE_PREFIX) is required")

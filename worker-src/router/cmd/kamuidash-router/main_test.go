@@ -25,6 +25,27 @@ func TestParseOptions_FlagsWinOverEnvironment(t *testing.T) {
 	}
 }
 
+func TestParseOptions_GCPercent(t *testing.T) {
+	args := []string{"--namespace-prefix", "tenant-"}
+	if o, err := parseOptions(args); err != nil || o.gcPercent != defaultGCPercent {
+		t.Errorf("default: %d, %v; want %d", o.gcPercent, err, defaultGCPercent)
+	}
+	t.Setenv("GOGC", "150")
+	if o, _ := parseOptions(args); o.gcPercent >= 0 {
+		t.Errorf("with GOGC set: %d, want the runtime's setting left alone", o.gcPercent)
+	}
+	if o, _ := parseOptions(append(args, "--gc-percent", "200")); o.gcPercent != 200 {
+		t.Errorf("flag with GOGC set: %d, want the flag's 200", o.gcPercent)
+	}
+	t.Setenv("KAMUI_ROUTER_GC_PERCENT", "300")
+	if o, _ := parseOptions(args); o.gcPercent != 300 {
+		t.Errorf("variable with GOGC set: %d, want the variable's 300", o.gcPercent)
+	}
+	if _, err := parseOptions(append(args, "--gc-percent", "-5")); err == nil {
+		t.Error("accepted a negative --gc-percent")
+	}
+}
+
 func TestParseOptions_Refusals(t *testing.T) {
 	if _, err := parseOptions(nil); err == nil {
 		t.Error("accepted a missing namespace prefix")
