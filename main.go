@@ -18,6 +18,7 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/rollout"
 )
 
 // bundledSources are the Worker and router sources the provider builds and uploads. They live
@@ -38,11 +39,12 @@ type subcommand struct {
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) int
 }
 
-// subcommands grows as the toolkit does (rollout comes next).
+// subcommands are the toolkit's commands.
 var subcommands = map[string]subcommand{
 	"version":   {summary: "print the provider version", run: runVersion},
 	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Main},
 	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
+	"rollout":   {summary: "roll out environment by environment: plan, guard, apply that plan, smoke checks", run: rollout.Main},
 }
 
 func main() {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,12 +21,7 @@ func (r *Rollout) terraform(env, dir string) (tf *tfexec.Terraform, varFile stri
 	if err != nil {
 		return nil, "", cleanup, err
 	}
-	cliOut := r.CLIOutput
-	if cliOut == nil {
-		cliOut = r.out()
-	}
-	tf.SetStdout(cliOut)
-	tf.SetStderr(cliOut)
+	r.loud(tf)
 
 	environ := map[string]string{}
 	for _, kv := range os.Environ() {
@@ -60,7 +56,7 @@ func (r *Rollout) terraform(env, dir string) (tf *tfexec.Terraform, varFile stri
 		return nil, "", cleanup, err
 	}
 	cleanup = func() { os.RemoveAll(tmp) }
-	data, err := json.Marshal(vars)
+	data, err := json.Marshal(varValues(vars))
 	if err != nil {
 		cleanup()
 		return nil, "", func() {}, err
@@ -71,6 +67,40 @@ func (r *Rollout) terraform(env, dir string) (tf *tfexec.Terraform, varFile stri
 		return nil, "", func() {}, err
 	}
 	return tf, varFile, cleanup, nil
+}
+
+// varValues turns TF_VAR_ strings into var-file values. The CLI parses a TF_VAR_ value of a
+// list, map or object variable as an expression; the JSON spelling of such a value (the one
+// people use in environment variables) is kept as JSON, anything else stays a string, which
+// the CLI converts to a number or bool as the variable's type asks.
+func varValues(vars map[string]string) map[string]any {
+	out := make(map[string]any, len(vars))
+	for k, v := range vars {
+		trimmed := strings.TrimSpace(v)
+		if (strings.HasPrefix(trimmed, "[") || strings.HasPrefix(trimmed, "{")) && json.Valid([]byte(trimmed)) {
+			out[k] = json.RawMessage(trimmed)
+			continue
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// loud shows the CLI's human output (init, plan, apply), which masks sensitive values.
+func (r *Rollout) loud(tf *tfexec.Terraform) {
+	cliOut := r.CLIOutput
+	if cliOut == nil {
+		cliOut = r.out()
+	}
+	tf.SetStdout(cliOut)
+	tf.SetStderr(cliOut)
+}
+
+// quiet hides the CLI's output: `show -json` and `output -json` print sensitive values in
+// clear text, which must never reach a log.
+func quiet(tf *tfexec.Terraform) {
+	tf.SetStdout(io.Discard)
+	tf.SetStderr(io.Discard)
 }
 
 // ReadEnvFile reads export lines as the local edge writes them (`export NAME='value'` or

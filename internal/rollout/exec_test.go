@@ -1,6 +1,9 @@
 package rollout
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 func TestParseEnvFile(t *testing.T) {
 	got, err := parseEnvFile(`# written by the local edge
@@ -31,5 +34,18 @@ PLAIN="a \"b\" c"
 		if _, err := parseEnvFile(bad, "env"); err == nil {
 			t.Errorf("%q was accepted", bad)
 		}
+	}
+}
+
+func TestVarValues(t *testing.T) {
+	got, err := json.Marshal(varValues(map[string]string{
+		"port": "8080", "domains": `["www.shop.example"]`, "labels": `{"a": "b"}`, "text": "[not json",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"domains":["www.shop.example"],"labels":{"a":"b"},"port":"8080","text":"[not json"}`
+	if string(got) != want {
+		t.Fatalf("var file = %s, want %s", got, want)
 	}
 }

@@ -142,6 +142,7 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	}
 
 	res.Stage = StageGuard
+	quiet(tf)
 	plan, err := tf.ShowPlanFile(ctx, planFile)
 	if err != nil {
 		return fail(StageGuard, fmt.Errorf("reading the saved plan: %w", err))
@@ -165,6 +166,7 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 
 	if hasChanges && len(report.Changes) > 0 {
 		r.printf("%s: apply (the saved plan)\n", env)
+		r.loud(tf)
 		if err := tf.Apply(ctx, tfexec.DirOrPlan(planFile)); err != nil {
 			return fail(StageApply, err)
 		}
@@ -174,6 +176,7 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	}
 
 	res.Stage = StageSmoke
+	quiet(tf)
 	outputs, err := tf.Output(ctx)
 	if err != nil {
 		return fail(StageSmoke, fmt.Errorf("reading the outputs: %w", err))
