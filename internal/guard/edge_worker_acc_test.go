@@ -29,7 +29,7 @@ func TestAccGuard_EdgeWorker(t *testing.T) {
 	startTestEdge(t)
 	saved := t.TempDir()
 	resource.Test(t, resource.TestCase{
-		Steps: withProviders([]resource.TestStep{
+		Steps: withProviders(t, []resource.TestStep{
 			{
 				ConfigDirectory: config.TestStepDirectory(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{

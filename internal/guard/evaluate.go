@@ -144,6 +144,9 @@ func Evaluate(plan *tfjson.Plan, opts Options) (*Report, error) {
 		r.Reason = "the plan changes no resources"
 	case len(creates) > 0:
 		r.Reason = fmt.Sprintf("the plan creates the Worker %s for the first time and a bootstrap is allowed", addressList(creates))
+		if len(others) > 0 {
+			r.Reason += fmt.Sprintf("; it also changes %s, as a new environment does", classSummary(others))
+		}
 	case len(updates) > 0:
 		r.Reason = fmt.Sprintf("the plan only updates the Worker in place (%s)", addressList(updates))
 	default:

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
@@ -54,11 +56,11 @@ func startTestEdge(t *testing.T) *cfapi.Server {
 	return srv
 }
 
-// providerFactories serves, in-process, the kamuidash provider (building the Worker from this
-// checkout) and the stand-ins for the official Cloudflare and Kubernetes providers.
-func providerFactories() map[string]func() (tfprotov6.ProviderServer, error) {
+// providerFactories serves, in-process, the kamuidash provider (building the Worker from
+// sources) and the stand-ins for the official Cloudflare and Kubernetes providers.
+func providerFactories(sources fs.FS) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"kamuidash": providerserver.NewProtocol6WithError(provider.New("test", os.DirFS("../.."))()),
+		"kamuidash": providerserver.NewProtocol6WithError(provider.New("test", sources)()),
 		"cloudflare": providerserver.NewProtocol6WithError(&standInProvider{
 			name: "cloudflare",
 			resources: []string{
@@ -75,12 +77,34 @@ func providerFactories() map[string]func() (tfprotov6.ProviderServer, error) {
 	}
 }
 
+// snapshotSources copies this checkout's bundled sources (bundle.SourceRoots) into a
+// temporary directory. The Worker a test builds then stays the same from plan to apply to the
+// empty re-plan, even while someone edits worker-src in the same checkout; built from the
+// live tree, an edit between two steps would show up as an unexpected Worker update.
+func snapshotSources(t *testing.T) fs.FS {
+	t.Helper()
+	dir := t.TempDir()
+	checkout := os.DirFS("../..")
+	for _, root := range bundle.SourceRoots {
+		sub, err := fs.Sub(checkout, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.CopyFS(filepath.Join(dir, root), sub); err != nil {
+			t.Fatalf("copying the bundled sources: %v", err)
+		}
+	}
+	return os.DirFS(dir)
+}
+
 // withProviders gives every step the provider factories. Provider factories on a step, rather
 // than on the test case, make the harness run `init` before each step, which installs the
 // modules a step's configuration calls (it would not otherwise see a new module source).
-func withProviders(steps []resource.TestStep) []resource.TestStep {
+func withProviders(t *testing.T, steps []resource.TestStep) []resource.TestStep {
+	t.Helper()
+	sources := snapshotSources(t)
 	for i := range steps {
-		steps[i].ProtoV6ProviderFactories = providerFactories()
+		steps[i].ProtoV6ProviderFactories = providerFactories(sources)
 	}
 	return steps
 }

@@ -47,7 +47,7 @@ func platform(withScript bool, changes map[string]string) config.Variables {
 func TestAccGuard_OfficialProviders(t *testing.T) {
 	dir := config.TestNameDirectory()
 	resource.Test(t, resource.TestCase{
-		Steps: withProviders([]resource.TestStep{
+		Steps: withProviders(t, []resource.TestStep{
 			{
 				ConfigDirectory: dir,
 				ConfigVariables: platform(true, nil),
