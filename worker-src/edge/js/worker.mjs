@@ -120,15 +120,16 @@ function pushHeaders(fields, headers) {
 }
 
 // lookup makes one Cache API lookup the core asked for; route-cache entries (small, the
-// core's own JSON) are read, content entries are kept whole for their body.
-async function lookup(key, readText, fields) {
+// core's own JSON) are read, from a copy when the entry itself is kept for its body;
+// content entries are kept whole for their body.
+async function lookup(key, readText, fields, keep) {
   try {
     const hit = await caches.default.match(key);
     if (!hit) {
       fields.push("M");
       return undefined;
     }
-    const text = readText ? await hit.text() : "";
+    const text = readText ? await (keep ? hit.clone() : hit).text() : "";
     fields.push("H", String(hit.status));
     pushHeaders(fields, hit.headers);
     fields.push(text);
@@ -139,9 +140,32 @@ async function lookup(key, readText, fields) {
   }
 }
 
+// io is what the Go adapter reads the bindings through when it runs a request with I/O.
+const io = {
+  // kv reads one key as text with the core's cacheTtl (seconds); null when absent.
+  kv: (namespace, key, cacheTtl) => namespace.get(key, { type: "text", cacheTtl }),
+  // match is a Cache API lookup the core makes itself: the lookup's fields (with the text)
+  // and the entry, whose body stays here.
+  async match(key) {
+    const fields = [];
+    const r = await lookup(key, true, fields, true);
+    return { f: fields.join("\0") + "\0", r: r || null };
+  },
+  // r2 reads a static object (or only its metadata); the headers the core uses travel as
+  // fields (Content-Type, ETag, Last-Modified), the object stays here for its body.
+  async r2(bucket, key, withBody) {
+    const o = withBody ? await bucket.get(key) : await bucket.head(key);
+    if (!o) return null;
+    const ct = o.httpMetadata && typeof o.httpMetadata.contentType === "string" ? o.httpMetadata.contentType : "";
+    const etag = typeof o.httpEtag === "string" ? o.httpEtag : "";
+    const modified = o.uploaded instanceof Date ? o.uploaded.toUTCString() : "";
+    return { h: [ct, etag, modified].join("\0") + "\0", o };
+  },
+};
+
 async function serve(request, env, ctx) {
   if (!configured) {
-    edge.init(env, buffer);
+    edge.init(env, buffer, io);
     configured = true;
   }
   const fields = [crypto.randomUUID(), request.method, request.url];
@@ -152,8 +176,8 @@ async function serve(request, env, ctx) {
     const contentKey = a.next(), routeKey = a.next();
     const contentFields = [], routeFields = [];
     const [c] = await Promise.all([
-      contentKey ? lookup(contentKey, false, contentFields) : undefined,
-      routeKey ? lookup(routeKey, true, routeFields) : undefined,
+      contentKey ? lookup(contentKey, false, contentFields, true) : undefined,
+      routeKey ? lookup(routeKey, true, routeFields, false) : undefined,
     ]);
     if (c) cached = c;
     if (!contentKey) contentFields.push("");

@@ -34,6 +34,9 @@ var (
 	initOnce sync.Once
 	handler  *edge.Handler
 
+	// io holds worker.mjs's helpers for the bindings (kv, match, r2).
+	io js.Value
+
 	// buf is the shared Uint8Array; in holds the bytes read from it.
 	buf    js.Value
 	bufLen int
@@ -65,8 +68,10 @@ func main() {
 	export := func(name string, f func(a []js.Value) any) {
 		api.Set(name, js.FuncOf(func(_ js.Value, a []js.Value) any { return f(a) }))
 	}
-	// init(env, buffer): the configuration, once per isolate, and the shared buffer.
+	// init(env, buffer, io): the configuration, once per isolate, the shared buffer and
+	// the binding helpers.
 	export("init", func(a []js.Value) any {
+		io = a[2]
 		initOnce.Do(func() { handler = newHandler(a[0]) })
 		setBuffer(a[1])
 		return nil
@@ -131,6 +136,7 @@ func (f *fields) header() edge.Header {
 // lookup reads one lookup outcome: "" not made, "M" miss, "E" error + message, or
 // "H" hit + status + header + body text (route-cache entries; content bodies stay in JS).
 func (f *fields) lookup(content bool) *edge.Lookup {
+	// content: the entry's body stays in worker.mjs (cachedBody); otherwise its text is read.
 	switch f.next() {
 	case "M":
 		return &edge.Lookup{}
@@ -421,7 +427,7 @@ func newHandler(env js.Value) *edge.Handler {
 	h.Routes = kv{env.Get(edge.BindingRoutes)}
 	h.Domains = kv{env.Get(edge.BindingDomains)}
 	h.Static = bucket{env.Get(edge.BindingStatic)}
-	h.Cache = cache{js.Global().Get("caches").Get("default")}
+	h.Cache = cache{}
 	return h
 }
 
@@ -451,95 +457,66 @@ func (jsLogger) Log(line string) {
 	mu.Unlock()
 }
 
+// The bindings are read through the JS helpers of worker.mjs (io), which also keep the
+// bodies on the JS side and turn answers into the same fields the buffer carries.
+
 type kv struct{ ns js.Value }
 
 func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 	// Always pass cacheTtl: left out, KV applies its default (60 s), which would break the
 	// budget arithmetic; route.DeriveTTLs never goes below KV's minimum (route.MinKVCacheTTL).
-	opts := map[string]any{"type": "text", "cacheTtl": int(ttl / time.Second)}
-	v, err := call(k.ns, "get", key, opts)
-	if err != nil {
+	v, err := await(io.Call("kv", k.ns, key, int(ttl/time.Second)))
+	if err != nil || v.Type() != js.TypeString {
 		return nil, false, err
-	}
-	if v.IsNull() || v.IsUndefined() {
-		return nil, false, nil
 	}
 	return []byte(v.String()), true, nil
 }
 
-type cache struct{ c js.Value }
+type cache struct{}
 
-func (c cache) Match(key string) (edge.Entry, bool, error) {
-	v, err := call(c.c, "match", key)
-	if err != nil || v.IsUndefined() || v.IsNull() {
+// Match is for the lookups worker.mjs did not make before Run: it resolves to the lookup's
+// fields and the entry itself, whose body stays in JS.
+func (cache) Match(key string) (edge.Entry, bool, error) {
+	v, err := await(io.Call("match", key))
+	if err != nil {
 		return edge.Entry{}, false, err
 	}
-	return edge.Entry{Status: v.Get("status").Int(), Header: headerList(v.Get("headers")), Body: body{v}}, true, nil
+	l := (&fields{[]byte(v.Get("f").String())}).lookup(false)
+	if l.Found {
+		text, _ := l.Entry.Body.Text()
+		l.Entry.Body = body{v.Get("r"), text}
+	}
+	return l.Entry, l.Found, l.Err
 }
 
 type bucket struct{ b js.Value }
 
 func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
-	method := "head"
-	if withBody {
-		method = "get"
-	}
-	v, err := call(b.b, method, key)
-	if err != nil || v.IsNull() || v.IsUndefined() {
+	v, err := await(io.Call("r2", b.b, key, withBody))
+	if err != nil || v.Type() != js.TypeObject {
 		return edge.Object{}, false, err
 	}
-	var h edge.Header
-	if ct := v.Get("httpMetadata").Get("contentType"); ct.Type() == js.TypeString {
-		h.Set("Content-Type", ct.String())
+	f := &fields{[]byte(v.Get("h").String())}
+	var o edge.Object
+	for _, name := range []string{"Content-Type", "ETag", "Last-Modified"} {
+		if s := f.next(); s != "" {
+			o.Header.Set(name, s)
+		}
 	}
-	if et := v.Get("httpEtag"); et.Type() == js.TypeString {
-		h.Set("ETag", et.String())
-	}
-	if up := v.Get("uploaded"); up.Type() == js.TypeObject {
-		h.Set("Last-Modified", up.Call("toUTCString").String())
-	}
-	o := edge.Object{Header: h}
 	if withBody {
-		o.Body = body{v}
+		o.Body = body{v: v.Get("o")}
 	}
 	return o, true, nil
 }
 
-// body is a JS object with a .body stream (Response, R2ObjectBody).
-type body struct{ v js.Value }
-
-func (b body) Text() (string, error) {
-	t, err := call(b.v, "text")
-	if err != nil {
-		return "", err
-	}
-	return t.String(), nil
+// body is a JS object with a .body stream (Response, R2ObjectBody) and, for a route-cache
+// entry, the text worker.mjs read from it.
+type body struct {
+	v    js.Value
+	text string
 }
 
-func headerList(h js.Value) edge.Header {
-	arr := js.Global().Get("Array").Call("from", h)
-	n := arr.Length()
-	out := make(edge.Header, n)
-	for i := 0; i < n; i++ {
-		kv := arr.Index(i)
-		out[i] = edge.Field{Name: kv.Index(0).String(), Value: kv.Index(1).String()}
-	}
-	return out
-}
-
-// call invokes a method that returns a promise and awaits it; a synchronous throw becomes
-// an error too.
-func call(v js.Value, method string, args ...any) (res js.Value, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = errors.New(method + " threw")
-			if je, ok := r.(js.Error); ok && je.Value.Type() == js.TypeObject {
-				err = errors.New(method + ": " + je.Value.Get("message").String())
-			}
-		}
-	}()
-	return await(v.Call(method, args...))
-}
+func (b body) Text() (string, error) { return b.text, nil }
 
 type settled struct {
 	v   js.Value
