@@ -43,7 +43,7 @@ func TestAccGuard_EdgeWorker(t *testing.T) {
 					expectVerdict{
 						opts:      guard.Options{AllowBootstrap: true},
 						allowed:   true,
-						reasonHas: []string{"creates the Worker " + workerAddr},
+						reasonHas: []string{"creates the Worker " + workerAddr, "it also changes 3 kv"},
 					},
 					expectCommand{dir: saved, exit: guard.ExitRefused, stdoutHas: []string{"refused", workerAddr}},
 					expectCommand{dir: saved, args: []string{"--allow-bootstrap"}, exit: guard.ExitAllowed, stdoutHas: []string{"allowed", workerAddr}},
