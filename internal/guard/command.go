@@ -35,10 +35,10 @@ const usageLine = "usage: terraform-provider-kamuidash guard [--plan FILE|-] [--
 func (c *Command) Run(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("guard", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	planPath := fs.String("plan", "-", "the plan as JSON (`terraform show -json plan.out`); - reads standard input")
-	format := fs.String("format", string(FormatText), "output format: text, json (machine-readable) or markdown (a CI step summary)")
+	planPath := fs.String("plan", "-", "the `FILE` holding the plan as JSON (terraform show -json plan.out); - reads standard input")
+	format := fs.String("format", string(FormatText), "the output `FORMAT`: text, json (machine-readable) or markdown (a CI step summary)")
 	allowBootstrap := fs.Bool("allow-bootstrap", false, "allow a plan that creates the Worker for the first time (a new environment)")
-	classesPath := fs.String("classes", "", `a JSON file of extra type→class mappings: {"classes": {"my_type": "kv", "acme_dns_*": "dns"}}`)
+	classesPath := fs.String("classes", "", "a JSON `FILE` of extra type→class mappings: {\"classes\": {\"my_type\": \"kv\", \"acme_dns_*\": \"dns\"}}")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, usageLine)
 		fmt.Fprintln(stderr, "\nJudges a plan: a Worker change must be an in-place update and alone in its plan.\nExit status: 0 allowed, 1 refused, 2 unusable input or usage.\n\nflags:")
