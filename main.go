@@ -42,7 +42,7 @@ type subcommand struct {
 // subcommands are the toolkit's commands.
 var subcommands = map[string]subcommand{
 	"version":   {summary: "print the provider version", run: runVersion},
-	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Main},
+	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Command(bundledSources)},
 	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
 	"rollout":   {summary: "roll out environment by environment: plan, guard, apply that plan, smoke checks", run: rollout.Main},
 }

@@ -6,14 +6,28 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os/signal"
 	"syscall"
 )
 
+// Command returns the `localedge` sub-command, building the router from sources (see
+// Options.Sources).
+func Command(sources fs.FS) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+		return run(ctx, sources, args, stdout, stderr)
+	}
+}
+
 // Main runs the `localedge` sub-command with its arguments (after the sub-command's name) and
 // returns the process exit code: 0 after a clean stop (SIGINT or SIGTERM), 2 for bad flags,
-// 1 when the local edge could not start or a listener failed.
+// 1 when the local edge could not start or a listener failed. --router builds the router
+// from the checkout; Command builds it from given sources.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	return run(ctx, nil, args, stdout, stderr)
+}
+
+func run(ctx context.Context, sources fs.FS, args []string, stdout, stderr io.Writer) int {
 	opts, err := parseOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -22,6 +36,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "localedge:", err)
 		return 2
 	}
+	opts.Sources = sources
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, opts, stdout, stderr); err != nil {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -33,9 +34,12 @@ type Options struct {
 	// NodeModules is the node_modules holding Miniflare. Default: the nearest one found
 	// walking up from the working directory.
 	NodeModules string
-	// Router starts the router (built from worker-src/router with go build) and sends tunnel
-	// ingress aimed at the router's in-cluster service to it.
+	// Router starts the router and sends tunnel ingress aimed at the router's in-cluster
+	// service to it.
 	Router bool
+	// Sources are the bundled sources the router is built from (the provider's embedded
+	// worker-src and internal/route; not a flag). Default nil: go build from the checkout.
+	Sources fs.FS
 	// RouterUpstreamTemplate is the router's --upstream-template: where namespace/service:port
 	// upstreams go on this machine.
 	RouterUpstreamTemplate string

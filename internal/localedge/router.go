@@ -5,16 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
 )
@@ -39,9 +43,31 @@ type localRouter struct {
 	url    string
 }
 
-// buildRouter compiles the router once into binDir with the local Go toolchain, from the
-// checkout that holds the working directory (the go build cache makes later starts quick).
-func buildRouter(ctx context.Context, binDir string, progress io.Writer) (string, error) {
+// buildRouter provides the router binary in binDir. With the provider's bundled sources it
+// is the same hermetic build, cached by input hash, that the provider packages (so an
+// installed provider needs no checkout); otherwise, or on a host the bundle does not target,
+// it is `go build` of worker-src/router in the checkout around the working directory.
+func buildRouter(ctx context.Context, binDir string, sources fs.FS, progress io.Writer) (string, error) {
+	if err := os.MkdirAll(binDir, 0o700); err != nil {
+		return "", err
+	}
+	out := filepath.Join(binDir, "kamuidash-router")
+	host := bundle.Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
+	if sources != nil && slices.Contains(bundle.RouterPlatforms, host) {
+		fmt.Fprintln(progress, "building the router from the bundled sources (cached by input hash)…")
+		router, err := (&bundle.Builder{Sources: sources}).Router(ctx)
+		if err != nil {
+			return "", fmt.Errorf("building the router from the bundled sources: %w", err)
+		}
+		bin, err := router.Binary(host)
+		if err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(out, bin, 0o700); err != nil {
+			return "", err
+		}
+		return out, nil
+	}
 	root, err := findRepoRoot()
 	if err != nil {
 		return "", err
@@ -50,10 +76,6 @@ func buildRouter(ctx context.Context, binDir string, progress io.Writer) (string
 	if err != nil {
 		return "", errors.New("--router needs the Go toolchain on PATH to build worker-src/router")
 	}
-	if err := os.MkdirAll(binDir, 0o700); err != nil {
-		return "", err
-	}
-	out := filepath.Join(binDir, "kamuidash-router")
 	fmt.Fprintln(progress, "building the router (go build "+routerPackage+")…")
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", out, routerPackage)
 	cmd.Dir = root

@@ -43,7 +43,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	}
 	var router *localRouter
 	if opts.Router {
-		bin, err := buildRouter(ctx, layout.bin, stdout)
+		bin, err := buildRouter(ctx, layout.bin, opts.Sources, stdout)
 		if err != nil {
 			return err
 		}

@@ -37,8 +37,9 @@ type Rollout struct {
 	Guard guard.Options
 
 	// Env returns extra environment variables for one environment's CLI runs (the provider's
-	// credentials differ per environment). Entries named TF_VAR_<name> are passed as input
-	// variables. Default nil: the process environment only.
+	// credentials differ per environment). TF_VAR_<name> entries, here and in the process
+	// environment, are passed to the plan in a var file, so unlike plain TF_VAR_ variables they
+	// take precedence over terraform.tfvars. Default nil: the process environment only.
 	Env func(env string) (map[string]string, error)
 
 	// SmokeTimeout bounds how long an environment's smoke checks may take to pass. Default 3m.
@@ -190,8 +191,15 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 		return fail(StageSmoke, err)
 	}
 	r.printf("%s: %d smoke checks (up to %s)\n", env, len(checks), r.smokeTimeout())
+	// Progress: a line when what fails changes, and otherwise every progressEvery.
+	var lastLine string
+	var lastAt time.Time
 	results, err := runSmokeChecks(ctx, r.httpClient(), checks, r.smokeTimeout(), r.smokeInterval(), func(passed, total int, failing []checkResult) {
-		r.printf("%s: %d/%d smoke checks pass; waiting for %s\n", env, passed, total, describe(failing))
+		line := fmt.Sprintf("%d/%d smoke checks pass; waiting for %s", passed, total, describe(failing))
+		if line != lastLine || time.Since(lastAt) >= progressEvery {
+			r.printf("%s: %s\n", env, line)
+			lastLine, lastAt = line, time.Now()
+		}
 	})
 	res.SmokeTotal = len(results)
 	for _, c := range results {
@@ -210,6 +218,9 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	res.Stage = StageDone
 	return res
 }
+
+// progressEvery is how often an unchanged smoke-check status is repeated while waiting.
+const progressEvery = 15 * time.Second
 
 // workerOnly checks that every change of an allowed plan is a Worker change.
 func workerOnly(report *guard.Report) error {
