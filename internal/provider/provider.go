@@ -6,6 +6,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
@@ -32,6 +33,7 @@ const (
 	EnvAPIBaseURL     = "KAMUIDASH_API_BASE_URL"
 	EnvPlatformDomain = "KAMUIDASH_PLATFORM_DOMAIN"
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
+	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
 )
 
 // New returns the provider factory for the given release version ("dev" for local builds).
@@ -59,6 +61,7 @@ type providerModel struct {
 	APIBaseURL     types.String `tfsdk:"api_base_url"`
 	PlatformDomain types.String `tfsdk:"platform_domain"`
 	Environment    types.String `tfsdk:"environment"`
+	EdgeURL        types.String `tfsdk:"edge_url"`
 }
 
 // providerData is what Configure hands to every resource and data source: the resolved
@@ -70,7 +73,9 @@ type providerData struct {
 	APIBaseURL     string
 	PlatformDomain string
 	Environment    string
-	Version        string
+	// EdgeURL is where propagation probes go ("" means https://<host>).
+	EdgeURL string
+	Version string
 	// Bundles builds the embedded Worker and router sources.
 	Bundles *bundle.Builder
 }
@@ -122,6 +127,14 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:   true,
 				Validators: []validator.String{dnsLabel()},
 			},
+			"edge_url": schema.StringAttribute{
+				MarkdownDescription: "Where `verify_propagation` sends its probes and the request that proves a new route, " +
+					"with the public host in the `Host` header: a local edge's edge URL, for example. By default each host is " +
+					"requested directly (`https://<host>`). It may also be set with the `" + EnvEdgeURL + "` environment variable, " +
+					"which the local edge's env file exports.",
+				Optional:   true,
+				Validators: []validator.String{stringCheck{rule: "an http or https URL without a path", ok: isEdgeURL}},
+			},
 		},
 	}
 }
@@ -149,6 +162,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		{attr: "api_base_url", env: EnvAPIBaseURL, value: config.APIBaseURL},
 		{attr: "platform_domain", env: EnvPlatformDomain, value: config.PlatformDomain},
 		{attr: "environment", env: EnvEnvironment, value: config.Environment},
+		{attr: "edge_url", env: EnvEdgeURL, value: config.EdgeURL},
 	}
 
 	// 1. Unknown values: the provider cannot be configured from a value known only after apply.
@@ -197,6 +211,12 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 				"The "+check.attr+" value "+quote(check.value)+" (from the provider block or "+check.env+") is not "+check.rule+".")
 		}
 	}
+	edgeURL := strings.TrimSuffix(settings[6].resolved, "/")
+	if edgeURL != "" && !isEdgeURL(edgeURL) {
+		resp.Diagnostics.AddAttributeError(path.Root("edge_url"), "Invalid Provider Setting",
+			"The edge_url value (from the provider block or "+EnvEdgeURL+") must be an http or https URL without a path, "+
+				"such as http://127.0.0.1:8788 for a local edge.")
+	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -222,6 +242,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		APIBaseURL:     baseURL,
 		PlatformDomain: platformDomain,
 		Environment:    environment,
+		EdgeURL:        edgeURL,
 		Version:        p.version,
 		Bundles:        p.bundles,
 	}

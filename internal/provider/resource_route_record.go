@@ -47,6 +47,7 @@ type routeRecordModel struct {
 	Dynamic           *routeDynamicModel `tfsdk:"dynamic"`
 	Static            *routeStaticModel  `tfsdk:"static"`
 	Rev               types.String       `tfsdk:"rev"`
+	VerifyPropagation types.Bool         `tfsdk:"verify_propagation"`
 }
 
 type routeDynamicModel struct {
@@ -150,6 +151,7 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 					},
 				},
 			},
+			"verify_propagation": verifyPropagationAttribute("route record"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the published record, known at plan time.",
 				Computed:            true,
@@ -275,6 +277,7 @@ func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateReq
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
 }
 
 func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -292,6 +295,7 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 		return
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
+	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	if stored.Valid {
 		state.fromRecord(stored.Doc)
 	} else {
@@ -315,6 +319,7 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 	plan.ID = state.ID
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
 }
 
 func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

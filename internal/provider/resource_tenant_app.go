@@ -47,6 +47,7 @@ type tenantAppModel struct {
 	Status            types.String `tfsdk:"status"`
 	PlatformHostname  types.String `tfsdk:"platform_hostname"`
 	Rev               types.String `tfsdk:"rev"`
+	VerifyPropagation types.Bool   `tfsdk:"verify_propagation"`
 }
 
 const defaultUpstreamTimeout = "30s"
@@ -117,6 +118,7 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The platform host that serves the app, `<name>.<platform_domain>`; null without a platform domain.",
 				Computed:            true,
 			},
+			"verify_propagation": verifyPropagationAttribute("route record"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the published route record. It is known at plan time and changes exactly when the record does.",
 				Computed:            true,
@@ -195,6 +197,7 @@ func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateReque
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
 }
 
 func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -213,6 +216,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
 	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
+	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	rec := stored.Doc
 	if !stored.Valid || rec.Kind != route.KindDynamic {
 		state.Rev = types.StringValue(unreadableRev)
@@ -250,6 +254,7 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 	plan.ID = state.ID
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
 }
 
 func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -1,0 +1,195 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// isEdgeURL accepts an http(s) URL with a host and no path, query or credentials.
+func isEdgeURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" &&
+		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" && u.User == nil
+}
+
+// defaultPropagationWait bounds verify_propagation on resources without a timeouts block: a
+// freshness budget is at most an hour, but a routing change that has not arrived after a few
+// minutes needs a person to look.
+const defaultPropagationWait = 5 * time.Minute
+
+// propagationProbe waits until the edge serves an expected revision for a host, then sends
+// one real request through the new route. Its fields are hooks for tests; the zero value
+// uses the defaults.
+type propagationProbe struct {
+	// EdgeURL is where requests go, with the host in the Host header ("" means https://<host>).
+	EdgeURL string
+	// Client sends the requests. Default: a pooled client with a 10 s timeout that does not
+	// follow redirects (the edge's own answer is what counts).
+	Client *http.Client
+	// Interval is the pause between probes. Default 1 s.
+	Interval time.Duration
+}
+
+func (p propagationProbe) client() *http.Client {
+	if p.Client != nil {
+		return p.Client
+	}
+	c := cleanhttp.DefaultPooledClient()
+	c.Timeout = 10 * time.Second
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return c
+}
+
+func (p propagationProbe) url(host, target string) string {
+	if p.EdgeURL != "" {
+		return p.EdgeURL + target
+	}
+	return "https://" + host + target
+}
+
+// wait probes host until the edge answers that it serves rev (as its route record's or its
+// domain mapping's revision), or until wait passes. Then it sends GET / to the host and
+// expects an answer the record's status allows: for an active app anything but the edge's
+// failures (500, 502, 504), 503 otherwise.
+// Progress is logged every few probes; the diagnostic on failure says what was last seen.
+func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev string, active bool, wait time.Duration) diag.Diagnostics {
+	var diags diag.Diagnostics
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	interval := p.Interval
+	if interval <= 0 {
+		interval = time.Second
+	}
+	start := time.Now()
+	last := "no answer yet"
+	for attempt := 1; ; attempt++ {
+		match, err := p.probe(ctx, host, rev)
+		if err == nil && (match == route.RevMatchRecord || match == route.RevMatchMapping) {
+			tflog.Info(ctx, "The edge serves the new route", map[string]any{"host": host, "rev": rev, "after": time.Since(start).Round(time.Millisecond).String()})
+			break
+		}
+		if err != nil {
+			last = err.Error()
+		} else {
+			last = "the edge still serves another revision (" + route.RevMatchHeader + ": " + match + ")"
+		}
+		if attempt%10 == 0 {
+			tflog.Info(ctx, "Waiting for the edge to serve the new route", map[string]any{"host": host, "rev": rev, "waited": time.Since(start).Round(time.Second).String(), "last": last})
+		}
+		select {
+		case <-ctx.Done():
+			diags.AddAttributeError(attr, "Route Did Not Propagate",
+				fmt.Sprintf("The change was written, but after %s the edge (%s) did not yet serve revision %s for %s: %s. "+
+					"KV changes can take up to the Worker's freshness budget to reach every edge; check that the Worker is deployed "+
+					"and routes this host, then apply again (the write is already done) or raise the wait.",
+					wait, p.url(host, ""), rev, host, last))
+			return diags
+		case <-time.After(interval):
+		}
+	}
+
+	// One real request proves the route end to end.
+	status, err := p.get(ctx, host, "/")
+	switch {
+	case err != nil:
+		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+			fmt.Sprintf("The edge serves revision %s for %s, but a request to it failed: %v.", rev, host, err))
+	case active && (status == http.StatusInternalServerError || status == http.StatusBadGateway || status == http.StatusGatewayTimeout):
+		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+			fmt.Sprintf("The edge serves revision %s for %s, but GET / answered HTTP %d. Check that the app's upstream is reachable "+
+				"from the router (the edge answers 502 when it cannot connect and 504 when the app is too slow).", rev, host, status))
+	case !active && status != http.StatusServiceUnavailable:
+		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+			fmt.Sprintf("The app is not active, so the edge should answer 503 for %s, but GET / answered HTTP %d.", host, status))
+	default:
+		tflog.Info(ctx, "A request through the new route answered", map[string]any{"host": host, "status": status})
+	}
+	return diags
+}
+
+// probe asks the edge whether it serves rev for host.
+func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url(host, route.ProbePath), nil)
+	if err != nil {
+		return "", err
+	}
+	req.Host = host
+	req.Header.Set(route.ExpectRevHeader, rev)
+	resp, err := p.client().Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	match := resp.Header.Get(route.RevMatchHeader)
+	if match == "" {
+		return "", fmt.Errorf("the edge answered HTTP %d without %s: is the deployed Worker older than the propagation probe?", resp.StatusCode, route.RevMatchHeader)
+	}
+	return strings.ToLower(match), nil
+}
+
+func (p propagationProbe) get(ctx context.Context, host, target string) (int, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url(host, target), nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Host = host
+	resp, err := p.client().Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, nil
+}
+
+// verifyPropagationAttribute is the schema of every resource's verify_propagation.
+func verifyPropagationAttribute(what string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: "Wait after every write until the edge serves the new " + what + " for its host (asked with a probe the " +
+			"Worker answers after resolving the host as a real request would), then send one real request through the new route. " +
+			"Probes go to the provider's `edge_url`, or to `https://<host>`. Waits up to 5 minutes. Defaults to `false`: " +
+			"apply returns once the data is written, and the edge picks it up within the Worker's freshness budget.",
+		Optional: true,
+		Computed: true,
+		Default:  booldefault.StaticBool(false),
+	}
+}
+
+// verifyPropagation runs the probe after a write when the resource asks for it.
+func (d *providerData) verifyPropagation(ctx context.Context, enabled types.Bool, host, rev string, active bool) diag.Diagnostics {
+	if !enabled.ValueBool() {
+		return nil
+	}
+	attr := path.Root("verify_propagation")
+	if host == "" {
+		var diags diag.Diagnostics
+		diags.AddAttributeError(attr, "Cannot Verify Propagation",
+			"verify_propagation needs the host the app is served at; set the provider's platform_domain (or "+EnvPlatformDomain+"). The change itself was written.")
+		return diags
+	}
+	return propagationProbe{EdgeURL: d.EdgeURL}.wait(ctx, attr, host, rev, active, defaultPropagationWait)
+}
+
+// boolOrFalse turns the null of an imported resource into the attribute's default.
+func boolOrFalse(v types.Bool) types.Bool {
+	if v.IsNull() || v.IsUnknown() {
+		return types.BoolValue(false)
+	}
+	return v
+}
