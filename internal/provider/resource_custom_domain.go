@@ -150,7 +150,7 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"ownership_verification": txt("The TXT record that proves the tenant owns the hostname."),
 			"ssl_validation":         txt("The TXT record that validates the hostname's certificate."),
-			"verify_propagation": verifyPropagationAttribute("domain mapping"),
+			"verify_propagation":     verifyPropagationAttribute("domain mapping"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the `DOMAINS` mapping, known at plan time.",
 				Computed:            true,
