@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
 )
 
 func TestRouter_ReusesUpstreamConnections(t *testing.T) {
@@ -174,4 +176,50 @@ func TestRouter_ClientGoneCancelsTheUpstream(t *testing.T) {
 		lines := h.logs.accessLines(t)
 		return len(lines) == 1 && lines[0]["outcome"] == "client_gone"
 	})
+}
+
+// The response header timeout bounds the wait for the head only: a body may take longer.
+func TestRouter_SlowBodyOutlivesTheHeaderTimeout(t *testing.T) {
+	const headerTimeout = 50 * time.Millisecond
+	for _, length := range []string{"10", ""} { // known length, then chunked
+		sent, release := make(chan struct{}), make(chan struct{})
+		b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+			if length != "" {
+				w.Header().Set("Content-Length", length)
+			}
+			io.WriteString(w, "first")
+			http.NewResponseController(w).Flush()
+			close(sent)
+			<-release
+			io.WriteString(w, "-last")
+		})
+		h := newHarness(t, b, func(c *router.Config) { c.ResponseHeaderTimeout = headerTimeout })
+		req := h.request(t, validContext(http.MethodGet, "req-slow-body"), "/", nil)
+		got := make(chan string, 1)
+		go func() {
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			defer res.Body.Close()
+			body, err := io.ReadAll(res.Body)
+			if err != nil {
+				got <- err.Error()
+				return
+			}
+			got <- string(body)
+		}()
+		<-sent
+		time.Sleep(4 * headerTimeout) // the head is in, the body is not: past the header timeout
+		close(release)
+		select {
+		case body := <-got:
+			if body != "first-last" {
+				t.Errorf("length %q: got %q, want the whole body", length, body)
+			}
+		case <-time.After(10 * time.Second): // a hang fails the test instead of the run
+			t.Fatalf("length %q: no response", length)
+		}
+	}
 }

@@ -258,7 +258,12 @@ func (rt *Router) exchange(w http.ResponseWriter, c *upstreamConn, r *http.Reque
 		case res.StatusCode == http.StatusSwitchingProtocols:
 			return nil, errBadUpgrade
 		case res.StatusCode >= 200:
-			c.conn.SetReadDeadline(time.Time{})
+			// The body may stream for as long as it needs. When it is already buffered
+			// (most small answers) nothing reads the connection again before the next
+			// exchange sets a new deadline, and the timer need not be touched.
+			if res.Body != http.NoBody && (res.ContentLength < 0 || int64(c.br.Buffered()) < res.ContentLength) {
+				c.conn.SetReadDeadline(time.Time{})
+			}
 			return res, nil
 		}
 		// An interim response (103 Early Hints, say) is relayed as ReverseProxy relays it:
