@@ -46,6 +46,7 @@ type Config struct {
 // ConfigError names the binding that is wrong. Its message never carries the value:
 // two of the bindings are secrets.
 type ConfigError struct {
+	_       [0]func() // not comparable: no equality function in the Wasm
 	Binding string
 	Problem string
 }
@@ -58,7 +59,7 @@ func (e *ConfigError) Error() string { return "binding " + e.Binding + ": " + e.
 func ParseConfig(lookup func(name string) (string, bool)) (Config, error) {
 	var c Config
 	var errs []error
-	bad := func(name, problem string) { errs = append(errs, &ConfigError{name, problem}) }
+	bad := func(name, problem string) { errs = append(errs, &ConfigError{Binding: name, Problem: problem}) }
 	get := func(name string) string {
 		v, ok := lookup(name)
 		if !ok || v == "" {

@@ -213,3 +213,38 @@ func TestDecideBadConfig(t *testing.T) {
 	}
 	assertFixed(t, ex, 500)
 }
+
+// While the content lookup is still on its way, a route-cache entry saying "dynamic" is
+// enough to decide; one saying "static" is not.
+func TestDecideDynamicRouteEntryNeedsNoContentLookup(t *testing.T) {
+	w := newWorld(t)
+	w.adapt(w.h, get("shop.kamui.test", "/"))
+	w.adapt(w.h, get("docs.kamui.test", "/"))
+	other := w.handler(t)
+
+	req := get("shop.kamui.test", "/cart")
+	ex := other.Begin(req)
+	if ex.Decide() {
+		t.Fatal("decided with no lookup at all")
+	}
+	_, rk := ex.Lookups()
+	req.Route = w.lookup(rk)
+	if !ex.Decide() || ex.Plan.Forward == nil {
+		t.Fatalf("dynamic route entry: not decided (status %d)", ex.Plan.Status)
+	}
+	if ex.line.ContentCache != "skip-dynamic" || ex.line.RouteCache != "hit" || ex.line.RouteSource != "route-cache" {
+		t.Errorf("log: content %q route %q source %q", ex.line.ContentCache, ex.line.RouteCache, ex.line.RouteSource)
+	}
+
+	req = get("docs.kamui.test", "/guide/start.html")
+	ex = other.Begin(req)
+	ex.Decide()
+	_, rk = ex.Lookups()
+	req.Route = w.lookup(rk)
+	if ex.Decide() {
+		t.Fatal("static route entry: decided without the content lookup")
+	}
+	if c, r := ex.Lookups(); c == "" || r != "" {
+		t.Errorf("static route entry: lookups %q %q, want the content one only", c, r)
+	}
+}

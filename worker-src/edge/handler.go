@@ -269,11 +269,12 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// Two refinements that change no answer and spend no KV read:
 	//   - a host the in-isolate memo knows to be dynamic skips the lookup: only static
 	//     content is ever stored, so an entry there can only be a stale one from before
-	//     the app turned dynamic (skipping it makes that change visible sooner);
+	//     the app turned dynamic (skipping it makes that change visible sooner); so does
+	//     a host whose route-cache entry, looked up first, says dynamic;
 	//   - otherwise the route-cache entry is fetched alongside the content lookup, so a
 	//     content miss does not pay two Cache API round trips one after the other.
 	if getOrHead {
-		if hostErr == nil && h.memoDynamic(host) {
+		if hostErr == nil && (h.memoDynamic(host) || h.routeEntryDynamic(ex, host)) {
 			ex.line.ContentCache = "skip-dynamic"
 		} else {
 			wantRoute := hostErr == nil && !h.memoHas(host) && req.Route == nil
@@ -461,12 +462,15 @@ func (ex *Exchange) finish(status int) {
 
 // methodForLog keeps log lines free of arbitrary client text.
 func methodForLog(m string) string {
-	switch m {
-	case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE":
-		return m
+	for _, k := range logMethods {
+		if m == k {
+			return m
+		}
 	}
 	return "OTHER"
 }
+
+var logMethods = [...]string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "CONNECT", "TRACE"}
 
 func us(d time.Duration) int64 { return d.Microseconds() }
 

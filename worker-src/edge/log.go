@@ -2,7 +2,6 @@ package edge
 
 import (
 	"encoding/json"
-	"hash/fnv"
 	"strconv"
 )
 
@@ -100,7 +99,11 @@ func sampled(id string, perMillion int) bool {
 	if perMillion <= 0 {
 		return false
 	}
-	f := fnv.New32a()
-	f.Write([]byte(id))
-	return int(f.Sum32()%1_000_000) < perMillion
+	// FNV-1a, 32 bits (as hash/fnv's New32a), written out: the package's hash.Hash
+	// methods would all come along into the Wasm.
+	h := uint32(2166136261)
+	for i := 0; i < len(id); i++ {
+		h = (h ^ uint32(id[i])) * 16777619
+	}
+	return int(h%1_000_000) < perMillion
 }

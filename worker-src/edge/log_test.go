@@ -2,6 +2,7 @@ package edge
 
 import (
 	"encoding/json"
+	"hash/fnv"
 	"testing"
 )
 
@@ -21,6 +22,17 @@ func TestLogLineEncodeMatchesEncodingJSON(t *testing.T) {
 		}
 		if got := l.encode(); got != string(want) {
 			t.Errorf("encode:\n got %s\nwant %s", got, want)
+		}
+	}
+}
+
+func TestSampledIsFNV1a(t *testing.T) {
+	for _, id := range []string{"", "rid-1", "d2c0d4cc-7a5c-422f-9dd1-5c7f86a780ad"} {
+		f := fnv.New32a()
+		f.Write([]byte(id))
+		cut := int(f.Sum32() % 1_000_000)
+		if !sampled(id, cut+1) || sampled(id, cut) {
+			t.Errorf("sampled(%q) does not cut at FNV-1a %d", id, cut)
 		}
 	}
 }

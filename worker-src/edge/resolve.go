@@ -155,6 +155,29 @@ func (h *Handler) prefetchRoute(host string) chan routeMatch {
 	return ch
 }
 
+// routeEntryDynamic reports whether a Decide can skip the content lookup because the
+// route-cache entry the adapter already has (the content lookup made alongside it has not
+// come back yet) resolves host to a dynamic app: as for a memoized dynamic host, the
+// content lookup cannot matter, and the request need not wait for it.
+func (h *Handler) routeEntryDynamic(ex *Exchange, host string) bool {
+	if ex.blocking || ex.req.Content != nil || ex.req.Route == nil {
+		return false
+	}
+	if e := ex.early; e != nil {
+		return e.host == host && e.res.kind == resFound && e.res.rec.Kind == route.KindDynamic
+	}
+	r, ok := h.routeCacheGet(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host)
+	if !ok || r.kind != resFound || r.rec.Kind != route.KindDynamic {
+		return false
+	}
+	r.from = "route-cache"
+	h.mu.Lock()
+	h.remember(host, r)
+	h.mu.Unlock()
+	ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
+	return true
+}
+
 func (h *Handler) memoEntry(host string) (resolution, bool) {
 	now := h.now()
 	h.mu.Lock()

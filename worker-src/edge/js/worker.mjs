@@ -119,24 +119,25 @@ function pushHeaders(fields, headers) {
   fields[at] = String(n);
 }
 
-// lookup makes one Cache API lookup the core asked for; route-cache entries (small, the
-// core's own JSON) are read, from a copy when the entry itself is kept for its body;
-// content entries are kept whole for their body.
-async function lookup(key, readText, fields, keep) {
+// lookup makes one Cache API lookup the core asked for and returns its fields and the
+// entry. Route-cache entries (small, the core's own JSON) are read, from a copy when the
+// entry itself is kept for its body; content entries are kept whole for their body.
+async function lookup(key, readText, keep) {
+  const f = [];
   try {
     const hit = await caches.default.match(key);
     if (!hit) {
-      fields.push("M");
-      return undefined;
+      f.push("M");
+      return { f };
     }
     const text = readText ? await (keep ? hit.clone() : hit).text() : "";
-    fields.push("H", String(hit.status));
-    pushHeaders(fields, hit.headers);
-    fields.push(text);
-    return hit;
+    f.push("H", String(hit.status));
+    pushHeaders(f, hit.headers);
+    f.push(text);
+    return { f, hit };
   } catch (err) {
-    fields.push("E", "match: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"));
-    return undefined;
+    f.push("E", "match: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"));
+    return { f };
   }
 }
 
@@ -147,9 +148,8 @@ const io = {
   // match is a Cache API lookup the core makes itself: the lookup's fields (with the text)
   // and the entry, whose body stays here.
   async match(key) {
-    const fields = [];
-    const r = await lookup(key, true, fields, true);
-    return { f: fields.join("\0") + "\0", r: r || null };
+    const { f, hit } = await lookup(key, true, true);
+    return { f: f.join("\0") + "\0", r: hit || null };
   },
   // r2 reads a static object (or only its metadata); the headers the core uses travel as
   // fields (Content-Type, ETag, Last-Modified), the object stays here for its body.
@@ -171,18 +171,20 @@ async function serve(request, env, ctx) {
   const fields = [crypto.randomUUID(), request.method, request.url];
   pushHeaders(fields, request.headers);
   let a = new Answer(read(edge.decide(write(fields))));
+  // The lookups the core names run side by side; the core hears of each as soon as it
+  // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
   let cached, object;
+  const pending = [undefined, undefined]; // content, route
   while (a.kind === "L") {
-    const contentKey = a.next(), routeKey = a.next();
-    const contentFields = [], routeFields = [];
-    const [c] = await Promise.all([
-      contentKey ? lookup(contentKey, false, contentFields, true) : undefined,
-      routeKey ? lookup(routeKey, true, routeFields, false) : undefined,
-    ]);
-    if (c) cached = c;
-    if (!contentKey) contentFields.push("");
-    if (!routeKey) routeFields.push("");
-    a = new Answer(read(edge.lookups(a.token, write(contentFields.concat(routeFields)))));
+    const keys = [a.next(), a.next()];
+    for (const i of [0, 1]) {
+      if (keys[i] && !pending[i]) pending[i] = lookup(keys[i], i === 1, false).then((r) => [i, r]);
+    }
+    const [i, r] = await Promise.race(pending.filter(Boolean));
+    pending[i] = undefined;
+    if (i === 0 && r.hit) cached = r.hit;
+    const fields = i === 0 ? r.f.concat("") : [""].concat(r.f);
+    a = new Answer(read(edge.lookups(a.token, write(fields))));
   }
   if (a.kind === "W") {
     const token = a.token;
