@@ -10,7 +10,19 @@
 # Goal: rps_vs_nginx >= 0.9 and p99_vs_nginx <= 1.2. Neither side writes access logs (nginx
 # access_log off; router success lines sampled at 0, failures still logged). Installs nginx and
 # wrk from Debian when missing (needs root). Tunables: BENCH_THREADS (2), BENCH_CONNECTIONS (32),
-# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2).
+# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), BENCH_PIN (see below).
+#
+# CPU placement. wrk, the backend and the proxy under test all run on this machine. By default
+# (BENCH_PIN=0) the scheduler places them, so on a small machine the proxy's CPU cost per request
+# is also taken from the backend and wrk: the req/s ratio is then a ratio of whole-system cost.
+# BENCH_PIN=1 runs the proxy under test, nginx or the router alike, alone on the last CPU and wrk
+# and the backend on the others (taskset, identically for both sides); each proxy sizes itself
+# to its one CPU (Go's GOMAXPROCS follows the affinity mask; nginx gets worker_processes 1,
+# which is what "auto" means but nginx 1.22's auto ignores the mask). On a 2-CPU machine the
+# single load CPU then caps both sides below what either proxy can do, so the ratios say little
+# there; that is why pinning is not the default. Either way the "busy" column is the share of
+# its CPUs each proxy used, and "cpu" its CPU time per request: a side well below 100% busy was
+# held back by the load generator, not by itself.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -22,6 +34,18 @@ ROUNDS="${ROUNDS:-2}"
 HOST=bench.tenant.test
 
 log() { echo "bench-router: $*" >&2; }
+NCPU=$(nproc)
+PIN="${BENCH_PIN:-0}"
+# Command prefixes (arrays, so that "cmd &" still yields the command's own pid in $!).
+ON_PROXY_CPU=() ON_LOAD_CPUS=() NGINX_WORKERS=auto
+if [ "$PIN" = 1 ]; then
+  [ "$NCPU" -ge 2 ] || { log "BENCH_PIN=1 needs at least 2 CPUs"; exit 1; }
+  PROXY_CPUS=$((NCPU - 1))
+  LOAD_CPUS="0-$((NCPU - 2))"
+  ON_PROXY_CPU=(taskset -c "$PROXY_CPUS")
+  ON_LOAD_CPUS=(taskset -c "$LOAD_CPUS")
+  NGINX_WORKERS=1
+fi
 
 install_tools() {
   local need=()
@@ -72,7 +96,7 @@ wait_port() { # wait_port <port> <name>: up to 10 s for a listener
   exit 1
 }
 
-"$TMP/benchtool" backend -listen "127.0.0.1:$BACKEND_PORT" &
+"${ON_LOAD_CPUS[@]}" "$TMP/benchtool" backend -listen "127.0.0.1:$BACKEND_PORT" &
 PIDS+=($!)
 wait_port "$BACKEND_PORT" backend
 
@@ -80,7 +104,7 @@ wait_port "$BACKEND_PORT" backend
 mkdir -m 700 "$TMP/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/secret/key"
 chmod 600 "$TMP/secret/key"
-"$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
+"${ON_PROXY_CPU[@]}" "$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
   --secret-file "$TMP/secret/key" --namespace-prefix tenant- --upstream-template '127.0.0.1:{port}' \
   --log-sample-rate 0 --max-skew 2m >"$TMP/router.log" 2>&1 &
 ROUTER_PID=$!
@@ -95,7 +119,7 @@ user_line=""
 cat >"$TMP/nginx/nginx.conf" <<CONF
 $user_line
 daemon off;
-worker_processes auto;
+worker_processes $NGINX_WORKERS;
 pid $TMP/nginx/nginx.pid;
 error_log $TMP/nginx/error.log warn;
 events { worker_connections 1024; }
@@ -122,7 +146,7 @@ http {
   }
 }
 CONF
-"$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" &
+"${ON_PROXY_CPU[@]}" "$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
 wait_port "$NGINX_PORT" nginx
@@ -140,20 +164,24 @@ cpu_ticks() {
   echo "$total"
 }
 TICKS_PER_SECOND=$(getconf CLK_TCK)
+PROXY_CPU_COUNT=$([ "$PIN" = 1 ] && echo 1 || echo "$NCPU")
 
-# run_wrk <name> <port> <duration> <lua> <proxy-pid>: prints "<rps> <p50_ms> <p99_ms> <cpu_us_per_req>",
-# failing on any non-2xx answer or socket error.
+# run_wrk <name> <port> <duration> <lua> <proxy-pid>: prints
+# "<rps> <p50_ms> <p99_ms> <cpu_us_per_req> <busy_percent>", failing on any non-2xx answer or
+# socket error. busy_percent is the proxy's CPU time over the run's wall time, per proxy CPU.
 run_wrk() {
-  local out before after
+  local out before after t0 t1
   before=$(cpu_ticks "$5")
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
+  t0=$(date +%s%N)
+  out=$("${ON_LOAD_CPUS[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
+  t1=$(date +%s%N)
   after=$(cpu_ticks "$5")
   if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
     log "$1: wrk reported errors:"
     echo "$out" >&2
     exit 1
   fi
-  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" '
+  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" -v wall_ns=$((t1 - t0)) -v cpus="$PROXY_CPU_COUNT" '
     function ms(v) {
       if (v ~ /us$/) return v / 1000
       if (v ~ /ms$/) return v + 0
@@ -166,7 +194,7 @@ run_wrk() {
     $1 == "Requests/sec:" { rps = $2 }
     END {
       if (rps == "" || p99 == "" || requests == 0) exit 1
-      printf "%.2f %.3f %.3f %.1f\n", rps, p50, p99, ticks / hz * 1e6 / requests
+      printf "%.2f %.3f %.3f %.1f %.0f\n", rps, p50, p99, ticks / hz * 1e6 / requests, ticks / hz * 1e11 / wall_ns / cpus
     }
   ' <<<"$out"
 }
@@ -180,17 +208,22 @@ echo 'wrk.method = "GET"' >"$TMP/nginx.lua"
 echo "wrk.headers[\"Host\"] = \"$HOST\"" >>"$TMP/nginx.lua"
 
 log "load: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (warm-up $WARMUP), $ROUNDS rounds, alternating"
+if [ "$PIN" = 1 ]; then
+  log "placement: proxy under test on CPU $PROXY_CPUS, wrk and backend on CPU $LOAD_CPUS"
+else
+  log "placement: unpinned, $NCPU CPUs shared"
+fi
 router_lua
 run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" "$ROUTER_PID" >/dev/null
 run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" "$NGINX_PID" >/dev/null
 
-best_router="0 0 0 0" best_nginx="0 0 0 0"
+best_router="0 0 0 0 0" best_nginx="0 0 0 0 0"
 report() { # report <label> <router result> <nginx result>
-  local rr rp50 rp99 rcpu nr np50 np99 ncpu
-  read -r rr rp50 rp99 rcpu <<<"$2"
-  read -r nr np50 np99 ncpu <<<"$3"
-  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req\n' \
-    "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$nr" "$np50" "$np99" "$ncpu"
+  local rr rp50 rp99 rcpu rbusy nr np50 np99 ncpu nbusy
+  read -r rr rp50 rp99 rcpu rbusy <<<"$2"
+  read -r nr np50 np99 ncpu nbusy <<<"$3"
+  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%%\n' \
+    "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$rbusy" "$nr" "$np50" "$np99" "$ncpu" "$nbusy"
 }
 better() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > y[1]) }'; }
 for round in $(seq "$ROUNDS"); do
@@ -203,8 +236,8 @@ for round in $(seq "$ROUNDS"); do
 done
 
 report best "$best_router" "$best_nginx"
-read -r rr _ rp99 _ <<<"$best_router"
-read -r nr _ np99 _ <<<"$best_nginx"
+read -r rr _ rp99 _ _ <<<"$best_router"
+read -r nr _ np99 _ _ <<<"$best_nginx"
 # wrk stops with requests in flight, which the router rightly logs as client_gone; anything
 # else it logged as a failure means the numbers are not of a healthy run.
 failures=$(grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | grep -v '"outcome":"client_gone"' || true)
