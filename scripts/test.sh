@@ -10,11 +10,15 @@ step() { printf '\n==> %s\n' "$*"; }
 step "npm packages (lockfile)"
 scripts/npm-ci.sh
 
+# The CLI must not read a developer's ~/.terraformrc (dev_overrides there would bypass the
+# in-process provider the harness serves), nor a configured file that does not exist.
+export TF_CLI_CONFIG_FILE=/dev/null
+
 step "Terraform and OpenTofu CLIs"
 TOOLS_BIN=$(scripts/install-tools.sh all)
 export PATH="$TOOLS_BIN:$PATH"
-terraform version | head -1
-tofu version | head -1
+terraform version | sed -n 1p
+tofu version | sed -n 1p
 
 step "go vet and staticcheck"
 go vet ./...
@@ -22,10 +26,6 @@ go tool -modfile=tools/go.mod staticcheck ./...
 
 step "unit and runtime tests (go test ./...)"
 go test -count=1 ./...
-
-# The CLI must not read a developer's ~/.terraformrc (dev_overrides there would bypass the
-# in-process provider the harness serves).
-export TF_CLI_CONFIG_FILE=/dev/null
 
 step "acceptance tests with Terraform $(terraform version -json | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')"
 TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/terraform" \
