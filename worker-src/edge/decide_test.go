@@ -7,28 +7,30 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
-// adapt drives a request the way the wasm adapter does: Decide, the cache lookups it
-// names, Decide again, and Run only when that is not enough. steps records the way taken;
+// adapt drives a request the way the wasm adapter does: Decide, then each cache lookup it
+// names, one at a time (content first, as when that one comes back first), deciding again
+// after each, and Run only when nothing is left to look up. steps records the way taken;
 // the route-cache entries of the plan are stored afterwards, as the adapter does.
 func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 	ex = h.Begin(req)
 	steps = "decide"
 	for !ex.Decide() {
 		content, rk := ex.Lookups()
-		if content == "" && rk == "" {
+		switch {
+		case content != "":
+			req.Content = w.lookup(content)
+			steps += ",content,decide"
+		case rk != "":
+			req.Route = w.lookup(rk)
+			steps += ",route,decide"
+		default:
 			steps += ",run"
 			ex.Run()
-			break
+			for _, p := range ex.Plan.CachePuts {
+				w.cache.Put(p.Key, p.Entry)
+			}
+			return ex, steps
 		}
-		if content != "" {
-			req.Content = w.lookup(content)
-			steps += ",content"
-		}
-		if rk != "" {
-			req.Route = w.lookup(rk)
-			steps += ",route"
-		}
-		steps += ",decide"
 	}
 	for _, p := range ex.Plan.CachePuts {
 		w.cache.Put(p.Key, p.Entry)
@@ -68,7 +70,7 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 	}
 
 	// Cold: both lookups miss, KV is I/O.
-	ex := step(w.h, get("shop.kamui.test", "/a"), "decide,content,route,decide,run")
+	ex := step(w.h, get("shop.kamui.test", "/a"), "decide,content,decide,route,decide,run")
 	if ex.Plan.Forward == nil || ex.line.RouteSource != "kv" || w.kvReads() != 1 {
 		t.Fatalf("cold: source %q reads %d", ex.line.RouteSource, w.kvReads())
 	}
@@ -79,7 +81,7 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 	}
 	// Another isolate: the route-cache entry the first one stored answers.
 	other := w.handler(t)
-	ex = step(other, get("shop.kamui.test", "/c"), "decide,content,route,decide")
+	ex = step(other, get("shop.kamui.test", "/c"), "decide,content,decide,route,decide")
 	if ex.Plan.Forward == nil || ex.line.RouteSource != "route-cache" || ex.line.RouteCache != "hit" {
 		t.Errorf("route cache: source %q route %q", ex.line.RouteSource, ex.line.RouteCache)
 	}
@@ -89,26 +91,26 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 	step(w.handler(t), post, "decide,route,decide")
 
 	// Static: the first request stores the page; another isolate then answers from the
-	// content cache without reaching R2 or KV.
-	ex = step(w.h, get("docs.kamui.test", "/"), "decide,content,route,decide,run")
+	// content cache without reaching R2 or KV, and without waiting for the route entry.
+	ex = step(w.h, get("docs.kamui.test", "/"), "decide,content,decide,route,decide,run")
 	if ex.Plan.Store == nil {
 		t.Fatal("static: nothing to store")
 	}
 	w.cache.store(ex.Plan.Store.Key, Entry{Status: 200, Header: ex.Plan.Store.Header, Body: TextBody("docs home")})
 	objects := len(w.objects.reads)
-	ex = step(w.handler(t), get("docs.kamui.test", "/"), "decide,content,route,decide")
+	ex = step(w.handler(t), get("docs.kamui.test", "/"), "decide,content,decide")
 	if ex.line.ContentCache != "hit" || bodyText(t, ex.Plan.Body) != "docs home" || ex.Plan.Header.Has(route.CacheMarkerHeader) {
 		t.Errorf("content hit: %q, header %v", ex.line.ContentCache, ex.Plan.Header)
 	}
 	// A static page not in the content cache: the route-cache entry resolves it and only
 	// the static origin is left for Run; the log says where the route came from.
-	ex = step(w.handler(t), get("docs.kamui.test", "/guide/start.html"), "decide,content,route,decide,run")
+	ex = step(w.handler(t), get("docs.kamui.test", "/guide/start.html"), "decide,content,decide,route,decide,run")
 	if ex.Plan.Status != 200 || ex.line.RouteSource != "route-cache" || ex.line.RouteCache != "hit" ||
 		len(w.objects.reads) != objects+1 {
 		t.Errorf("static via route cache: status %d source %q route %q", ex.Plan.Status, ex.line.RouteSource, ex.line.RouteCache)
 	}
 	// A negative-cached host in this isolate: the content lookup, then a fixed 404.
-	step(w.h, get("nope.kamui.test", "/"), "decide,content,route,decide,run")
+	step(w.h, get("nope.kamui.test", "/"), "decide,content,decide,route,decide,run")
 	ex = step(w.h, get("nope.kamui.test", "/"), "decide,content,decide")
 	assertFixed(t, ex, 404)
 }

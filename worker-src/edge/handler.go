@@ -285,7 +285,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 				}
 				return ex.wait()
 			}
-			if wantRoute {
+			if wantRoute && ex.blocking {
 				ex.prefetch = h.prefetchRoute(host)
 			}
 			if p, ok := h.contentHit(ex, req.Content, u.key); ok {

@@ -33,6 +33,7 @@ import (
 const platform = "kamui.test"
 
 var only, dumpLogs, logSample string
+var byKind bool
 
 type request struct {
 	at     time.Duration // scheduled send time from the start of the replay
@@ -43,6 +44,7 @@ type request struct {
 	reads    int  // KV reads a resolution of this host costs
 	negative bool // the host resolves to a confirmed absence
 	warmup   bool
+	kind     string // static-get | dynamic | unknown | static-head (for -by-kind)
 }
 
 type fixture struct {
@@ -60,6 +62,7 @@ func main() {
 	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the edge Worker (the KV cross-check needs 1)")
 	flag.StringVar(&only, "only", "", "run only this Worker (edge, baseline, js-passthrough); for debugging")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
+	flag.BoolVar(&byKind, "by-kind", false, "also print each Worker's latency per kind of request (diagnostic)")
 	flag.Parse()
 	if err := run(*n, *rate, *apps, *budget, *conc, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge:", err)
@@ -181,6 +184,9 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		}
 		fmt.Printf("bench-edge: %-15s kv_reads=%d per_1000=%.1f (wrapper %d, log sum %d) p50=%.2fms p99=%.2fms statuses=%v client_errors=%d %s\n",
 			w.name, res.kvReads, per1000(res.kvReads, n), res.kvReads, res.logReads, ms(res.p50), ms(res.p99), res.statuses, res.errors, res.firstErr)
+		if res.kinds != "" {
+			fmt.Printf("bench-edge: %-15s by kind:%s\n", w.name, res.kinds)
+		}
 	}
 	if only != "" {
 		return nil
@@ -275,17 +281,17 @@ func makeTrace(n int, rate float64, apps int, seed int64) []request {
 		switch {
 		case u < 0.30:
 			i := statics[zs.Uint64()]
-			q.method, q.path = "GET", staticPaths[r.Intn(len(staticPaths))]
+			q.method, q.path, q.kind = "GET", staticPaths[r.Intn(len(staticPaths))], "static-get"
 			q.host, q.reads = hostOf(i)
 		case u < 0.90:
 			i := dynamics[zd.Uint64()]
-			q.method, q.path = "GET", "/api/items/"+strconv.Itoa(r.Intn(100))
+			q.method, q.path, q.kind = "GET", "/api/items/"+strconv.Itoa(r.Intn(100)), "dynamic"
 			if r.Intn(5) == 0 {
 				q.method = "POST"
 			}
 			q.host, q.reads = hostOf(i)
 		case u < 0.95:
-			q.method, q.path, q.negative, q.reads = "GET", "/", true, 1
+			q.method, q.path, q.negative, q.reads, q.kind = "GET", "/", true, 1, "unknown"
 			if r.Intn(2) == 0 {
 				q.host = "nx" + strconv.Itoa(r.Intn(100000)) + ".unknown.example"
 			} else {
@@ -293,7 +299,7 @@ func makeTrace(n int, rate float64, apps int, seed int64) []request {
 			}
 		default:
 			i := statics[zs.Uint64()]
-			q.method, q.path = "HEAD", staticPaths[r.Intn(len(staticPaths))]
+			q.method, q.path, q.kind = "HEAD", staticPaths[r.Intn(len(staticPaths))], "static-head"
 			q.host, q.reads = hostOf(i)
 		}
 		trace = append(trace, q)
@@ -333,6 +339,7 @@ type runResult struct {
 	kvReads, logReads, errors int
 	firstErr                  string
 	p50, p99                  time.Duration
+	kinds                     string
 	statuses                  map[int]int
 }
 
@@ -431,6 +438,19 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 	}
 	if dumpLogs != "" && isEdge {
 		os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs()[logsBefore:], "\n")+"\n"+h.Stderr()), 0o644)
+	}
+	if byKind {
+		kinds := map[string][]time.Duration{}
+		for k, q := range measured {
+			kinds[q.kind] = append(kinds[q.kind], lat[k])
+		}
+		for _, kind := range []string{"static-get", "dynamic", "unknown", "static-head"} {
+			d := kinds[kind]
+			sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
+			if len(d) > 0 {
+				res.kinds += fmt.Sprintf(" %s n=%d p50=%.2fms p90=%.2fms p99=%.2fms;", kind, len(d), ms(d[len(d)/2]), ms(d[len(d)*9/10]), ms(d[len(d)*99/100]))
+			}
+		}
 	}
 	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
 	res.p50 = lat[len(lat)*50/100]
