@@ -171,7 +171,7 @@ func (p *connPool) sweep(hp *hostPool) {
 	hp.idle = append(hp.idle[:0], hp.idle[n:]...)
 	clear(hp.idle[len(hp.idle) : len(hp.idle)+n])
 	if len(hp.idle) > 0 {
-		hp.sweep.Reset(hp.idle[0].idleAt.Add(p.idleTimeout).Sub(time.Now()) + time.Millisecond)
+		hp.sweep.Reset(time.Until(hp.idle[0].idleAt.Add(p.idleTimeout)) + time.Millisecond)
 	} else {
 		hp.sweep = nil
 	}
