@@ -264,6 +264,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	u := splitURL(req.URL)
 	getOrHead := req.Method == "GET" || req.Method == "HEAD"
 	host, hostErr := route.NormalizeHost(u.host)
+	// The propagation probe resolves like a real request but never answers from content.
+	expectRev, probing := isProbe(req, u)
+	getOrHead = getOrHead && !probing
 
 	// 1. The content cache before any routing: a hit costs no KV and no route work.
 	// Two refinements that change no answer and spend no KV read:
@@ -324,6 +327,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		ex.line.App = res.rec.App
 	} else if res.app != "" {
 		ex.line.App = res.app
+	}
+	if probing {
+		return ex.probeAnswer(res, expectRev)
 	}
 	switch res.kind {
 	case resAbsent:

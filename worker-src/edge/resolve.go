@@ -28,6 +28,9 @@ type resolution struct {
 	readAt time.Time
 	from   string // memo | shared | route-cache | kv
 	err    string
+	// mapRev is the revision of the DOMAINS mapping a custom host was resolved through, for
+	// the propagation probe ("" for platform hosts).
+	mapRev string
 }
 
 func (r resolution) cacheable() bool { return r.kind == resFound || r.kind == resAbsent }
@@ -222,6 +225,7 @@ type cachedRoute struct {
 	Absent bool            `json:"absent,omitempty"`
 	App    string          `json:"app,omitempty"`
 	Record json.RawMessage `json:"record,omitempty"`
+	MapRev string          `json:"map_rev,omitempty"`
 	ReadAt int64           `json:"read_at"` // unix milliseconds
 	Exp    int64           `json:"exp"`     // unix milliseconds
 }
@@ -275,7 +279,7 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 		return resolution{}, false
 	}
 	ex.line.RouteCache = "hit"
-	r.kind, r.app, r.rec = resFound, rec.App, rec
+	r.kind, r.app, r.rec, r.mapRev = resFound, rec.App, rec, c.MapRev
 	return r, true
 }
 
@@ -286,7 +290,7 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		ttl = h.Config.TTLs.Negative
 		c.Absent = true
 	} else {
-		c.App = r.rec.App
+		c.App, c.MapRev = r.rec.App, r.mapRev
 		b, err := json.Marshal(r.rec)
 		if err != nil {
 			return
@@ -313,6 +317,7 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 // DOMAINS mapping first.
 func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolution {
 	readAt := h.now()
+	mapRev := ""
 	if !isPlatform {
 		v, found, err := h.kvGet(ex, h.Domains, host, h.Config.TTLs.DomainsKV)
 		switch {
@@ -326,9 +331,9 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 			return resolution{kind: resBadRecord, err: "DOMAINS: " + err.Error()}
 		}
 		if m.Status != route.StatusActive {
-			return resolution{kind: resUnavailable, app: m.App}
+			return resolution{kind: resUnavailable, app: m.App, mapRev: m.Rev}
 		}
-		app = m.App
+		app, mapRev = m.App, m.Rev
 	}
 	v, found, err := h.kvGet(ex, h.Routes, app, h.Config.TTLs.RoutesKV)
 	switch {
@@ -344,9 +349,9 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 	case rec.App != app:
 		return resolution{kind: resBadRecord, app: app, err: "ROUTES: record names another app"}
 	case rec.Status != route.StatusActive:
-		return resolution{kind: resUnavailable, app: app}
+		return resolution{kind: resUnavailable, app: app, rec: rec, mapRev: mapRev}
 	}
-	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt}
+	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt, mapRev: mapRev}
 }
 
 func (h *Handler) kvGet(ex *Exchange, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {
