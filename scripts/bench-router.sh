@@ -10,19 +10,16 @@
 # Goal: rps_vs_nginx >= 0.9 and p99_vs_nginx <= 1.2. Neither side writes access logs (nginx
 # access_log off; router success lines sampled at 0, failures still logged). Installs nginx and
 # wrk from Debian when missing (needs root). Tunables: BENCH_THREADS (2), BENCH_CONNECTIONS (32),
-# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), BENCH_PIN (see below).
+# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2).
 #
-# CPU placement. wrk, the backend and the proxy under test all run on this machine. By default
-# (BENCH_PIN=0) the scheduler places them, so on a small machine the proxy's CPU cost per request
-# is also taken from the backend and wrk: the req/s ratio is then a ratio of whole-system cost.
-# BENCH_PIN=1 runs the proxy under test, nginx or the router alike, alone on the last CPU and wrk
-# and the backend on the others (taskset, identically for both sides); each proxy sizes itself
-# to its one CPU (Go's GOMAXPROCS follows the affinity mask; nginx gets worker_processes 1,
-# which is what "auto" means but nginx 1.22's auto ignores the mask). On a 2-CPU machine the
-# single load CPU then caps both sides below what either proxy can do, so the ratios say little
-# there; that is why pinning is not the default. Either way the "busy" column is the share of
-# its CPUs each proxy used, and "cpu" its CPU time per request: a side well below 100% busy was
-# held back by the load generator, not by itself.
+# Placement: wrk, the backend and the proxy under test share this machine's CPUs and the
+# scheduler places them, so a proxy's CPU cost per request is also taken from the backend and
+# wrk, and the req/s ratio is a ratio of whole-system cost. Each result line also shows "cpu",
+# the proxy's CPU time per request, and "busy", the share of the machine's CPUs it used.
+# Pinning was tried (each proxy alone on one CPU, wrk and backend on the other, identically for
+# both sides): on a 2-CPU machine the one load CPU then caps both sides well below what either
+# proxy can do (nginx ~20-30% busy), so the ratios measured the load generator (1.1-1.3 with the
+# router still at twice nginx's CPU per request). It is not used.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -35,17 +32,6 @@ HOST=bench.tenant.test
 
 log() { echo "bench-router: $*" >&2; }
 NCPU=$(nproc)
-PIN="${BENCH_PIN:-0}"
-# Command prefixes (arrays, so that "cmd &" still yields the command's own pid in $!).
-ON_PROXY_CPU=() ON_LOAD_CPUS=() NGINX_WORKERS=auto
-if [ "$PIN" = 1 ]; then
-  [ "$NCPU" -ge 2 ] || { log "BENCH_PIN=1 needs at least 2 CPUs"; exit 1; }
-  PROXY_CPUS=$((NCPU - 1))
-  LOAD_CPUS="0-$((NCPU - 2))"
-  ON_PROXY_CPU=(taskset -c "$PROXY_CPUS")
-  ON_LOAD_CPUS=(taskset -c "$LOAD_CPUS")
-  NGINX_WORKERS=1
-fi
 
 install_tools() {
   local need=()
@@ -96,7 +82,7 @@ wait_port() { # wait_port <port> <name>: up to 10 s for a listener
   exit 1
 }
 
-"${ON_LOAD_CPUS[@]}" "$TMP/benchtool" backend -listen "127.0.0.1:$BACKEND_PORT" &
+"$TMP/benchtool" backend -listen "127.0.0.1:$BACKEND_PORT" &
 PIDS+=($!)
 wait_port "$BACKEND_PORT" backend
 
@@ -104,7 +90,7 @@ wait_port "$BACKEND_PORT" backend
 mkdir -m 700 "$TMP/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/secret/key"
 chmod 600 "$TMP/secret/key"
-"${ON_PROXY_CPU[@]}" "$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
+"$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
   --secret-file "$TMP/secret/key" --namespace-prefix tenant- --upstream-template '127.0.0.1:{port}' \
   --log-sample-rate 0 --max-skew 2m >"$TMP/router.log" 2>&1 &
 ROUTER_PID=$!
@@ -119,7 +105,7 @@ user_line=""
 cat >"$TMP/nginx/nginx.conf" <<CONF
 $user_line
 daemon off;
-worker_processes $NGINX_WORKERS;
+worker_processes auto;
 pid $TMP/nginx/nginx.pid;
 error_log $TMP/nginx/error.log warn;
 events { worker_connections 1024; }
@@ -146,7 +132,7 @@ http {
   }
 }
 CONF
-"${ON_PROXY_CPU[@]}" "$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" &
+"$NGINX" -p "$TMP/nginx" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log" &
 NGINX_PID=$!
 PIDS+=($NGINX_PID)
 wait_port "$NGINX_PORT" nginx
@@ -164,16 +150,15 @@ cpu_ticks() {
   echo "$total"
 }
 TICKS_PER_SECOND=$(getconf CLK_TCK)
-PROXY_CPU_COUNT=$([ "$PIN" = 1 ] && echo 1 || echo "$NCPU")
 
 # run_wrk <name> <port> <duration> <lua> <proxy-pid>: prints
 # "<rps> <p50_ms> <p99_ms> <cpu_us_per_req> <busy_percent>", failing on any non-2xx answer or
-# socket error. busy_percent is the proxy's CPU time over the run's wall time, per proxy CPU.
+# socket error. busy_percent is the proxy's CPU time over the run's wall time and the machine's CPUs.
 run_wrk() {
   local out before after t0 t1
   before=$(cpu_ticks "$5")
   t0=$(date +%s%N)
-  out=$("${ON_LOAD_CPUS[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
   t1=$(date +%s%N)
   after=$(cpu_ticks "$5")
   if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
@@ -181,7 +166,7 @@ run_wrk() {
     echo "$out" >&2
     exit 1
   fi
-  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" -v wall_ns=$((t1 - t0)) -v cpus="$PROXY_CPU_COUNT" '
+  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" -v wall_ns=$((t1 - t0)) -v cpus="$NCPU" '
     function ms(v) {
       if (v ~ /us$/) return v / 1000
       if (v ~ /ms$/) return v + 0
@@ -208,11 +193,6 @@ echo 'wrk.method = "GET"' >"$TMP/nginx.lua"
 echo "wrk.headers[\"Host\"] = \"$HOST\"" >>"$TMP/nginx.lua"
 
 log "load: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (warm-up $WARMUP), $ROUNDS rounds, alternating"
-if [ "$PIN" = 1 ]; then
-  log "placement: proxy under test on CPU $PROXY_CPUS, wrk and backend on CPU $LOAD_CPUS"
-else
-  log "placement: unpinned, $NCPU CPUs shared"
-fi
 router_lua
 run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" "$ROUTER_PID" >/dev/null
 run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" "$NGINX_PID" >/dev/null
