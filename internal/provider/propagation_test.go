@@ -1,0 +1,209 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
+)
+
+// fullEdge is a whole local edge (API, the Worker in workerd, tunnel emulation, the router)
+// running in the test process, for the tests that need real requests through the Worker.
+type fullEdge struct {
+	env map[string]string
+}
+
+func startFullEdge(t *testing.T) *fullEdge {
+	t.Helper()
+	dir := t.TempDir()
+	ready := filepath.Join(dir, "ready")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var logs lockedBuilder
+	go func() {
+		done <- localedge.Run(ctx, localedge.Options{
+			StateDir:  filepath.Join(dir, "state"),
+			APIAddr:   "127.0.0.1:0",
+			EdgeAddr:  "127.0.0.1:0",
+			ReadyFile: ready,
+			ZoneName:  "kamui.test",
+			// Slower than the test edge's synchronous writes, so verification has to wait.
+			KVPropagation:          time.Second,
+			Router:                 true,
+			RouterUpstreamTemplate: "127.0.0.1:{port}",
+			RouterNamespacePrefix:  "tenant-",
+		}, io.Discard, &logs)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		if data, err := os.ReadFile(ready); err == nil {
+			env := map[string]string{}
+			for _, line := range strings.Split(string(data), "\n") {
+				if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
+					env[k] = strings.Trim(v, "'")
+				}
+			}
+			return &fullEdge{env: env}
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the local edge stopped: %v\n%s", err, logs.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the local edge did not become ready:\n%s", logs.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// lockedBuilder collects the local edge's logs from its goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func (e *fullEdge) providerBlock() string {
+	return fmt.Sprintf(`
+provider "kamuidash" {
+  api_token       = %q
+  account_id      = %q
+  zone_id         = %q
+  api_base_url    = %q
+  platform_domain = "kamui.test"
+  environment     = "test"
+  edge_url        = %q
+}
+`, e.env["CLOUDFLARE_API_TOKEN"], e.env["KAMUIDASH_ACCOUNT_ID"], e.env["KAMUIDASH_ZONE_ID"], e.env["KAMUIDASH_API_BASE_URL"], e.env["KAMUIDASH_EDGE_URL"])
+}
+
+func propagationConfig(e *fullEdge, port int, timeout string) string {
+	return e.providerBlock() + fmt.Sprintf(`
+resource "kamuidash_kv_namespace" "routes" {
+  title = "routes"
+}
+
+resource "kamuidash_kv_namespace" "domains" {
+  title = "domains"
+}
+
+resource "kamuidash_tunnel" "edge" {
+  name            = "edge"
+  origin_hostname = "origin.kamui.test"
+  router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
+}
+
+resource "kamuidash_edge_worker" "edge" {
+  name                 = "edge"
+  routes_namespace_id  = kamuidash_kv_namespace.routes.id
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  static_bucket        = "static"
+  freshness_budget     = "45s"
+  signing_secret       = "0123456789abcdef0123456789abcdef-test-only"
+  cache_marker         = "marker-test-only-0123"
+  routes               = ["*.kamui.test/*"]
+}
+
+resource "kamuidash_tenant_app" "shop" {
+  name                = "shop"
+  routes_namespace_id = kamuidash_kv_namespace.routes.id
+  origin              = kamuidash_tunnel.edge.origin_hostname
+  namespace           = "tenant-shop"
+  service             = "web"
+  port                = %d
+  timeout             = %q
+  verify_propagation  = true
+  depends_on          = [kamuidash_edge_worker.edge]
+}
+`, port, timeout)
+}
+
+// TestAccTenantApp_VerifyPropagation runs against a whole local edge: apply returns only once
+// the Worker in workerd serves the new record (KV propagation is a second there), and a real
+// request then reaches the tenant backend; a placement nobody answers at fails the apply with
+// the edge's status.
+func TestAccTenantApp_VerifyPropagation(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	e := startFullEdge(t)
+	var hits atomic.Int32
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		fmt.Fprintln(w, "shop")
+	}))
+	defer backend.Close()
+	port := backend.Listener.Addr().(*net.TCPAddr).Port
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := closed.Addr().(*net.TCPAddr).Port
+	closed.Close()
+
+	servesShop := func(*terraform.State) error {
+		req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
+		req.Host = "shop.kamui.test"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || hits.Load() == 0 {
+			return fmt.Errorf("right after apply the edge answered HTTP %d (backend hits %d); verify_propagation should have waited", resp.StatusCode, hits.Load())
+		}
+		return nil
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: propagationConfig(e, port, "10s"),
+				Check:  servesShop,
+			},
+			{
+				Config: propagationConfig(e, port, "20s"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_tenant_app.shop", plancheck.ResourceActionUpdate)},
+				},
+				Check: servesShop,
+			},
+			{
+				Config:      propagationConfig(e, closedPort, "20s"),
+				ExpectError: regexp.MustCompile(`(?s)Request Through the New Route Failed.*HTTP 502`),
+			},
+		},
+	})
+}
