@@ -68,6 +68,9 @@ module "shop" {
   }
   custom_domains = ["www.shop.example"]
   edge_url       = var.edge_url
+  # Apply returns once the local edge serves the new record and mapping (the provider's
+  # edge_url comes from KAMUIDASH_EDGE_URL in the local edge's env file).
+  verify_propagation = true
 
   # The custom hostname goes live once the Worker that serves it is uploaded.
   depends_on = [module.edge]
