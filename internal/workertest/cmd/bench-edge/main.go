@@ -346,7 +346,8 @@ type runResult struct {
 func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runResult, error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	send := func(q request) (int, time.Duration, error) {
+	ids := make([]string, len(trace))
+	send := func(q request) (int, time.Duration, string, error) {
 		var body io.Reader
 		if q.method == "POST" {
 			body = strings.NewReader(`{"n":1}`)
@@ -356,11 +357,11 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 		start := time.Now()
 		resp, err := client.Do(req)
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, "", err
 		}
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		return resp.StatusCode, time.Since(start), nil
+		return resp.StatusCode, time.Since(start), resp.Header.Get("X-Request-Id"), nil
 	}
 	kvStats := func() (int, error) {
 		req, _ := http.NewRequest("GET", h.URL+"/", nil)
@@ -378,7 +379,7 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 	}
 	i := 0
 	for ; i < len(trace) && trace[i].warmup; i++ {
-		if _, _, err := send(trace[i]); err != nil {
+		if _, _, _, err := send(trace[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -402,7 +403,7 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			status, d, err := send(q)
+			status, d, id, err := send(q)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -414,6 +415,7 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 			}
 			res.statuses[status]++
 			lat[k] = d
+			ids[k] = id
 		}()
 	}
 	wg.Wait()
@@ -434,6 +436,33 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 		}
 		if json.Unmarshal([]byte(l), &v) == nil {
 			res.logReads += v.KVReads
+		}
+	}
+	if byKind && isEdge {
+		// The edge's latency per path taken, from its own log lines (joined by request id).
+		path := map[string]string{}
+		for _, l := range requestLines(h.Logs()[logsBefore:]) {
+			var v struct{ RequestID, RouteSource, ContentCache, RouteCache, Delivery string }
+			var raw map[string]any
+			if json.Unmarshal([]byte(l), &raw) == nil {
+				str := func(k string) string { s, _ := raw[k].(string); return s }
+				v.RequestID, v.RouteSource, v.ContentCache, v.RouteCache, v.Delivery = str("request_id"), str("route_source"), str("content_cache"), str("route_cache"), str("delivery")
+				path[v.RequestID] = v.Delivery + "/" + v.RouteSource + "/content-" + v.ContentCache + "/route-" + v.RouteCache
+			}
+		}
+		byPath := map[string][]time.Duration{}
+		for k := range measured {
+			byPath[path[ids[k]]] = append(byPath[path[ids[k]]], lat[k])
+		}
+		var keys []string
+		for p := range byPath {
+			keys = append(keys, p)
+		}
+		sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]]) > len(byPath[keys[b]]) })
+		for _, p := range keys {
+			d := byPath[p]
+			sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
+			res.kinds += fmt.Sprintf("\n    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms", p, len(d), ms(d[len(d)/2]), ms(d[len(d)*9/10]), ms(d[len(d)*99/100]))
 		}
 	}
 	if dumpLogs != "" && isEdge {
