@@ -313,24 +313,43 @@ func settle(x *exchange, token int, decided bool) int {
 
 func run(token int) {
 	x := take(token)
-	done := js.Global().Get("__kamuiEdgeDone")
 	if x == nil {
-		done.Invoke(token, -1, js.Null())
+		js.Global().Call("__kamuiEdgeDone", token, -1, js.Null())
 		return
 	}
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				done.Invoke(token, -1, js.Null())
-			}
-		}()
-		x.ex.Run()
-		if x.ex.Plan.Forward != nil {
-			put(x)
+	// An idle runner takes the request if there is one: its stack has already grown to
+	// what Run needs, which a new goroutine would grow again, copy by copy.
+	select {
+	case runs <- x:
+	default:
+		go runner(x)
+	}
+}
+
+// runs hands requests to idle runners; there are never more runners than requests that
+// once waited on I/O at the same time.
+var runs = make(chan *exchange)
+
+func runner(x *exchange) {
+	for {
+		runOne(x)
+		x = <-runs
+	}
+}
+
+func runOne(x *exchange) {
+	done := js.Global().Get("__kamuiEdgeDone")
+	defer func() {
+		if r := recover(); r != nil {
+			done.Invoke(x.token, -1, js.Null())
 		}
-		a, obj := plan(token, x.ex.Plan)
-		done.Invoke(token, a.send(), obj)
 	}()
+	x.ex.Run()
+	if x.ex.Plan.Forward != nil {
+		put(x)
+	}
+	a, obj := plan(x.token, x.ex.Plan)
+	done.Invoke(x.token, a.send(), obj)
 }
 
 func finish(token, n int) any {
