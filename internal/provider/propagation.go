@@ -49,6 +49,10 @@ func (p propagationProbe) client() *http.Client {
 	if p.Client != nil {
 		return p.Client
 	}
+	return defaultProbeClient()
+}
+
+func defaultProbeClient() *http.Client {
 	c := cleanhttp.DefaultPooledClient()
 	c.Timeout = 10 * time.Second
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
@@ -71,6 +75,9 @@ func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev st
 	var diags diag.Diagnostics
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
+	if p.Client == nil {
+		p.Client = defaultProbeClient() // one client, so the probes reuse their connection
+	}
 	interval := p.Interval
 	if interval <= 0 {
 		interval = time.Second

@@ -1,0 +1,100 @@
+package provider
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// fakeEdge answers the probe as the Worker does: "none" for the first stale probes, then the
+// given match; GET / answers status. It records the Host of every request.
+func fakeEdge(t *testing.T, stale int32, match string, status int) (*httptest.Server, *[]string) {
+	t.Helper()
+	var probes atomic.Int32
+	var hosts []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hosts = append(hosts, r.Host)
+		if r.URL.Path == route.ProbePath {
+			if r.Header.Get(route.ExpectRevHeader) == "" {
+				t.Error("a probe without the expected revision")
+			}
+			if match != "" {
+				m := route.RevMatchNone
+				if probes.Add(1) > stale {
+					m = match
+				}
+				w.Header().Set(route.RevMatchHeader, m)
+			}
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hosts
+}
+
+func TestPropagationProbe_WaitsThenProvesTheRoute(t *testing.T) {
+	srv, hosts := fakeEdge(t, 2, route.RevMatchRecord, 200)
+	p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", true, time.Minute); diags.HasError() {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if len(*hosts) != 4 { // three probes, then the real request
+		t.Fatalf("requests: %v, want 3 probes and one GET", *hosts)
+	}
+	for _, h := range *hosts {
+		if h != "shop.kamui.test" {
+			t.Fatalf("a request carried Host %q", h)
+		}
+	}
+}
+
+func TestPropagationProbe_Failures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		match  string
+		status int
+		active bool
+		want   string
+	}{
+		{"never propagates", route.RevMatchNone, 200, true, "Route Did Not Propagate"},
+		{"a Worker without the probe", "", 200, true, "older than the propagation probe"},
+		{"the app is unreachable", route.RevMatchRecord, 502, true, "answered HTTP 502"},
+		{"a disabled app answers", route.RevMatchMapping, 200, false, "should answer 503"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := fakeEdge(t, 0, tc.match, tc.status)
+			p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+			diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", tc.active, 50*time.Millisecond)
+			if !diags.HasError() || !strings.Contains(diags[0].Detail()+diags[0].Summary(), tc.want) {
+				t.Fatalf("diagnostics %v, want one saying %q", diags, tc.want)
+			}
+		})
+	}
+	// A disabled app whose edge answers 503 is what was asked for.
+	srv, _ := fakeEdge(t, 0, route.RevMatchRecord, 503)
+	p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", false, time.Minute); diags.HasError() {
+		t.Fatalf("disabled app answering 503: %v", diags)
+	}
+}
+
+func TestIsEdgeURL(t *testing.T) {
+	for s, want := range map[string]bool{
+		"http://127.0.0.1:8788": true, "https://edge.example/": true,
+		"ftp://x": false, "http://user:pw@x": false, "http://x/path": false, "http://x?q=1": false, "127.0.0.1:8788": false,
+	} {
+		if got := isEdgeURL(s); got != want {
+			t.Errorf("isEdgeURL(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
