@@ -91,7 +91,9 @@ func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev st
 			break
 		}
 		if err != nil {
-			last = err.Error()
+			if ctx.Err() == nil { // a probe cut short by the deadline says nothing new
+				last = err.Error()
+			}
 		} else {
 			last = "the edge still serves another revision (" + route.RevMatchHeader + ": " + match + ")"
 		}

@@ -74,7 +74,7 @@ func TestPropagationProbe_Failures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fakeEdge(t, 0, tc.match, tc.status)
 			p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
-			diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", tc.active, 50*time.Millisecond)
+			diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", tc.active, time.Second)
 			if !diags.HasError() || !strings.Contains(diags[0].Detail()+diags[0].Summary(), tc.want) {
 				t.Fatalf("diagnostics %v, want one saying %q", diags, tc.want)
 			}
