@@ -195,6 +195,12 @@ func (d *providerData) verifyPropagation(ctx context.Context, enabled types.Bool
 	return propagationProbe{EdgeURL: d.EdgeURL}.wait(ctx, attr, host, rev, active, defaultPropagationWait)
 }
 
+// verifyRecord verifies a written route record on its platform host (tenant_app and
+// route_record share the key space and this step).
+func (d *providerData) verifyRecord(ctx context.Context, enabled types.Bool, written route.Record) diag.Diagnostics {
+	return d.verifyPropagation(ctx, enabled, d.platformHost(written.App), written.Rev, written.Status == route.StatusActive)
+}
+
 // boolOrFalse turns the null of an imported resource into the attribute's default.
 func boolOrFalse(v types.Bool) types.Bool {
 	if v.IsNull() || v.IsUnknown() {

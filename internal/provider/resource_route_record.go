@@ -277,7 +277,7 @@ func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateReq
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
 }
 
 func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -319,7 +319,7 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 	plan.ID = state.ID
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
 }
 
 func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

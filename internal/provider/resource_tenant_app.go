@@ -197,7 +197,7 @@ func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateReque
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
 }
 
 func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -254,7 +254,7 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 	plan.ID = state.ID
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, r.data.platformHost(rec.App), written.Rev, written.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
 }
 
 func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
