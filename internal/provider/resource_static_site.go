@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
-	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/staticsite"
 )
 
@@ -232,16 +231,21 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to "+quote(bucket+"/"+prefix), err))
 		return
 	}
-	// Keep the new version and the one it replaces (records may still point at it); older
-	// versions go.
-	keep := map[string]bool{prefix: true, state.Prefix.ValueString(): true}
+	// One pass over the site: keep the new version's files and the whole version it replaces
+	// (records may still point at it); older versions, and files no longer in the site, go.
+	want := make(map[string]bool, len(manifest.Files))
+	for _, f := range manifest.Files {
+		want[prefix+f.Path] = true
+	}
+	replaced := state.Prefix.ValueString()
+	keep := func(key string) bool {
+		return want[key] || (replaced != prefix && replaced != "" && strings.HasPrefix(key, replaced))
+	}
 	if err := r.deleteUnder(ctx, bucket, staticsite.SitePrefix(name), keep); err != nil {
-		resp.Diagnostics.AddWarning("Old Static Site Versions Left Behind",
-			"The new version was uploaded, but deleting versions older than the one it replaces failed; they only use storage. "+
+		resp.Diagnostics.AddWarning("Old Static Site Files Left Behind",
+			"The new version was uploaded, but deleting older versions or files no longer in the site failed; they only use storage. "+
 				"The next update tries again.\n\nError: "+err.Error())
 	}
-	// Within the current version, files that are no longer in the site go too.
-	r.deleteStale(ctx, bucket, prefix, manifest)
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -332,14 +336,14 @@ func (r *staticSiteResource) upload(ctx context.Context, bucket, prefix string, 
 	return nil
 }
 
-// deleteUnder deletes every object under prefix except those under a prefix in keep.
-func (r *staticSiteResource) deleteUnder(ctx context.Context, bucket, prefix string, keep map[string]bool) error {
+// deleteUnder deletes every object under prefix whose key keep does not claim (nil: all).
+func (r *staticSiteResource) deleteUnder(ctx context.Context, bucket, prefix string, keep func(key string) bool) error {
 	objects, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, prefix)
 	if err != nil {
 		return err
 	}
 	for _, o := range objects {
-		if keptBy(o, keep) {
+		if keep != nil && keep(o.Key) {
 			continue
 		}
 		if err := r.data.Client.R2DeleteObject(ctx, r.data.AccountID, bucket, o.Key); err != nil {
@@ -347,37 +351,6 @@ func (r *staticSiteResource) deleteUnder(ctx context.Context, bucket, prefix str
 		}
 	}
 	return nil
-}
-
-func keptBy(o kdcf.R2Object, keep map[string]bool) bool {
-	for p := range keep {
-		if p != "" && strings.HasPrefix(o.Key, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// deleteStale removes objects under prefix that the manifest does not list (a file deleted in
-// the bucket's copy is re-uploaded; one added out of band is removed). Failures only leave
-// extra objects, so they are logged, not reported.
-func (r *staticSiteResource) deleteStale(ctx context.Context, bucket, prefix string, m *staticsite.Manifest) {
-	want := make(map[string]bool, len(m.Files))
-	for _, f := range m.Files {
-		want[prefix+f.Path] = true
-	}
-	objects, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, prefix)
-	if err != nil {
-		tflog.Warn(ctx, "Listing the static site for stale files failed", map[string]any{"error": err.Error()})
-		return
-	}
-	for _, o := range objects {
-		if !want[o.Key] {
-			if err := r.data.Client.R2DeleteObject(ctx, r.data.AccountID, bucket, o.Key); err != nil {
-				tflog.Warn(ctx, "Deleting a stale static file failed", map[string]any{"key": o.Key, "error": err.Error()})
-			}
-		}
-	}
 }
 
 func (r *staticSiteResource) setFromManifest(m *staticSiteModel, manifest *staticsite.Manifest, diags *diag.Diagnostics) {
