@@ -43,7 +43,7 @@ func (s *Server) registerR2Routes() {
 	s.mux.HandleFunc("DELETE "+buckets+"/{bucket_name}", s.handleJSON(s.deleteR2Bucket))
 	s.mux.HandleFunc("GET "+buckets+"/{bucket_name}/objects", s.handleJSON(s.listR2Objects))
 	// Object keys contain slashes; clients may send them raw or percent-encoded.
-	s.mux.HandleFunc("PUT "+buckets+"/{bucket_name}/objects/{object_key...}", s.putR2Object)
+	s.mux.HandleFunc("PUT "+buckets+"/{bucket_name}/objects/{object_key...}", s.handleJSON(s.putR2Object))
 	s.mux.HandleFunc("GET "+buckets+"/{bucket_name}/objects/{object_key...}", s.handleRaw(s.getR2Object))
 	s.mux.HandleFunc("DELETE "+buckets+"/{bucket_name}/objects/{object_key...}", s.handleJSON(s.deleteR2Object))
 }
@@ -72,10 +72,10 @@ func (s *Server) bucket(r *http.Request) (*R2Bucket, error) {
 }
 
 func (s *Server) listR2Buckets(r *http.Request) (any, any, func(), error) {
-	prefix := r.URL.Query().Get("name_contains")
+	contains := r.URL.Query().Get("name_contains")
 	views := []r2BucketView{}
 	for _, name := range slices.Sorted(maps.Keys(s.r2.Buckets)) {
-		if strings.Contains(name, prefix) {
+		if strings.Contains(name, contains) {
 			views = append(views, s.r2.Buckets[name].view())
 		}
 	}
@@ -205,49 +205,36 @@ func (s *Server) listR2Objects(r *http.Request) (any, any, func(), error) {
 
 // putR2Object stores the request body under the key; the request's Content-Type becomes the
 // object's content type (a client that sends none gets application/octet-stream, as on R2).
-func (s *Server) putR2Object(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, r2MaxObjectBytes))
+func (s *Server) putR2Object(r *http.Request) (any, any, func(), error) {
+	b, err := s.bucket(r)
 	if err != nil {
-		writeError(w, asAPIError(err))
-		return
+		return nil, nil, nil, err
+	}
+	key := r.PathValue("object_key")
+	if key == "" {
+		return nil, nil, nil, errBadRequest("the object key is empty")
+	}
+	body, err := io.ReadAll(r.Body) // handleJSON has read it already, within maxBodyBytes
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(body) > r2MaxObjectBytes {
+		return nil, nil, nil, &apiError{Status: http.StatusRequestEntityTooLarge, Code: codeBadRequest,
+			Message: "the object is larger than the local edge's " + strconv.Itoa(r2MaxObjectBytes) + " bytes"}
 	}
 	contentType := r.Header.Get("Content-Type")
 	if _, _, parseErr := mime.ParseMediaType(contentType); contentType == "" || parseErr != nil {
 		contentType = "application/octet-stream"
 	}
-	key := r.PathValue("object_key")
 	sum := md5.Sum(body)
-	obj := &R2Object{Content: body, ContentType: contentType, ETag: hex.EncodeToString(sum[:])}
-
-	s.mu.Lock()
-	var (
-		result any
-		notify func()
-	)
-	if scopeErr := s.checkScope(r); scopeErr != nil {
-		err = scopeErr
-	} else if b, bucketErr := s.bucket(r); bucketErr != nil {
-		err = bucketErr
-	} else if key == "" {
-		err = errBadRequest("the object key is empty")
-	} else {
-		obj.Uploaded = s.now()
-		b.Objects[key] = obj
-		if err = s.save(fileR2); err == nil {
-			result = map[string]any{"key": key, "etag": obj.ETag, "size": strconv.Itoa(len(body)),
-				"uploaded": obj.Uploaded.UTC().Format(time.RFC3339Nano), "storage_class": "Standard", "version": obj.ETag}
-			notify = s.notifyR2(R2Event{Bucket: b.Name, Key: key, Object: obj.clone()})
-		}
+	obj := &R2Object{Content: body, ContentType: contentType, ETag: hex.EncodeToString(sum[:]), Uploaded: s.now()}
+	b.Objects[key] = obj
+	if err := s.save(fileR2); err != nil {
+		return nil, nil, nil, err
 	}
-	s.mu.Unlock()
-	if err != nil {
-		writeError(w, asAPIError(err))
-		return
-	}
-	if notify != nil {
-		notify()
-	}
-	writeResult(w, result, nil)
+	result := map[string]any{"key": key, "etag": obj.ETag, "size": strconv.Itoa(len(body)),
+		"uploaded": obj.Uploaded.UTC().Format(time.RFC3339Nano), "storage_class": "Standard", "version": obj.ETag}
+	return result, nil, s.notifyR2(R2Event{Bucket: b.Name, Key: key, Object: obj.clone()}), nil
 }
 
 // getR2Object answers the object's bytes and ETag. The API declares every download as
