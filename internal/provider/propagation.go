@@ -45,13 +45,6 @@ type propagationProbe struct {
 	Interval time.Duration
 }
 
-func (p propagationProbe) client() *http.Client {
-	if p.Client != nil {
-		return p.Client
-	}
-	return defaultProbeClient()
-}
-
 func defaultProbeClient() *http.Client {
 	c := cleanhttp.DefaultPooledClient()
 	c.Timeout = 10 * time.Second
@@ -131,7 +124,7 @@ func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev st
 	return diags
 }
 
-// probe asks the edge whether it serves rev for host.
+// probe asks the edge whether it serves rev for host (p.Client is set by wait).
 func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.url(host, route.ProbePath), nil)
 	if err != nil {
@@ -139,7 +132,7 @@ func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, 
 	}
 	req.Host = host
 	req.Header.Set(route.ExpectRevHeader, rev)
-	resp, err := p.client().Do(req)
+	resp, err := p.Client.Do(req)
 	if err != nil {
 		return "", err
 	}
@@ -158,7 +151,7 @@ func (p propagationProbe) get(ctx context.Context, host, target string) (int, er
 		return 0, err
 	}
 	req.Host = host
-	resp, err := p.client().Do(req)
+	resp, err := p.Client.Do(req)
 	if err != nil {
 		return 0, err
 	}

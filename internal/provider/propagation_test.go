@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/rollout"
 )
 
 // fullEdge is a whole local edge (API, the Worker in workerd, tunnel emulation, the router)
@@ -56,12 +57,10 @@ func startFullEdge(t *testing.T) *fullEdge {
 	})
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
-		if data, err := os.ReadFile(ready); err == nil {
-			env := map[string]string{}
-			for _, line := range strings.Split(string(data), "\n") {
-				if k, v, ok := strings.Cut(strings.TrimPrefix(line, "export "), "="); ok {
-					env[k] = strings.Trim(v, "'")
-				}
+		if _, err := os.Stat(ready); err == nil {
+			env, err := rollout.ReadEnvFile(ready)
+			if err != nil {
+				t.Fatal(err)
 			}
 			return &fullEdge{env: env}
 		}
