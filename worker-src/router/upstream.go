@@ -243,6 +243,10 @@ func (rt *Router) exchange(w http.ResponseWriter, c *upstreamConn, r *http.Reque
 		return nil, err
 	}
 	c.conn.SetReadDeadline(time.Now().Add(rt.pool.responseHeaderTimeout))
+	// A client that left before this line had its past deadline overwritten just now.
+	if err := r.Context().Err(); err != nil {
+		return nil, err
+	}
 	if _, err := c.br.Peek(1); err != nil {
 		if c.reused && (errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)) {
 			return nil, errors.Join(errClosedBeforeAnswer, err)
@@ -263,6 +267,11 @@ func (rt *Router) exchange(w http.ResponseWriter, c *upstreamConn, r *http.Reque
 			// exchange sets a new deadline, and the timer need not be touched.
 			if res.Body != http.NoBody && (res.ContentLength < 0 || int64(c.br.Buffered()) < res.ContentLength) {
 				c.conn.SetReadDeadline(time.Time{})
+				// Clearing the deadline must not undo the cancellation of a client that left.
+				// (The caller closes the connection; draining the body could block.)
+				if err := r.Context().Err(); err != nil {
+					return nil, err
+				}
 			}
 			return res, nil
 		}
