@@ -83,7 +83,8 @@ wait_port() { # wait_port <port> <name>: up to 10 s for a listener
 }
 
 "$TMP/benchtool" backend -listen "127.0.0.1:$BACKEND_PORT" &
-PIDS+=($!)
+BACKEND_PID=$!
+PIDS+=($BACKEND_PID)
 wait_port "$BACKEND_PORT" backend
 
 # The secret is random per run, lives only in a 0600 file and is never printed.
@@ -152,21 +153,26 @@ cpu_ticks() {
 TICKS_PER_SECOND=$(getconf CLK_TCK)
 
 # run_wrk <name> <port> <duration> <lua> <proxy-pid>: prints
-# "<rps> <p50_ms> <p99_ms> <cpu_us_per_req> <busy_percent>", failing on any non-2xx answer or
-# socket error. busy_percent is the proxy's CPU time over the run's wall time and the machine's CPUs.
+# "<rps> <p50_ms> <p99_ms> <cpu_us_per_req> <busy_percent> <backend_cpu_us_per_req>", failing on
+# any non-2xx answer or socket error. busy_percent is the proxy's CPU time over the run's wall
+# time and the machine's CPUs; the backend's CPU per request is what a plain net/http server
+# answering a small fixed body costs on this machine.
 run_wrk() {
-  local out before after t0 t1
+  local out before after bbefore bafter t0 t1
   before=$(cpu_ticks "$5")
+  bbefore=$(cpu_ticks "$BACKEND_PID")
   t0=$(date +%s%N)
   out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$3" --latency -s "$4" "http://127.0.0.1:$2/")
   t1=$(date +%s%N)
   after=$(cpu_ticks "$5")
+  bafter=$(cpu_ticks "$BACKEND_PID")
   if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then
     log "$1: wrk reported errors:"
     echo "$out" >&2
     exit 1
   fi
-  awk -v ticks=$((after - before)) -v hz="$TICKS_PER_SECOND" -v wall_ns=$((t1 - t0)) -v cpus="$NCPU" '
+  awk -v ticks=$((after - before)) -v bticks=$((bafter - bbefore)) -v hz="$TICKS_PER_SECOND" \
+    -v wall_ns=$((t1 - t0)) -v cpus="$NCPU" '
     function ms(v) {
       if (v ~ /us$/) return v / 1000
       if (v ~ /ms$/) return v + 0
@@ -179,7 +185,8 @@ run_wrk() {
     $1 == "Requests/sec:" { rps = $2 }
     END {
       if (rps == "" || p99 == "" || requests == 0) exit 1
-      printf "%.2f %.3f %.3f %.1f %.0f\n", rps, p50, p99, ticks / hz * 1e6 / requests, ticks / hz * 1e11 / wall_ns / cpus
+      printf "%.2f %.3f %.3f %.1f %.0f %.1f\n", rps, p50, p99, ticks / hz * 1e6 / requests,
+        ticks / hz * 1e11 / wall_ns / cpus, bticks / hz * 1e6 / requests
     }
   ' <<<"$out"
 }
@@ -197,13 +204,13 @@ router_lua
 run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" "$ROUTER_PID" >/dev/null
 run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" "$NGINX_PID" >/dev/null
 
-best_router="0 0 0 0 0" best_nginx="0 0 0 0 0"
+best_router="0 0 0 0 0 0" best_nginx="0 0 0 0 0 0"
 report() { # report <label> <router result> <nginx result>
-  local rr rp50 rp99 rcpu rbusy nr np50 np99 ncpu nbusy
-  read -r rr rp50 rp99 rcpu rbusy <<<"$2"
-  read -r nr np50 np99 ncpu nbusy <<<"$3"
-  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%%\n' \
-    "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$rbusy" "$nr" "$np50" "$np99" "$ncpu" "$nbusy"
+  local rr rp50 rp99 rcpu rbusy nr np50 np99 ncpu nbusy nbackend
+  read -r rr rp50 rp99 rcpu rbusy _ <<<"$2"
+  read -r nr np50 np99 ncpu nbusy nbackend <<<"$3"
+  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | backend cpu %5s us/req\n' \
+    "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$rbusy" "$nr" "$np50" "$np99" "$ncpu" "$nbusy" "$nbackend"
 }
 better() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > y[1]) }'; }
 for round in $(seq "$ROUNDS"); do
@@ -216,8 +223,17 @@ for round in $(seq "$ROUNDS"); do
 done
 
 report best "$best_router" "$best_nginx"
-read -r rr _ rp99 _ _ <<<"$best_router"
-read -r nr _ np99 _ _ <<<"$best_nginx"
+read -r rr _ rp99 rcpu _ _ <<<"$best_router"
+read -r nr _ np99 ncpu _ nbackend <<<"$best_nginx"
+# The CPU a proxy may spend per request for 0.9 x nginx's req/s, when the machine is saturated:
+# the whole machine spends NCPU/rps per request, of which everything but the proxy (wrk, the
+# backend, the kernel's share) stays the same when the proxy changes. The backend is itself a
+# plain net/http server answering a fixed body, so its cost is a floor for any proxy fronted by
+# net/http (which also has to make the upstream request).
+awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v cpus="$NCPU" 'BEGIN {
+  budget = cpus * 1e6 / (0.9 * nr) - (cpus * 1e6 / nr - ncpu)
+  printf "cpu per request: router %.1f us, nginx %.1f us, plain net/http server (the backend) %.1f us; budget for 0.9 x nginx req/s on a saturated machine: %.1f us\n", rcpu, ncpu, nb, budget
+}'
 # wrk stops with requests in flight, which the router rightly logs as client_gone; anything
 # else it logged as a failure means the numbers are not of a healthy run.
 failures=$(grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | grep -v '"outcome":"client_gone"' || true)
