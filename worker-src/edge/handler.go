@@ -270,14 +270,16 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 
 	// 1. The content cache before any routing: a hit costs no KV and no route work.
 	// Two refinements that change no answer and spend no KV read:
-	//   - a host the in-isolate memo knows to be dynamic skips the lookup: only static
-	//     content is ever stored, so an entry there can only be a stale one from before
-	//     the app turned dynamic (skipping it makes that change visible sooner); so does
-	//     a host whose route-cache entry, looked up first, says dynamic;
+	//   - a host the in-isolate memo knows to be dynamic (even from an expired entry)
+	//     skips the lookup: only static content is ever stored, so an entry there can only
+	//     be a stale one from before the app turned dynamic (skipping it makes that change
+	//     visible sooner), and a host that turned static since is served from its origin
+	//     once, then memoized as static; so does a host whose route-cache entry, looked up
+	//     first, says dynamic;
 	//   - otherwise the route-cache entry is fetched alongside the content lookup, so a
 	//     content miss does not pay two Cache API round trips one after the other.
 	if getOrHead {
-		if hostErr == nil && (h.memoDynamic(host) || h.routeEntryDynamic(ex, host)) {
+		if hostErr == nil && (h.knownDynamic(host) || h.routeEntryDynamic(ex, host)) {
 			ex.line.ContentCache = "skip-dynamic"
 		} else {
 			wantRoute := hostErr == nil && !h.memoHas(host) && req.Route == nil

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -384,16 +385,43 @@ func TestForgedRouteCacheEntryIgnored(t *testing.T) {
 	// Someone else's entry under the route key, pointing shop at a hostile origin.
 	evil := dynamicRecord("shop")
 	evil.Dynamic.Origin = "evil.example"
-	body, _ := json.Marshal(cachedRoute{V: 1, Host: "shop.kamui.test", App: "shop",
+	entry, _ := json.Marshal(cachedRoute{V: routeEntryVersion, Host: "shop.kamui.test", App: "shop",
 		Record: json.RawMessage(record(t, evil)), Exp: w.clock.Now().Add(time.Hour).UnixMilli()})
 	w.cache.store(route.RouteCacheKey(testPlatform, "shop.kamui.test"), Entry{Status: 200,
-		Header: Header{{"Cache-Control", "max-age=600"}, {route.CacheMarkerHeader, "guessed-marker-0000"}}, Body: TextBody(body)})
+		Header: Header{{routeEntryHeader, base64.RawURLEncoding.EncodeToString(entry)},
+			{"Cache-Control", "max-age=600"}, {route.CacheMarkerHeader, "guessed-marker-0000"}}, Body: TextBody("")})
 	ex := w.serve(w.h, get("shop.kamui.test", "/"))
 	if ex.Plan.Forward == nil || !strings.HasPrefix(ex.Plan.Forward.URL, "https://tunnel.kamui.test/") {
 		t.Fatalf("forged route entry used: %+v", ex.Plan.Forward)
 	}
 	if ex.line.RouteCache != "unmarked" {
 		t.Errorf("route cache result %q", ex.line.RouteCache)
+	}
+}
+
+// An entry in the first format (the JSON in the body) reads as invalid: a miss that reads KV
+// and overwrites it, never a misread route.
+func TestRouteCacheEntryOfOtherVersionIsAMiss(t *testing.T) {
+	w := newWorld(t)
+	key := route.RouteCacheKey(testPlatform, "shop.kamui.test")
+	body, _ := json.Marshal(cachedRoute{V: 1, Host: "shop.kamui.test", App: "shop",
+		Record: json.RawMessage(record(t, dynamicRecord("shop"))), Exp: w.clock.Now().Add(time.Hour).UnixMilli()})
+	w.cache.store(key, Entry{Status: 200, Body: TextBody(body),
+		Header: Header{{"Content-Type", "application/json"}, {"Cache-Control", "max-age=600"}, {route.CacheMarkerHeader, testMarker}}})
+	req := get("shop.kamui.test", "/api")
+	req.Method = "POST"
+	ex := w.serve(w.h, req)
+	if ex.line.RouteCache != "invalid" || ex.line.RouteSource != "kv" || ex.Plan.Forward == nil {
+		t.Fatalf("old entry: route cache %q source %q forward %v", ex.line.RouteCache, ex.line.RouteSource, ex.Plan.Forward != nil)
+	}
+	var put *CachePut
+	for i := range ex.Plan.CachePuts {
+		if ex.Plan.CachePuts[i].Key == key {
+			put = &ex.Plan.CachePuts[i]
+		}
+	}
+	if put == nil || put.Entry.Header.Get(routeEntryHeader) == "" || bodyText(t, put.Entry.Body) != "" {
+		t.Fatalf("the old entry is not overwritten in the current format: %+v", put)
 	}
 }
 
@@ -578,6 +606,31 @@ func TestContentLookupSkippedForMemoizedDynamicHost(t *testing.T) {
 	w.serve(w.h, get("docs.kamui.test", "/"))
 	if ex := w.serve(w.h, get("docs.kamui.test", "/guide/start.html")); ex.line.ContentCache != "miss" {
 		t.Errorf("static host: content cache %q", ex.line.ContentCache)
+	}
+}
+
+// A memo entry that has expired still says the host was dynamic: the next request skips the
+// content lookup and re-resolves (here from the route cache). A host that turned static since
+// is served from its origin, then memoized as static, and looks up content again.
+func TestExpiredMemoStillSkipsContentLookup(t *testing.T) {
+	w := newWorld(t)
+	w.serve(w.h, get("shop.kamui.test", "/a"))
+	w.clock.Advance(w.h.Config.TTLs.Memo + time.Second)
+	ex := w.serve(w.h, get("shop.kamui.test", "/b"))
+	if ex.line.ContentCache != "skip-dynamic" || ex.line.RouteSource != "route-cache" || ex.Plan.Forward == nil {
+		t.Fatalf("expired memo: content %q, source %q", ex.line.ContentCache, ex.line.RouteSource)
+	}
+
+	// shop turns static; once the memo and the route cache have expired, KV says so.
+	w.routes.data["shop"] = record(t, route.Record{App: "shop", Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html"}})
+	w.clock.Advance(w.h.Config.TTLs.RouteCache + time.Second)
+	ex = w.serve(w.h, get("shop.kamui.test", "/"))
+	if ex.line.ContentCache != "skip-dynamic" || ex.line.RouteSource != "kv" || bodyText(t, ex.Plan.Body) != "docs home" {
+		t.Fatalf("turned static: content %q, source %q", ex.line.ContentCache, ex.line.RouteSource)
+	}
+	if ex := w.serve(w.h, get("shop.kamui.test", "/guide/start.html")); ex.line.ContentCache != "miss" || ex.line.RouteSource != "memo" {
+		t.Errorf("after the change: content %q, source %q", ex.line.ContentCache, ex.line.RouteSource)
 	}
 }
 

@@ -3,9 +3,10 @@ package edge
 import "time"
 
 // Body is a body the adapter owns (a JS stream, an R2 object, a cached Response). The core
-// passes it through without reading it, except for its own small route-cache entries.
+// passes it through without reading it: even its own route-cache entries are all in headers.
 type Body interface {
-	// Text reads the whole body. The core calls it only on route-cache entries it wrote.
+	// Text reads the whole body. The core never calls it on the adapter's bodies; the
+	// adapter uses it for the core's own TextBody answers, and tests to read plans.
 	Text() (string, error)
 }
 

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"time"
@@ -197,9 +198,15 @@ func (h *Handler) memoHas(host string) bool {
 	return ok
 }
 
-func (h *Handler) memoDynamic(host string) bool {
-	r, ok := h.memoEntry(host)
-	return ok && r.kind == resFound && r.rec.Kind == route.KindDynamic
+// knownDynamic reports whether the memo holds a resolution of host to a dynamic app, live or
+// expired. Expired entries stay in the map until it starts over; as a hint they only ever
+// skip a content lookup, which cannot change an answer (see Decide), so their age does not
+// matter: a host that turned static is served from its origin once and memoized afresh.
+func (h *Handler) knownDynamic(host string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m, ok := h.memo[host]
+	return ok && m.res.kind == resFound && m.res.rec.Kind == route.KindDynamic
 }
 
 // lookup reads the route cache, then KV, and caches what may be cached.
@@ -218,7 +225,10 @@ func (h *Handler) lookup(ex *Exchange, host, platformApp string, isPlatform bool
 }
 
 // cachedRoute is the route-cache entry: the resolution plus the record exactly as KV held
-// it, so that a hit goes through the same strict decoding as a KV read.
+// it, so that a hit goes through the same strict decoding as a KV read. It travels as
+// base64url JSON in the routeEntryHeader of an empty-bodied response: a lookup then needs
+// no body read (a second round trip to the cache's storage), and the header value stays
+// within the bytes a header may hold whatever the record contains.
 type cachedRoute struct {
 	V      int             `json:"v"`
 	Host   string          `json:"host"`
@@ -230,7 +240,12 @@ type cachedRoute struct {
 	Exp    int64           `json:"exp"`     // unix milliseconds
 }
 
-const routeEntryVersion = 1
+// routeEntryVersion 2 moved the entry from the body into routeEntryHeader; an entry of
+// another version reads as invalid, which is a miss that overwrites it.
+const (
+	routeEntryVersion = 2
+	routeEntryHeader  = "Kamui-Route-Entry"
+)
 
 func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, bool) {
 	var m routeMatch
@@ -250,18 +265,14 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 	case !found:
 		ex.line.RouteCache = "miss"
 		return resolution{}, false
-	case !h.markerOK(e.Header) || e.Body == nil:
+	case !h.markerOK(e.Header):
 		ex.line.RouteCache = "unmarked"
-		return resolution{}, false
-	}
-	text, err := e.Body.Text()
-	if err != nil {
-		ex.line.RouteCache = "error"
 		return resolution{}, false
 	}
 	var c cachedRoute
 	now := h.now()
-	if json.Unmarshal([]byte(text), &c) != nil || c.V != routeEntryVersion || c.Host != host ||
+	text, err := base64.RawURLEncoding.DecodeString(e.Header.Get(routeEntryHeader))
+	if err != nil || json.Unmarshal(text, &c) != nil || c.V != routeEntryVersion || c.Host != host ||
 		now.UnixMilli() >= c.Exp {
 		// Invalid or expired by our own clock: treated as a miss and overwritten.
 		ex.line.RouteCache = "invalid"
@@ -302,15 +313,15 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		return
 	}
 	c.Exp = h.now().Add(ttl).UnixMilli()
-	body, err := json.Marshal(c)
+	entry, err := json.Marshal(c)
 	if err != nil {
 		return
 	}
 	hdr := append(make(Header, 0, 3), // not a literal: see Exchange.fixed
-		Field{"Content-Type", "application/json"},
+		Field{routeEntryHeader, base64.RawURLEncoding.EncodeToString(entry)},
 		Field{"Cache-Control", "max-age=" + strconv.FormatInt(secs, 10)},
 		Field{route.CacheMarkerHeader, h.Config.CacheMarker})
-	ex.puts = append(ex.puts, CachePut{Key: key, Entry: Entry{Status: 200, Header: hdr, Body: TextBody(body)}})
+	ex.puts = append(ex.puts, CachePut{Key: key, Entry: Entry{Status: 200, Header: hdr, Body: TextBody("")}})
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its

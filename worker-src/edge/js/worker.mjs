@@ -9,7 +9,8 @@
 // takes and returns a length. Header names and values, URLs and JSON never contain NUL.
 //   decide(n)           request: id, method, url, header count, name, value, ...
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
-//                       "E" message, or "H" status, header count, pairs..., body text
+//                       "E" message, or "H" status, header count, pairs... (a route-cache
+//                       entry is all in its headers; a content entry's body stays here)
 //   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
@@ -120,9 +121,8 @@ function pushHeaders(fields, headers) {
 }
 
 // lookup makes one Cache API lookup the core asked for and returns its fields and the
-// entry. Route-cache entries (small, the core's own JSON) are read, from a copy when the
-// entry itself is kept for its body; content entries are kept whole for their body.
-async function lookup(key, readText, keep) {
+// entry, whose body (a content entry's) stays here.
+async function lookup(key) {
   const f = [];
   try {
     const hit = await caches.default.match(key);
@@ -130,10 +130,8 @@ async function lookup(key, readText, keep) {
       f.push("M");
       return { f };
     }
-    const text = readText ? await (keep ? hit.clone() : hit).text() : "";
     f.push("H", String(hit.status));
     pushHeaders(f, hit.headers);
-    f.push(text);
     return { f, hit };
   } catch (err) {
     f.push("E", "match: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"));
@@ -145,10 +143,9 @@ async function lookup(key, readText, keep) {
 const io = {
   // kv reads one key as text with the core's cacheTtl (seconds); null when absent.
   kv: (namespace, key, cacheTtl) => namespace.get(key, { type: "text", cacheTtl }),
-  // match is a Cache API lookup the core makes itself: the lookup's fields (with the text)
-  // and the entry, whose body stays here.
+  // match is a Cache API lookup the core makes itself: the lookup's fields and the entry.
   async match(key) {
-    const { f, hit } = await lookup(key, true, true);
+    const { f, hit } = await lookup(key);
     return { f: f.join("\0") + "\0", r: hit || null };
   },
   // r2 reads a static object (or only its metadata); the headers the core uses travel as
@@ -177,8 +174,10 @@ async function serve(request, env, ctx) {
   const pending = [undefined, undefined]; // content, route
   while (a.kind === "L") {
     const keys = [a.next(), a.next()];
-    for (const i of [0, 1]) {
-      if (keys[i] && !pending[i]) pending[i] = lookup(keys[i], i === 1, false).then((r) => [i, r]);
+    // The route lookup is made first: a dynamic route needs only it, and a cache that serves
+    // lookups in order then answers it before the content lookup.
+    for (const i of [1, 0]) {
+      if (keys[i] && !pending[i]) pending[i] = lookup(keys[i]).then((r) => [i, r]);
     }
     const [i, r] = await Promise.race(pending.filter(Boolean));
     pending[i] = undefined;
@@ -224,7 +223,6 @@ async function forward(request, a, ctx) {
   const token = a.token;
   const method = a.next(), url = a.next(), timeoutMs = a.int(), webSocket = a.next() === "1";
   const headers = a.header();
-  a.puts(ctx);
   const controller = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
@@ -239,6 +237,9 @@ async function forward(request, a, ctx) {
   } finally {
     clearTimeout(timer);
   }
+  // Route-cache puts start once the upstream has answered, so they never queue ahead of the
+  // request's own fetch.
+  a.puts(ctx);
   const fields = [outcome, response ? String(response.status) : "0", detail];
   const at = fields.length;
   fields.push("0");

@@ -134,9 +134,9 @@ func (f *fields) header() edge.Header {
 }
 
 // lookup reads one lookup outcome: "" not made, "M" miss, "E" error + message, or
-// "H" hit + status + header + body text (route-cache entries; content bodies stay in JS).
-func (f *fields) lookup(content bool) *edge.Lookup {
-	// content: the entry's body stays in worker.mjs (cachedBody); otherwise its text is read.
+// "H" hit + status + header. The entry's body stays in worker.mjs (cachedBody): a content
+// entry is served from there, and a route-cache entry is all in its headers.
+func (f *fields) lookup() *edge.Lookup {
 	switch f.next() {
 	case "M":
 		return &edge.Lookup{}
@@ -146,12 +146,7 @@ func (f *fields) lookup(content bool) *edge.Lookup {
 		l := &edge.Lookup{Found: true}
 		l.Entry.Status = f.int()
 		l.Entry.Header = f.header()
-		text := f.next()
-		if content {
-			l.Entry.Body = cachedBody{}
-		} else {
-			l.Entry.Body = edge.TextBody(text)
-		}
+		l.Entry.Body = cachedBody{}
 		return l
 	}
 	return nil
@@ -276,10 +271,10 @@ func lookups(token, n int) any {
 		return begin("X", token).send()
 	}
 	f := readFields(n)
-	if l := f.lookup(true); l != nil {
+	if l := f.lookup(); l != nil {
 		x.req.Content = l
 	}
-	if l := f.lookup(false); l != nil {
+	if l := f.lookup(); l != nil {
 		x.req.Route = l
 	}
 	return settle(x, token, x.ex.Decide())
@@ -410,7 +405,8 @@ func take(token int) *exchange {
 	return x
 }
 
-// cachedBody is the body of a content-cache entry worker.mjs looked up: it stays there.
+// cachedBody is the body of a Cache API entry worker.mjs looked up: it stays there (a content
+// entry is served from there; a route-cache entry is all in its headers).
 type cachedBody struct{}
 
 func (cachedBody) Text() (string, error) { return "", errors.New("content entry body stays in JS") }
@@ -500,10 +496,9 @@ func (cache) Match(key string) (edge.Entry, bool, error) {
 	if err != nil {
 		return edge.Entry{}, false, err
 	}
-	l := (&fields{[]byte(v.Get("f").String())}).lookup(false)
+	l := (&fields{[]byte(v.Get("f").String())}).lookup()
 	if l.Found {
-		text, _ := l.Entry.Body.Text()
-		l.Entry.Body = body{v.Get("r"), text}
+		l.Entry.Body = body{v: v.Get("r")}
 	}
 	return l.Entry, l.Found, l.Err
 }
@@ -528,14 +523,10 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 	return o, true, nil
 }
 
-// body is a JS object with a .body stream (Response, R2ObjectBody) and, for a route-cache
-// entry, the text worker.mjs read from it.
-type body struct {
-	v    js.Value
-	text string
-}
+// body is a JS object with a .body stream (Response, R2ObjectBody); the stream stays in JS.
+type body struct{ v js.Value }
 
-func (b body) Text() (string, error) { return b.text, nil }
+func (body) Text() (string, error) { return "", errors.New("the body stays in JS") }
 
 type settled struct {
 	v   js.Value

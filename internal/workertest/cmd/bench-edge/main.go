@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,7 +33,7 @@ import (
 
 const platform = "kamui.test"
 
-var only, dumpLogs, logSample string
+var only, dumpLogs, logSample, compareDir string
 var byKind bool
 
 type request struct {
@@ -60,7 +61,8 @@ func main() {
 	conc := flag.Int("concurrency", 32, "maximum requests in flight")
 	seed := flag.Int64("seed", 1, "trace seed")
 	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the edge Worker (the KV cross-check needs 1)")
-	flag.StringVar(&only, "only", "", "run only this Worker (edge, baseline, js-passthrough); for debugging")
+	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, baseline, js-passthrough, js-pass+cache, edge-compare); for debugging")
+	flag.StringVar(&compareDir, "compare", "", "also replay another build of the edge Worker from this directory (scripts/build-worker.sh DIR), as edge-compare, to A/B a change under the same load")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
 	flag.BoolVar(&byKind, "by-kind", false, "also print each Worker's latency per kind of request (diagnostic)")
 	flag.Parse()
@@ -141,6 +143,12 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		{"js-pass+cache", workertest.HostConfig{ModulesRoot: testdata, Modules: []workertest.Module{
 			{Type: "ESModule", Path: "passthrough-cache.mjs"}, {Type: "ESModule", Path: "passthrough.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
 	}
+	if compareDir != "" {
+		workers = append(workers, struct {
+			name string
+			cfg  workertest.HostConfig
+		}{"edge-compare", workertest.HostConfig{ModulesRoot: compareDir, Modules: workertest.EdgeModules()}})
+	}
 	// All Workers replay the same trace at the same time, each on its own workerd: the
 	// machine's background load then weighs on every Worker alike.
 	results := map[string]*runResult{}
@@ -149,7 +157,7 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	var wg sync.WaitGroup
 	hosts := map[string]*workertest.Host{}
 	for _, w := range workers {
-		if only != "" && w.name != only {
+		if only != "" && !slices.Contains(strings.Split(only, ","), w.name) {
 			continue
 		}
 		cfg := w.cfg
@@ -167,7 +175,7 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := replay(h, name == "edge", trace, conc)
+			res, err := replay(h, name, trace, conc)
 			mu.Lock()
 			defer mu.Unlock()
 			results[name], errs[name] = res, err
@@ -187,6 +195,10 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		if res.kinds != "" {
 			fmt.Printf("bench-edge: %-15s by kind:%s\n", w.name, res.kinds)
 		}
+	}
+	if c, e := results["edge-compare"], results["edge"]; c != nil && e != nil {
+		fmt.Printf("bench-edge: edge vs edge-compare p50=%.3f p99=%.3f kv_reads=%d/%d\n",
+			float64(e.p50)/float64(c.p50), float64(e.p99)/float64(c.p99), e.kvReads, c.kvReads)
 	}
 	if only != "" {
 		return nil
@@ -343,7 +355,9 @@ type runResult struct {
 	statuses                  map[int]int
 }
 
-func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runResult, error) {
+// replay sends trace to the Worker called name; the edge Workers' log lines are read too.
+func replay(h *workertest.Host, name string, trace []request, conc int) (*runResult, error) {
+	isEdge := strings.HasPrefix(name, "edge")
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	ids := make([]string, len(trace))
@@ -465,7 +479,7 @@ func replay(h *workertest.Host, isEdge bool, trace []request, conc int) (*runRes
 			res.kinds += fmt.Sprintf("\n    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms", p, len(d), ms(d[len(d)/2]), ms(d[len(d)*9/10]), ms(d[len(d)*99/100]))
 		}
 	}
-	if dumpLogs != "" && isEdge {
+	if dumpLogs != "" && name == "edge" {
 		os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs()[logsBefore:], "\n")+"\n"+h.Stderr()), 0o644)
 	}
 	if byKind {
