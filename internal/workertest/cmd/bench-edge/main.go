@@ -20,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -73,6 +74,7 @@ func main() {
 }
 
 func run(n int, rate float64, apps, budget, conc int, seed int64) error {
+	loadStart := loadAverage()
 	root, err := workertest.RepoRoot()
 	if err != nil {
 		return err
@@ -214,9 +216,22 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	fmt.Printf("bench-edge: warm latency edge p50=%.2fms p99=%.2fms; js-passthrough p50=%.2fms p99=%.2fms; js-pass+cache (one Cache API lookup per GET) p50=%.2fms p99=%.2fms\n",
 		ms(e.p50), ms(e.p99), ms(js.p50), ms(js.p99), ms(jsc.p50), ms(jsc.p99))
 	fmt.Printf("bench-edge: edge.wasm raw_bytes=%d gzip_bytes=%d\n", len(wasm), gzipBytes)
+	// The latency ratios move with the machine's other work: under load the runtimes'
+	// queueing hides the Workers' differences, on a quiet machine their I/O shows.
+	fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
+		loadStart, loadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge: kv_reads_vs_floor=%.3f latency_p50_vs_js=%.3f latency_p99_vs_js=%.3f gzip_bytes=%d\n",
 		float64(e.kvReads)/float64(max(floor, 1)), float64(e.p50)/float64(js.p50), float64(e.p99)/float64(js.p99), gzipBytes)
 	return nil
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 func per1000(reads, n int) float64 { return float64(reads) * 1000 / float64(n) }
