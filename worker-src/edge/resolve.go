@@ -200,7 +200,7 @@ func (h *Handler) memoHas(host string) bool {
 
 // knownDynamic reports whether the memo holds a resolution of host to a dynamic app, live or
 // expired. Expired entries stay in the map until it starts over; as a hint they only ever
-// skip a content lookup, which cannot change an answer (see Decide), so their age does not
+// skip a content lookup, which cannot change an answer (see serve, step 1), so their age does not
 // matter: a host that turned static is served from its origin once and memoized afresh.
 func (h *Handler) knownDynamic(host string) bool {
 	h.mu.Lock()
@@ -271,8 +271,8 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 	}
 	var c cachedRoute
 	now := h.now()
-	text, err := base64.RawURLEncoding.DecodeString(e.Header.Get(routeEntryHeader))
-	if err != nil || json.Unmarshal(text, &c) != nil || c.V != routeEntryVersion || c.Host != host ||
+	entry, err := base64.RawURLEncoding.DecodeString(e.Header.Get(routeEntryHeader))
+	if err != nil || json.Unmarshal(entry, &c) != nil || c.V != routeEntryVersion || c.Host != host ||
 		now.UnixMilli() >= c.Exp {
 		// Invalid or expired by our own clock: treated as a miss and overwritten.
 		ex.line.RouteCache = "invalid"

@@ -409,7 +409,7 @@ func take(token int) *exchange {
 // entry is served from there; a route-cache entry is all in its headers).
 type cachedBody struct{}
 
-func (cachedBody) Text() (string, error) { return "", errors.New("content entry body stays in JS") }
+func (cachedBody) Text() (string, error) { return "", errors.New("the cached body stays in JS") }
 
 func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
