@@ -49,6 +49,12 @@ type request struct {
 	kind     string // static-get | dynamic | unknown | static-head (for -by-kind)
 }
 
+// benchWorker is one Worker the trace is replayed through.
+type benchWorker struct {
+	name string
+	cfg  workertest.HostConfig
+}
+
 type fixture struct {
 	kv map[string]map[string]string
 	r2 map[string]map[string]workertest.Object
@@ -133,10 +139,7 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	}
 	origins := map[string]string{"tunnel.kamui.test": "http://" + origin.Addr().String()}
 	testdata := filepath.Join(root, "internal", "workertest", "testdata")
-	workers := []struct {
-		name string
-		cfg  workertest.HostConfig
-	}{
+	workers := []benchWorker{
 		{"edge", workertest.HostConfig{ModulesRoot: out, Modules: workertest.EdgeModules()}},
 		{"baseline", workertest.HostConfig{ModulesRoot: testdata, Modules: []workertest.Module{
 			{Type: "ESModule", Path: "baseline.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
@@ -146,10 +149,7 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 			{Type: "ESModule", Path: "passthrough-cache.mjs"}, {Type: "ESModule", Path: "passthrough.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
 	}
 	if compareDir != "" {
-		workers = append(workers, struct {
-			name string
-			cfg  workertest.HostConfig
-		}{"edge-compare", workertest.HostConfig{ModulesRoot: compareDir, Modules: workertest.EdgeModules()}})
+		workers = append(workers, benchWorker{"edge-compare", workertest.HostConfig{ModulesRoot: compareDir, Modules: workertest.EdgeModules()}})
 	}
 	// All Workers replay the same trace at the same time, each on its own workerd: the
 	// machine's background load then weighs on every Worker alike.
