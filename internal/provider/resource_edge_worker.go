@@ -65,10 +65,9 @@ type edgeWorkerModel struct {
 
 // Binding names and minimum secret sizes of the Worker (worker-src/edge/config.go).
 const (
-	minSigningSecretBytes  = 32
-	minCacheMarkerBytes    = 16
-	workerCompatibilityDay = "2025-01-01"
-	driftedContent         = "changed outside Terraform"
+	minSigningSecretBytes = 32
+	minCacheMarkerBytes   = 16
+	driftedContent        = "changed outside Terraform"
 )
 
 // maxUpstreamTimeout is the default ceiling, written as Go prints it so an import reads back the
@@ -264,7 +263,7 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
 	up := kdcf.WorkerUpload{
 		MainModule:        w.MainModule,
-		CompatibilityDate: workerCompatibilityDay,
+		CompatibilityDate: route.WorkerCompatibilityDate,
 		Bindings: []map[string]any{
 			{"type": "kv_namespace", "name": "ROUTES", "namespace_id": m.RoutesNamespaceID.ValueString()},
 			{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": m.DomainsNamespaceID.ValueString()},

@@ -43,6 +43,9 @@ type HostConfig struct {
 	// Cache API calls on URLs containing these substrings reject.
 	FailKV    []string `json:"failKV,omitempty"`
 	FailCache []string `json:"failCache,omitempty"`
+	// CompatibilityDate defaults to host.mjs's own; the edge Worker's tests pass
+	// route.WorkerCompatibilityDate, the date the provider uploads it with.
+	CompatibilityDate string `json:"compatibilityDate,omitempty"`
 }
 
 // CacheEntry is a Cache API entry to seed (e.g. one without this deployment's marker).

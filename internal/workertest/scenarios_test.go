@@ -480,3 +480,20 @@ func TestKVCacheTTLs(t *testing.T) {
 		}
 	}
 }
+
+// TestOriginFetchBypassesSharedCache: every app forwards to the same tunnel origin URL, so the
+// origin fetch must neither read nor fill a zone cache keyed by URL (cache: "no-store"). A
+// runtime without a zone in front cannot show the cache itself; what workerd does show is how
+// it marks such a subrequest on the wire (Cache-Control: no-cache and Pragma: no-cache, sent
+// by no client here), which is what the local edge's emulated zone cache honours. A shim that
+// dropped the option would lose both headers and fail here.
+func TestOriginFetchBypassesSharedCache(t *testing.T) {
+	for _, method := range []string{"GET", "POST"} {
+		r := do(t, method, "shop.kamui.test", "/assets/app.js", nil, "")
+		seen := echoed(t, r)
+		if seen["h:cache-control"] != "no-cache" || seen["h:pragma"] != "no-cache" {
+			t.Errorf("%s: upstream saw Cache-Control %q, Pragma %q: the origin fetch does not opt out of the zone cache",
+				method, seen["h:cache-control"], seen["h:pragma"])
+		}
+	}
+}

@@ -8,6 +8,17 @@
 // adapter fetches upstream and then asks the core to post-process the response headers
 // (Exchange.UpstreamResponse) or to answer a failed fetch (Exchange.UpstreamFailed).
 //
+// # The origin fetch never touches a shared cache
+//
+// Every dynamic app is forwarded to the same tunnel origin URL (https://<origin>/<path>); only
+// the signed Kamui-* headers say which tenant a request is for. A zone cache in front of that
+// origin is keyed by URL, so one tenant's cacheable answer for /assets/app.js would be served
+// to another tenant's visitors without the router ever seeing the request. The adapter
+// therefore makes the origin fetch with cache: "no-store" (route.WorkerCompatibilityDate
+// supports it), and the tunnel adds a zone Cache Rule that bypasses the cache for its origin
+// hostname as a second layer. Only static content, stored by the core itself under the public
+// URL and checked by its private marker, is ever cached.
+//
 // # Bindings
 //
 // The Worker reads its whole configuration from these Worker bindings; the provider must

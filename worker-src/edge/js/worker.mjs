@@ -228,7 +228,10 @@ async function forward(request, a, ctx) {
   const timer = setTimeout(() => { timedOut = true; controller.abort(); }, timeoutMs);
   let response, outcome = "ok", detail = "";
   try {
-    const init = { method, headers, redirect: "manual", signal: controller.signal };
+    // cache: "no-store": every app is forwarded to the same tunnel origin URL, and only the
+    // signed Kamui-* headers say which tenant a request is for, so a zone cache keyed by URL
+    // would hand one tenant's answer to another. The origin fetch never reads or fills it.
+    const init = { method, headers, redirect: "manual", signal: controller.signal, cache: "no-store" };
     if (method !== "GET" && method !== "HEAD" && !webSocket) init.body = request.body;
     response = await fetch(url, init);
   } catch (err) {

@@ -1,0 +1,7 @@
+package route
+
+// WorkerCompatibilityDate is the compatibility date the edge Worker is uploaded with, and the one
+// the runtime tests run it under. The Worker's origin fetch passes cache: "no-store", which the
+// runtime accepts from 2024-11-11 on (before that the option throws); a later date is a Worker
+// change of its own, to be tested before it lands.
+const WorkerCompatibilityDate = "2025-01-01"
