@@ -196,7 +196,23 @@ func seedCache() map[string]CacheEntry {
 			Text: "FORGED"},
 		"http://docs.kamui.test/index.html": {Headers: map[string]string{"Cache-Control": "max-age=600"},
 			Text: "UNMARKED"},
+		// Route-cache entries as the Worker writes them (marked), under the route cache's own
+		// URL and under a public content URL: neither may ever be answered as content.
+		strings.Replace(route.RouteCacheKey(platform, "www.shop.example"), "https:", "http:", 1): routeEntry("www.shop.example"),
+		"http://docs.kamui.test/guide/start.html?entry":                                          routeEntry("docs.kamui.test"),
 	}
+}
+
+// routeEntry is a route-cache entry for host in the Worker's format (entry version 2: base64url
+// JSON in Kamui-Route-Entry, an empty body, this deployment's marker).
+func routeEntry(host string) CacheEntry {
+	now := time.Now()
+	entry, _ := json.Marshal(map[string]any{"v": 2, "host": host, "app": "shop",
+		"record":  json.RawMessage(mustRecord(dyn("shop", "tunnel.kamui.test", 5000))),
+		"read_at": now.UnixMilli(), "exp": now.Add(time.Hour).UnixMilli()})
+	return CacheEntry{Headers: map[string]string{
+		"Kamui-Route-Entry":     base64.RawURLEncoding.EncodeToString(entry),
+		route.CacheMarkerHeader: testMarker, "Cache-Control": "max-age=3600"}}
 }
 
 func startServer(h http.Handler) net.Listener {

@@ -497,3 +497,41 @@ func TestOriginFetchBypassesSharedCache(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteEntriesNeverServedAsContent: a GET of the route cache's own URL (a reserved host)
+// is refused before any lookup, and a marked route entry stored under a public URL is no
+// content hit: neither tells an outsider whether or when a host was resolved.
+func TestRouteEntriesNeverServedAsContent(t *testing.T) {
+	internal := do(t, "GET", "kamui-internal."+platform, "/route/v1/www.shop.example", nil, "")
+	assertFixed(t, internal, 404)
+	if internal.header.Get("Age") != "" || internal.header.Get("Kamui-Route-Entry") != "" {
+		t.Errorf("the route entry's URL answered with Age %q, entry %q", internal.header.Get("Age"), internal.header.Get("Kamui-Route-Entry"))
+	}
+	if l := logOf(t, internal.header.Get("X-Request-Id")); l["content_cache"] != "skip" {
+		t.Errorf("a reserved host was looked up in the cache: %v", l)
+	}
+	public := do(t, "GET", "docs.kamui.test", "/guide/start.html?entry", nil, "")
+	if public.status != 200 || public.body != "<h1>start</h1>" || public.header.Get("Age") != "" {
+		t.Fatalf("a route entry under a content URL: %d %q Age %q", public.status, public.body, public.header.Get("Age"))
+	}
+	if l := logOf(t, public.header.Get("X-Request-Id")); l["content_cache"] != "route-entry" {
+		t.Errorf("log %v", l)
+	}
+}
+
+// TestUnderscoreHeadersNeverForwarded: underscore spellings of forwarding and platform headers
+// are dropped at the edge (nginx's default), since CGI-style stacks merge them with the real ones.
+func TestUnderscoreHeadersNeverForwarded(t *testing.T) {
+	r := do(t, "GET", "shop.kamui.test", "/", map[string]string{
+		"X_Forwarded_Host": "evil.example", "X_Forwarded_For": "6.6.6.6", "X_Real_IP": "6.6.6.6", "Kamui_App": "admin",
+	}, "")
+	seen := echoed(t, r)
+	for k, v := range seen {
+		if strings.Contains(k, "_") {
+			t.Errorf("upstream saw %s = %q", k, v)
+		}
+	}
+	if seen["h:x-forwarded-host"] != "shop.kamui.test" {
+		t.Errorf("X-Forwarded-Host = %q", seen["h:x-forwarded-host"])
+	}
+}

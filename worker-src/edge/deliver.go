@@ -225,8 +225,12 @@ func (h *Handler) forward(ex *Exchange, req *Request, u urlParts, res resolution
 	return Plan{Forward: &Forward{Method: req.Method, URL: url, Header: out, Timeout: timeout, WebSocket: ws}}
 }
 
+// dropForUpstream reports whether a received header stays behind. Names with an underscore
+// go too, as nginx drops them by default: CGI-style stacks read X_Forwarded_Host and
+// X-Forwarded-Host alike (both become HTTP_X_FORWARDED_HOST), so an underscore spelling would
+// slip past every reserved-name comparison below.
 func dropForUpstream(name string, connListed []string) bool {
-	if isHopByHop(name) || route.IsContextHeader(name) {
+	if isHopByHop(name) || route.IsContextHeader(name) || strings.IndexByte(name, '_') >= 0 {
 		return true
 	}
 	l := strings.ToLower(name)

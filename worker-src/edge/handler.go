@@ -262,44 +262,11 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		return ex.fixed(fixedBadConfig)
 	}
 	u := splitURL(req.URL)
-	getOrHead := req.Method == "GET" || req.Method == "HEAD"
+
+	// 2, first: the host, normalised; anything else is refused without echoing it. Hosts
+	// that can never be served are refused before any cache lookup too, so that nothing
+	// cached (the route cache lives under a reserved host) is ever answered for them.
 	host, hostErr := route.NormalizeHost(u.host)
-	// The propagation probe resolves like a real request but never answers from content.
-	expectRev, probing := isProbe(req, u)
-	getOrHead = getOrHead && !probing
-
-	// 1. The content cache before any routing: a hit costs no KV and no route work.
-	// Two refinements that change no answer and spend no KV read:
-	//   - a host the in-isolate memo knows to be dynamic (even from an expired entry)
-	//     skips the lookup: only static content is ever stored, so an entry there can only
-	//     be a stale one from before the app turned dynamic (skipping it makes that change
-	//     visible sooner), and a host that turned static since is served from its origin
-	//     once, then memoized as static; so does a host whose route-cache entry, looked up
-	//     first, says dynamic;
-	//   - otherwise the route-cache entry is fetched alongside the content lookup, so a
-	//     content miss does not pay two Cache API round trips one after the other.
-	if getOrHead {
-		if hostErr == nil && (h.knownDynamic(host) || h.routeEntryDynamic(ex, host)) {
-			ex.line.ContentCache = "skip-dynamic"
-		} else {
-			wantRoute := hostErr == nil && !h.memoHas(host) && req.Route == nil
-			if req.Content == nil && !ex.blocking {
-				ex.needContent = u.key
-				if wantRoute {
-					ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
-				}
-				return ex.wait()
-			}
-			if wantRoute && ex.blocking {
-				ex.prefetch = h.prefetchRoute(host)
-			}
-			if p, ok := h.contentHit(ex, req.Content, u.key); ok {
-				return p
-			}
-		}
-	}
-
-	// 2. The host, normalised; anything else is refused without echoing it.
 	if hostErr != nil {
 		ex.line.Outcome = "bad-host"
 		return ex.fixed(fixedBadHost)
@@ -317,6 +284,41 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		}
 	} else {
 		ex.line.HostKind = "custom"
+	}
+
+	// The propagation probe resolves like a real request but never answers from content.
+	expectRev, probing := isProbe(req, u)
+	getOrHead := (req.Method == "GET" || req.Method == "HEAD") && !probing
+
+	// 1. The content cache before any routing: a hit costs no KV and no route work.
+	// Two refinements that change no answer and spend no KV read:
+	//   - a host the in-isolate memo knows to be dynamic (even from an expired entry)
+	//     skips the lookup: only static content is ever stored, so an entry there can only
+	//     be a stale one from before the app turned dynamic (skipping it makes that change
+	//     visible sooner), and a host that turned static since is served from its origin
+	//     once, then memoized as static; so does a host whose route-cache entry, looked up
+	//     first, says dynamic;
+	//   - otherwise the route-cache entry is fetched alongside the content lookup, so a
+	//     content miss does not pay two Cache API round trips one after the other.
+	if getOrHead {
+		if h.knownDynamic(host) || h.routeEntryDynamic(ex, host) {
+			ex.line.ContentCache = "skip-dynamic"
+		} else {
+			wantRoute := !h.memoHas(host) && req.Route == nil
+			if req.Content == nil && !ex.blocking {
+				ex.needContent = u.key
+				if wantRoute {
+					ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
+				}
+				return ex.wait()
+			}
+			if wantRoute && ex.blocking {
+				ex.prefetch = h.prefetchRoute(host)
+			}
+			if p, ok := h.contentHit(ex, req.Content, u.key); ok {
+				return p
+			}
+		}
 	}
 
 	// 3–5. The route: memo, route cache, then the fewest KV reads.
@@ -359,8 +361,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 
 // contentHit answers from the content cache when the entry carries this deployment's
 // marker. Entries without it (or with another value) are someone else's, e.g. an origin
-// response cached under the same public URL, and must not bypass routing. l is the lookup
-// the adapter made, if any.
+// response cached under the same public URL, and must not bypass routing. A route-cache
+// entry carries the marker too, but it is never content: it would tell an outsider whether,
+// and when, a host was resolved. l is the lookup the adapter made, if any.
 func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
 	if l == nil {
 		l = new(Lookup)
@@ -377,6 +380,9 @@ func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
 		return Plan{}, false
 	case !h.markerOK(e.Header):
 		ex.line.ContentCache = "unmarked"
+		return Plan{}, false
+	case e.Header.Has(routeEntryHeader):
+		ex.line.ContentCache = "route-entry"
 		return Plan{}, false
 	}
 	ex.line.ContentCache = "hit"

@@ -678,3 +678,63 @@ func TestStuckLeaderDoesNotHoldOthers(t *testing.T) {
 		t.Errorf("after the flight timeout: waited %d, status %d", waited, ex.Plan.Status)
 	}
 }
+
+// TestRouteEntriesAreNeverPublic: the route cache lives under a reserved platform host, and a
+// GET of an entry's own URL used to be looked up as content, match (same marker) and answer
+// 200 with an Age, telling an outsider whether and when a host was resolved. Reserved and
+// internal hosts are refused before any cache lookup, and a content lookup never accepts a
+// route entry wherever it is stored.
+func TestRouteEntriesAreNeverPublic(t *testing.T) {
+	w := newWorld(t)
+	ex := w.serve(w.h, get("www.shop.example", "/"))
+	if len(ex.Plan.CachePuts) != 1 {
+		t.Fatalf("resolving a custom host planned %d route-cache puts, want 1", len(ex.Plan.CachePuts))
+	}
+	put := ex.Plan.CachePuts[0]
+
+	// The entry's own URL, and other hosts no app can be served at.
+	matches := w.matches()
+	for _, url := range []string{put.Key, "https://www.kamui.test/", "https://api.kamui.test/x", "https://a.b.kamui.test/"} {
+		host, path, _ := strings.Cut(strings.TrimPrefix(url, "https://"), "/")
+		for _, method := range []string{"GET", "HEAD"} {
+			req := get(host, "/"+path)
+			req.Method = method
+			ex := w.serve(w.h, req)
+			if ex.Plan.Status != 404 || ex.Plan.Forward != nil || ex.Plan.Header.Has("Age") || ex.line.ContentCache != "skip" {
+				t.Errorf("%s %s: status %d, content cache %q, headers %v: want the fixed 404 without a lookup",
+					method, url, ex.Plan.Status, ex.line.ContentCache, ex.Plan.Header)
+			}
+		}
+	}
+	if got := w.matches() - matches; got != 0 {
+		t.Errorf("%d cache lookups for hosts that can never be served", got)
+	}
+
+	// The same entry under a public content key: routed and served from the origin.
+	w.cache.store("https://docs.kamui.test/guide/start.html", put.Entry)
+	ex = w.serve(w.h, get("docs.kamui.test", "/guide/start.html"))
+	if bodyText(t, ex.Plan.Body) != "start" || ex.line.ContentCache != "route-entry" {
+		t.Fatalf("a route entry under a content key: body %q, content cache %q", bodyText(t, ex.Plan.Body), ex.line.ContentCache)
+	}
+}
+
+// TestUnderscoreHeadersDropped: CGI-style stacks read X_Forwarded_Host as X-Forwarded-Host,
+// so underscore spellings of reserved names never reach the upstream (nginx's default).
+func TestUnderscoreHeadersDropped(t *testing.T) {
+	w := newWorld(t)
+	req := get("shop.kamui.test", "/")
+	req.Header = Header{{"X_Forwarded_Host", "evil.example"}, {"X_Forwarded_For", "6.6.6.6"},
+		{"X_Real_IP", "6.6.6.6"}, {"Kamui_App", "admin"}, {"x_request_id", "mine"}, {"Accept", "text/html"}}
+	f := w.serve(w.h, req).Plan.Forward
+	if f == nil {
+		t.Fatal("not forwarded")
+	}
+	for _, h := range f.Header {
+		if strings.Contains(h.Name, "_") {
+			t.Errorf("%s: %q reached the upstream", h.Name, h.Value)
+		}
+	}
+	if f.Header.Get("Accept") != "text/html" || f.Header.Get("X-Forwarded-Host") != "shop.kamui.test" {
+		t.Errorf("forwarded headers %v", f.Header)
+	}
+}
