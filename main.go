@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime"
 	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/rollout"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // bundledSources are the Worker and router sources the provider builds and uploads. They live
@@ -45,7 +47,11 @@ var subcommands = map[string]subcommand{
 	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Command(bundledSources)},
 	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
 	"rollout":   {summary: "roll out environment by environment: plan, guard, apply that plan, smoke checks", run: rollout.Main},
+	"probe-key": {summary: "print the probe key (probe_key) derived from a signing secret read on stdin", run: runProbeKey},
 }
+
+// stdin is what probe-key reads; tests replace it.
+var stdin io.Reader = os.Stdin
 
 func main() {
 	if len(os.Args) > 1 && !isFlag(os.Args[1]) {
@@ -100,5 +106,29 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 		return 2
 	}
 	fmt.Fprintf(stdout, "terraform-provider-kamuidash %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return 0
+}
+
+// runProbeKey derives the provider's probe_key from the environment's signing secret, so that
+// an operator can hand the provider the key without the secret. The secret is read from stdin
+// (one trailing newline, as files and secret stores add, is not part of it) and never printed.
+func runProbeKey(_ context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintln(stderr, "usage: terraform-provider-kamuidash probe-key < signing-secret-file")
+		fmt.Fprintln(stderr, "prints the probe_key (KAMUIDASH_PROBE_KEY) for the edge Worker's signing secret")
+		return 2
+	}
+	b, err := io.ReadAll(io.LimitReader(stdin, 64<<10))
+	if err != nil {
+		fmt.Fprintln(stderr, "probe-key: reading the signing secret from stdin:", err)
+		return 1
+	}
+	secret := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
+	if len(secret) < route.MinSigningSecretBytes {
+		fmt.Fprintf(stderr, "probe-key: the signing secret on stdin is %d bytes; the edge Worker needs at least %d\n",
+			len(secret), route.MinSigningSecretBytes)
+		return 1
+	}
+	fmt.Fprintln(stdout, route.EncodeProbeKey(route.ProbeKey([]byte(secret))))
 	return 0
 }

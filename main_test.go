@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 func TestUnknownSubcommandPrintsUsageAndExits2(t *testing.T) {
@@ -31,5 +34,28 @@ func TestVersionSubcommand(t *testing.T) {
 	}
 	if code := runSubcommand(context.Background(), "version", []string{"extra"}, &stdout, &stderr); code != 2 {
 		t.Errorf("version with arguments: exit code = %d; want 2", code)
+	}
+}
+
+func TestProbeKeySubcommand(t *testing.T) {
+	const secret = "0123456789abcdef0123456789abcdef-signing"
+	defer func(r io.Reader) { stdin = r }(stdin)
+	for _, input := range []string{secret, secret + "\n", secret + "\r\n"} {
+		stdin = strings.NewReader(input)
+		var stdout, stderr bytes.Buffer
+		if code := runSubcommand(context.Background(), "probe-key", nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr.String())
+		}
+		if want := route.EncodeProbeKey(route.ProbeKey([]byte(secret))) + "\n"; stdout.String() != want {
+			t.Errorf("input %q: printed %q, want %q", input, stdout.String(), want)
+		}
+	}
+	stdin = strings.NewReader("too-short-secret")
+	var stdout, stderr bytes.Buffer
+	if code := runSubcommand(context.Background(), "probe-key", nil, &stdout, &stderr); code != 1 || stdout.Len() != 0 {
+		t.Errorf("a short secret: exit %d, stdout %q", code, stdout.String())
+	}
+	if strings.Contains(stderr.String(), "too-short-secret") {
+		t.Errorf("the error repeats the secret: %s", stderr.String())
 	}
 }

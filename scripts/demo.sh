@@ -73,7 +73,9 @@ cp -R examples/environments/local/site "$DEMO/tree/examples/environments/local/s
 ln -s tree/examples/environments/local "$DEMO/work"
 export TF_CLI_CONFIG_FILE="$DEMO/cli.tfrc" TF_IN_AUTOMATION=1
 export TF_VAR_backend_port=$BACKEND_PORT
-TF_VAR_signing_secret=$(head -c 48 /dev/urandom | base64 | tr -d '\n=+/')
+# The Worker signs with the local edge's own secret: the probe key in its env file (which
+# verify_propagation signs with) is derived from it.
+TF_VAR_signing_secret=$KAMUIDASH_LOCAL_SIGNING_SECRET
 TF_VAR_cache_marker=$(head -c 24 /dev/urandom | base64 | tr -d '\n=+/')
 export TF_VAR_signing_secret TF_VAR_cache_marker
 (cd "$DEMO/work" && "$TF_BIN" init -input=false -no-color >/dev/null && "$TF_BIN" apply -input=false -auto-approve -no-color) \

@@ -160,5 +160,20 @@ func ValidateBaseURL(raw string) error {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return errors.New("the API base URL must be an absolute http(s) URL such as https://host/client/v4")
 	}
+	if u.User != nil {
+		// Credentials in a URL end up in logs, proxies' access logs and error texts.
+		return errors.New("the API base URL carries credentials (user:password@); remove them and authenticate with api_token")
+	}
 	return nil
+}
+
+// RedactedURL is raw without userinfo, query and fragment, for logs; "" when raw does not parse.
+// ValidateBaseURL refuses credentials in the base URL, so this is the second line: a URL is never
+// logged as given.
+func RedactedURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: u.Path}).String()
 }

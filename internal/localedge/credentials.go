@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // envFile is what a user pastes (or sources) to point the provider at the local edge, as
-// export lines in a fixed order. It holds the API token, so it is written 0600.
-func envFile(id cfapi.Identity, apiURL, edgeURL string) []byte {
+// export lines in a fixed order. It holds the API token and the signing secret, so it is
+// written 0600.
+func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string) []byte {
 	var b strings.Builder
 	for _, kv := range [][2]string{
 		{"CLOUDFLARE_API_TOKEN", id.APIToken},
@@ -19,6 +21,8 @@ func envFile(id cfapi.Identity, apiURL, edgeURL string) []byte {
 		{"KAMUIDASH_ZONE_ID", id.ZoneID},
 		{"KAMUIDASH_PLATFORM_DOMAIN", id.ZoneName},
 		{"KAMUIDASH_EDGE_URL", edgeURL},
+		{"KAMUIDASH_PROBE_KEY", route.EncodeProbeKey(route.ProbeKey([]byte(signingSecret)))},
+		{envLocalSigningSecret, signingSecret},
 	} {
 		b.WriteString("export " + kv[0] + "=" + shellQuote(kv[1]) + "\n")
 	}

@@ -3,10 +3,12 @@ package localedge
 import (
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 func TestParseOptions(t *testing.T) {
@@ -48,15 +50,43 @@ func TestMain_MissingNodeModulesSaysNpmCi(t *testing.T) {
 
 func TestEnvFile(t *testing.T) {
 	id := cfapi.Identity{AccountID: "acc", ZoneID: "zone", ZoneName: "kamui.test", APIToken: "tok'en"}
-	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788"))
+	const secret = "local-signing-secret-0123456789abcdef"
+	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788", secret))
 	want := "export CLOUDFLARE_API_TOKEN='tok'\\''en'\n" +
 		"export KAMUIDASH_API_BASE_URL=http://127.0.0.1:8787/client/v4\n" +
 		"export KAMUIDASH_ACCOUNT_ID=acc\n" +
 		"export KAMUIDASH_ZONE_ID=zone\n" +
 		"export KAMUIDASH_PLATFORM_DOMAIN=kamui.test\n" +
-		"export KAMUIDASH_EDGE_URL=http://127.0.0.1:8788\n"
+		"export KAMUIDASH_EDGE_URL=http://127.0.0.1:8788\n" +
+		"export KAMUIDASH_PROBE_KEY=" + route.EncodeProbeKey(route.ProbeKey([]byte(secret))) + "\n" +
+		"export KAMUIDASH_LOCAL_SIGNING_SECRET=" + secret + "\n"
 	if got != want {
 		t.Errorf("env file:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestLocalSigningSecret: made once per state dir, kept across restarts, and a file that holds
+// no usable secret is refused rather than signed with.
+func TestLocalSigningSecret(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "signing-secret")
+	first, err := loadSigningSecret(path)
+	must(t, "create", err)
+	again, err := loadSigningSecret(path)
+	must(t, "load", err)
+	if len(first) < route.MinSigningSecretBytes || again != first {
+		t.Fatalf("first %d bytes, then %q: want one secret of at least %d bytes kept", len(first), again, route.MinSigningSecretBytes)
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", info.Mode().Perm())
+	}
+	other, err := loadSigningSecret(filepath.Join(t.TempDir(), "signing-secret"))
+	must(t, "create another", err)
+	if other == first {
+		t.Error("two state dirs got the same secret")
+	}
+	must(t, "truncate", os.WriteFile(path, []byte("short"), 0o600))
+	if _, err := loadSigningSecret(path); err == nil || strings.Contains(err.Error(), "short") {
+		t.Errorf("a short secret: %v", err)
 	}
 }
 

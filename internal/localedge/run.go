@@ -62,7 +62,17 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if router != nil {
 		onScripts, routerURL = router.scriptsLoaded, router.URL
 	}
-	follow := newFollower(logger, onScripts)
+	signingSecret, err := loadSigningSecret(layout.signingSecret)
+	if err != nil {
+		return fmt.Errorf("the local edge's signing secret: %w", err)
+	}
+	watch := &signingSecretWatch{own: signingSecret, log: logger}
+	follow := newFollower(logger, func(scripts []*cfapi.Script) {
+		watch.scriptsLoaded(scripts)
+		if onScripts != nil {
+			onScripts(scripts)
+		}
+	})
 	api, err := cfapi.New(cfapi.Config{
 		StateDir:           layout.api,
 		ZoneName:           opts.ZoneName,
@@ -119,7 +129,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 
 	apiURL := "http://" + listeners.api.Addr().String()
 	edgeURL := "http://" + listeners.edge.Addr().String()
-	env := envFile(api.Identity(), apiURL, edgeURL)
+	env := envFile(api.Identity(), apiURL, edgeURL, signingSecret)
 	if err := writeFileAtomic(layout.env, env, 0o600); err != nil {
 		return fmt.Errorf("writing %s: %w", layout.env, err)
 	}
@@ -148,6 +158,8 @@ type stateLayout struct {
 	runtime string // host.mjs and Miniflare's data (KV and R2 are copies rebuilt at start)
 	bin     string // the router binary built by --router
 	env     string // the credentials as export lines
+	// signingSecret is the local edge's own signing secret (see signing.go).
+	signingSecret string
 }
 
 func newStateLayout(root string) stateLayout {
@@ -157,6 +169,8 @@ func newStateLayout(root string) stateLayout {
 		runtime: filepath.Join(root, "runtime"),
 		bin:     filepath.Join(root, "bin"),
 		env:     filepath.Join(root, "env"),
+
+		signingSecret: filepath.Join(root, "signing-secret"),
 	}
 }
 

@@ -38,6 +38,11 @@ const defaultPropagationWait = 5 * time.Minute
 type propagationProbe struct {
 	// EdgeURL is where requests go, with the host in the Host header ("" means https://<host>).
 	EdgeURL string
+	// Key signs every probe (route.ProbeKey of the Worker's signing secret); the Worker
+	// answers nothing else.
+	Key []byte
+	// Now is the clock probes are signed with. Default: time.Now.
+	Now func() time.Time
 	// Client sends the requests. Default: a pooled client with a 10 s timeout that does not
 	// follow redirects (the edge's own answer is what counts).
 	Client *http.Client
@@ -131,7 +136,12 @@ func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, 
 		return "", err
 	}
 	req.Host = host
-	req.Header.Set(route.ExpectRevHeader, rev)
+	now := time.Now
+	if p.Now != nil {
+		now = p.Now
+	}
+	// Signed afresh for every attempt: the Worker refuses a probe older than route.DefaultMaxSkew.
+	route.Probe{Host: host, ExpectRev: rev, Time: now()}.SetHeaders(req.Header, p.Key)
 	resp, err := p.Client.Do(req)
 	if err != nil {
 		return "", err
@@ -140,7 +150,9 @@ func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, 
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	match := resp.Header.Get(route.RevMatchHeader)
 	if match == "" {
-		return "", fmt.Errorf("the edge answered HTTP %d without %s: is the deployed Worker older than the propagation probe?", resp.StatusCode, route.RevMatchHeader)
+		return "", fmt.Errorf("the edge answered HTTP %d without %s, as it answers any probe it does not accept: check that "+
+			"probe_key (%s) is derived from the deployed Worker's current signing secret, and that the Worker is recent "+
+			"enough to answer signed probes", resp.StatusCode, route.RevMatchHeader, EnvProbeKey)
 	}
 	return strings.ToLower(match), nil
 }
@@ -185,7 +197,21 @@ func (d *providerData) verifyPropagation(ctx context.Context, enabled types.Bool
 			"verify_propagation needs the host the app is served at; set the provider's platform_domain (or "+EnvPlatformDomain+"). The change itself was written.")
 		return diags
 	}
-	return propagationProbe{EdgeURL: d.EdgeURL}.wait(ctx, attr, host, rev, active, defaultPropagationWait)
+	return propagationProbe{EdgeURL: d.EdgeURL, Key: d.ProbeKey}.wait(ctx, attr, host, rev, active, defaultPropagationWait)
+}
+
+// checkProbeKey refuses, at plan time, a verify_propagation that could never succeed because
+// the provider has no key to sign its probes with (unsigned probes are ordinary requests).
+func (d *providerData) checkProbeKey(enabled types.Bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if enabled.ValueBool() && len(d.ProbeKey) == 0 {
+		diags.AddAttributeError(path.Root("verify_propagation"), "Probe Key Needed",
+			"verify_propagation asks the edge which revision it serves with probes the Worker answers only when they are "+
+				"signed, and the provider has no key to sign them with. Set the provider's probe_key or "+EnvProbeKey+
+				" to the key derived from the edge Worker's signing secret (`terraform-provider-kamuidash probe-key < "+
+				"signing-secret-file` prints it; a local edge's env file exports it), or set verify_propagation = false.")
+	}
+	return diags
 }
 
 // verifyRecord verifies a written route record on its platform host (tenant_app and

@@ -104,10 +104,14 @@ provider "kamuidash" {
   platform_domain = "kamui.test"
   environment     = "test"
   edge_url        = %q
+  probe_key       = %q
 }
-`, e.env["CLOUDFLARE_API_TOKEN"], e.env["KAMUIDASH_ACCOUNT_ID"], e.env["KAMUIDASH_ZONE_ID"], e.env["KAMUIDASH_API_BASE_URL"], e.env["KAMUIDASH_EDGE_URL"])
+`, e.env["CLOUDFLARE_API_TOKEN"], e.env["KAMUIDASH_ACCOUNT_ID"], e.env["KAMUIDASH_ZONE_ID"], e.env["KAMUIDASH_API_BASE_URL"],
+		e.env["KAMUIDASH_EDGE_URL"], e.env["KAMUIDASH_PROBE_KEY"])
 }
 
+// propagationConfig is the edge and one app with verify_propagation. The Worker signs with the
+// local edge's own secret, whose probe key the provider block carries (both from the env file).
 func propagationConfig(e *fullEdge, port int, timeout string) string {
 	return e.providerBlock() + fmt.Sprintf(`
 resource "kamuidash_kv_namespace" "routes" {
@@ -130,7 +134,7 @@ resource "kamuidash_edge_worker" "edge" {
   domains_namespace_id = kamuidash_kv_namespace.domains.id
   static_bucket        = "static"
   freshness_budget     = "45s"
-  signing_secret       = "0123456789abcdef0123456789abcdef-test-only"
+  signing_secret       = %q
   cache_marker         = "marker-test-only-0123"
   routes               = ["*.kamui.test/*"]
 }
@@ -146,7 +150,7 @@ resource "kamuidash_tenant_app" "shop" {
   verify_propagation  = true
   depends_on          = [kamuidash_edge_worker.edge]
 }
-`, port, timeout)
+`, e.env["KAMUIDASH_LOCAL_SIGNING_SECRET"], port, timeout)
 }
 
 // TestAccTenantApp_VerifyPropagation runs against a whole local edge: apply returns only once
@@ -204,5 +208,28 @@ func TestAccTenantApp_VerifyPropagation(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Request Through the New Route Failed.*HTTP 502`),
 			},
 		},
+	})
+}
+
+// TestAccTenantApp_VerifyPropagationNeedsProbeKey: without a probe key every probe would be an
+// ordinary request, so the plan is refused up front rather than an apply waiting in vain.
+func TestAccTenantApp_VerifyPropagationNeedsProbeKey(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: kvNamespaceConfig(edge, "routes") + `
+resource "kamuidash_tenant_app" "shop" {
+  name                = "shop"
+  routes_namespace_id = kamuidash_kv_namespace.routes.id
+  origin              = "origin.kamui.test"
+  namespace           = "tenant-shop"
+  service             = "web"
+  port                = 8080
+  verify_propagation  = true
+}`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Probe Key Needed.*KAMUIDASH_PROBE_KEY`),
+		}},
 	})
 }

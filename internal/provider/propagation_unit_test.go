@@ -23,8 +23,8 @@ func fakeEdge(t *testing.T, stale int32, match string, status int) (*httptest.Se
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hosts = append(hosts, r.Host)
 		if r.URL.Path == route.ProbePath {
-			if r.Header.Get(route.ExpectRevHeader) == "" {
-				t.Error("a probe without the expected revision")
+			if _, err := route.VerifyProbe(r.Header, r.Host, testProbeKey, time.Now(), 0); err != nil {
+				t.Errorf("a probe the Worker would refuse: %v", err)
 			}
 			if match != "" {
 				m := route.RevMatchNone
@@ -42,9 +42,12 @@ func fakeEdge(t *testing.T, stale int32, match string, status int) (*httptest.Se
 	return srv, &hosts
 }
 
+// testProbeKey signs the probes the fake edge checks.
+var testProbeKey = route.ProbeKey([]byte("unit-test-signing-secret-0123456789"))
+
 func TestPropagationProbe_WaitsThenProvesTheRoute(t *testing.T) {
 	srv, hosts := fakeEdge(t, 2, route.RevMatchRecord, 200)
-	p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
 	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", true, time.Minute); diags.HasError() {
 		t.Fatalf("diagnostics: %v", diags)
 	}
@@ -67,13 +70,13 @@ func TestPropagationProbe_Failures(t *testing.T) {
 		want   string
 	}{
 		{"never propagates", route.RevMatchNone, 200, true, "Route Did Not Propagate"},
-		{"a Worker without the probe", "", 200, true, "older than the propagation probe"},
+		{"a Worker that refuses the probe", "", 200, true, "derived from the deployed Worker's current signing secret"},
 		{"the app is unreachable", route.RevMatchRecord, 502, true, "answered HTTP 502"},
 		{"a disabled app answers", route.RevMatchMapping, 200, false, "should answer 503"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fakeEdge(t, 0, tc.match, tc.status)
-			p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+			p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
 			diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", tc.active, time.Second)
 			if !diags.HasError() || !strings.Contains(diags[0].Detail()+diags[0].Summary(), tc.want) {
 				t.Fatalf("diagnostics %v, want one saying %q", diags, tc.want)
@@ -82,7 +85,7 @@ func TestPropagationProbe_Failures(t *testing.T) {
 	}
 	// A disabled app whose edge answers 503 is what was asked for.
 	srv, _ := fakeEdge(t, 0, route.RevMatchRecord, 503)
-	p := propagationProbe{EdgeURL: srv.URL, Interval: time.Millisecond}
+	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
 	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", false, time.Minute); diags.HasError() {
 		t.Fatalf("disabled app answering 503: %v", diags)
 	}

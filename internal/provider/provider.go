@@ -21,6 +21,7 @@ import (
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 var _ provider.Provider = (*kamuidashProvider)(nil)
@@ -34,7 +35,24 @@ const (
 	EnvPlatformDomain = "KAMUIDASH_PLATFORM_DOMAIN"
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
 	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
+	EnvProbeKey       = "KAMUIDASH_PROBE_KEY"
 )
+
+// providerSettings are the provider block's attributes with their environment fallbacks, in
+// the order Configure reports them. Tests clear exactly these variables.
+var providerSettings = []struct {
+	attr, env string
+	required  bool
+}{
+	{"api_token", EnvAPIToken, true},
+	{"account_id", EnvAccountID, true},
+	{"zone_id", EnvZoneID, false},
+	{"api_base_url", EnvAPIBaseURL, false},
+	{"platform_domain", EnvPlatformDomain, false},
+	{"environment", EnvEnvironment, false},
+	{"edge_url", EnvEdgeURL, false},
+	{"probe_key", EnvProbeKey, false},
+}
 
 // New returns the provider factory for the given release version ("dev" for local builds).
 // sources holds the bundled Worker and router sources (worker-src/ and internal/route/ at their
@@ -62,6 +80,15 @@ type providerModel struct {
 	PlatformDomain types.String `tfsdk:"platform_domain"`
 	Environment    types.String `tfsdk:"environment"`
 	EdgeURL        types.String `tfsdk:"edge_url"`
+	ProbeKey       types.String `tfsdk:"probe_key"`
+}
+
+// values maps each attribute of providerSettings to its value in the block.
+func (m providerModel) values() map[string]types.String {
+	return map[string]types.String{
+		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "api_base_url": m.APIBaseURL,
+		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
+	}
 }
 
 // providerData is what Configure hands to every resource and data source: the resolved
@@ -75,7 +102,9 @@ type providerData struct {
 	Environment    string
 	// EdgeURL is where propagation probes go ("" means https://<host>).
 	EdgeURL string
-	Version string
+	// ProbeKey signs propagation probes (nil: verify_propagation cannot be used).
+	ProbeKey []byte
+	Version  string
 	// Bundles builds the embedded Worker and router sources.
 	Bundles *bundle.Builder
 }
@@ -135,6 +164,15 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Optional:   true,
 				Validators: []validator.String{stringCheck{rule: "an http or https URL without a path", ok: isEdgeURL}},
 			},
+			"probe_key": schema.StringAttribute{
+				MarkdownDescription: "The key that signs `verify_propagation`'s probes: 64 hexadecimal characters derived from the " +
+					"edge Worker's signing secret (`terraform-provider-kamuidash probe-key < signing-secret-file` prints it). The " +
+					"Worker answers only probes signed with it; holding it signs no request. Needed only where a resource sets " +
+					"`verify_propagation`; after rotating the signing secret, set the key of the new one. It may also be set with " +
+					"the `" + EnvProbeKey + "` environment variable, which a local edge's env file exports.",
+				Optional:  true,
+				Sensitive: true,
+			},
 		},
 	}
 }
@@ -155,14 +193,10 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
-	settings := []*setting{
-		{attr: "api_token", env: EnvAPIToken, value: config.APIToken, required: true},
-		{attr: "account_id", env: EnvAccountID, value: config.AccountID, required: true},
-		{attr: "zone_id", env: EnvZoneID, value: config.ZoneID},
-		{attr: "api_base_url", env: EnvAPIBaseURL, value: config.APIBaseURL},
-		{attr: "platform_domain", env: EnvPlatformDomain, value: config.PlatformDomain},
-		{attr: "environment", env: EnvEnvironment, value: config.Environment},
-		{attr: "edge_url", env: EnvEdgeURL, value: config.EdgeURL},
+	values := config.values()
+	settings := make([]*setting, len(providerSettings))
+	for i, ps := range providerSettings {
+		settings[i] = &setting{attr: ps.attr, env: ps.env, value: values[ps.attr], required: ps.required}
 	}
 
 	// 1. Unknown values: the provider cannot be configured from a value known only after apply.
@@ -176,6 +210,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	// 2. Environment fallback, 3. missing checks (every missing one reported at once).
+	resolved := map[string]string{}
 	for _, s := range settings {
 		s.resolved = s.value.ValueString()
 		if s.value.IsNull() {
@@ -184,9 +219,10 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		if s.required && s.resolved == "" {
 			resp.Diagnostics.Append(missingSettingDiag(path.Root(s.attr), s.env))
 		}
+		resolved[s.attr] = s.resolved
 	}
-	token, accountID, zoneID, baseURL, platformDomain, environment :=
-		settings[0].resolved, settings[1].resolved, settings[2].resolved, settings[3].resolved, settings[4].resolved, settings[5].resolved
+	token, accountID, zoneID, baseURL, platformDomain, environment := resolved["api_token"], resolved["account_id"],
+		resolved["zone_id"], resolved["api_base_url"], resolved["platform_domain"], resolved["environment"]
 
 	// Values from the environment skip the schema validators, so check them here too.
 	if baseURL == "" {
@@ -195,6 +231,16 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		resp.Diagnostics.AddAttributeError(path.Root("api_base_url"), "Invalid API Base URL",
 			// The value is not echoed: a mistyped URL may carry credentials.
 			"The API base URL is not usable: "+err.Error()+". Set api_base_url or "+EnvAPIBaseURL+" to the API's URL ending in /client/v4.")
+	}
+	var probeKey []byte
+	if v := resolved["probe_key"]; v != "" {
+		var err error
+		if probeKey, err = route.DecodeProbeKey(v); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("probe_key"), "Invalid Probe Key",
+				// Not echoed: it is a secret.
+				"The probe_key value (from the provider block or "+EnvProbeKey+") is not usable: "+err.Error()+
+					". Derive it from the edge Worker's signing secret with `terraform-provider-kamuidash probe-key < signing-secret-file`.")
+		}
 	}
 	for _, check := range []struct {
 		attr, env, value string
@@ -211,7 +257,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 				"The "+check.attr+" value "+quote(check.value)+" (from the provider block or "+check.env+") is not "+check.rule+".")
 		}
 	}
-	edgeURL := strings.TrimSuffix(settings[6].resolved, "/")
+	edgeURL := strings.TrimSuffix(resolved["edge_url"], "/")
 	if edgeURL != "" && !isEdgeURL(edgeURL) {
 		resp.Diagnostics.AddAttributeError(path.Root("edge_url"), "Invalid Provider Setting",
 			"The edge_url value (from the provider block or "+EnvEdgeURL+") must be an http or https URL without a path, "+
@@ -232,7 +278,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 			"The provider could not set up its API client. Check the provider settings. Error: "+err.Error())
 		return
 	}
-	ctx = tflog.SetField(ctx, "api_base_url", baseURL)
+	ctx = tflog.SetField(ctx, "api_base_url", cloudflare.RedactedURL(baseURL))
 	tflog.Debug(ctx, "Configured KamuiDash provider", map[string]any{"account_id": accountID, "environment": environment})
 
 	data := &providerData{
@@ -243,6 +289,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		PlatformDomain: platformDomain,
 		Environment:    environment,
 		EdgeURL:        edgeURL,
+		ProbeKey:       probeKey,
 		Version:        p.version,
 		Bundles:        p.bundles,
 	}

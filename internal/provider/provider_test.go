@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"strings"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // testAccProtoV6ProviderFactories serves the provider in-process to the real Terraform or
@@ -30,12 +33,49 @@ const (
 	testToken     = "kd-test-token-must-never-be-printed"
 )
 
-// clearProviderEnv makes a test independent of the caller's environment.
+// clearProviderEnv makes a test independent of the caller's environment: every variable a
+// provider setting falls back to (a local edge's env file exports most of them).
 func clearProviderEnv(t *testing.T) {
 	t.Helper()
-	for _, env := range []string{EnvAPIToken, EnvAccountID, EnvZoneID, EnvAPIBaseURL, EnvPlatformDomain, EnvEnvironment} {
-		t.Setenv(env, "")
-		os.Unsetenv(env)
+	for _, s := range providerSettings {
+		t.Setenv(s.env, "")
+		os.Unsetenv(s.env)
+	}
+}
+
+// TestEverySettingHasItsEnvironmentVariable keeps the schema, the model and the fallback
+// table in step: a setting missing from providerSettings would be read from nowhere and left
+// set in the tests' environment.
+func TestEverySettingHasItsEnvironmentVariable(t *testing.T) {
+	var schemaResp provider.SchemaResponse
+	New("test", testSources)().Schema(context.Background(), provider.SchemaRequest{}, &schemaResp)
+	values := providerModel{}.values()
+	listed := map[string]bool{}
+	for _, s := range providerSettings {
+		listed[s.attr] = true
+		if _, ok := schemaResp.Schema.Attributes[s.attr]; !ok {
+			t.Errorf("providerSettings lists %s, which the schema lacks", s.attr)
+		}
+		if _, ok := values[s.attr]; !ok {
+			t.Errorf("providerModel.values lacks %s", s.attr)
+		}
+		if s.env == "" {
+			t.Errorf("%s has no environment variable", s.attr)
+		}
+	}
+	for name := range schemaResp.Schema.Attributes {
+		if !listed[name] {
+			t.Errorf("schema attribute %s is missing from providerSettings", name)
+		}
+	}
+	for _, s := range providerSettings {
+		t.Setenv(s.env, "left-over-"+s.env)
+	}
+	clearProviderEnv(t)
+	for _, s := range providerSettings {
+		if v, ok := os.LookupEnv(s.env); ok {
+			t.Errorf("%s is still set (%q) after clearProviderEnv", s.env, v)
+		}
 	}
 }
 
@@ -155,6 +195,47 @@ func TestDiagnosticsNeverEchoTheToken(t *testing.T) {
 		if all := diagText(resp); strings.Contains(all, testToken) {
 			t.Errorf("a diagnostic echoes the token:\n%s", all)
 		}
+	}
+}
+
+func TestConfigureRefusesCredentialsInTheBaseURL(t *testing.T) {
+	clearProviderEnv(t)
+	const password = "hunter2-in-a-url"
+	for _, fromEnv := range []bool{false, true} {
+		values := map[string]*string{"api_token": ptr(testToken), "account_id": ptr(testAccountID)}
+		if fromEnv {
+			t.Setenv(EnvAPIBaseURL, "https://ops:"+password+"@api.internal.example/client/v4")
+		} else {
+			values["api_base_url"] = ptr("https://ops:" + password + "@api.internal.example/client/v4")
+		}
+		resp := configure(t, values)
+		all := diagText(resp)
+		if !resp.Diagnostics.HasError() || !strings.Contains(all, "api_token") || !strings.Contains(all, "credentials") {
+			t.Errorf("from env %v: want an error saying to use api_token, got:\n%s", fromEnv, all)
+		}
+		if strings.Contains(all, password) || strings.Contains(all, "ops:") {
+			t.Errorf("from env %v: a diagnostic echoes the URL's credentials:\n%s", fromEnv, all)
+		}
+	}
+}
+
+func TestConfigureProbeKey(t *testing.T) {
+	clearProviderEnv(t)
+	base := func() map[string]*string {
+		return map[string]*string{"api_token": ptr(testToken), "account_id": ptr(testAccountID)}
+	}
+	key := route.ProbeKey([]byte("0123456789abcdef0123456789abcdef"))
+	t.Setenv(EnvProbeKey, route.EncodeProbeKey(key))
+	resp := configure(t, base())
+	if resp.Diagnostics.HasError() || !bytes.Equal(resp.ResourceData.(*providerData).ProbeKey, key) {
+		t.Fatalf("probe key from %s: %s", EnvProbeKey, diagText(resp))
+	}
+	const notAKey = "not-a-probe-key-but-a-secret-anyway"
+	values := base()
+	values["probe_key"] = ptr(notAKey)
+	resp = configure(t, values)
+	if all := diagText(resp); !resp.Diagnostics.HasError() || !strings.Contains(all, "probe-key") || strings.Contains(all, notAKey) {
+		t.Fatalf("a bad probe key: want an error naming the probe-key command without the value, got:\n%s", all)
 	}
 }
 

@@ -181,6 +181,9 @@ func (r *customDomainResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+		return
+	}
 	if r.data.ZoneID == "" {
 		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
 		return

@@ -65,8 +65,8 @@ type edgeWorkerModel struct {
 
 // Binding names and minimum secret sizes of the Worker (worker-src/edge/config.go).
 const (
-	minSigningSecretBytes = 32
-	minCacheMarkerBytes   = 16
+	minSigningSecretBytes = route.MinSigningSecretBytes
+	minCacheMarkerBytes   = route.MinCacheMarkerBytes
 	driftedContent        = "changed outside Terraform"
 )
 

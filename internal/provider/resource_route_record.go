@@ -247,6 +247,9 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+		return
+	}
 	if plan.Dynamic == nil && plan.Static == nil {
 		return // ExactlyOneOf reports it
 	}

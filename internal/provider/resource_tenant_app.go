@@ -162,6 +162,9 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+		return
+	}
 	plan.PlatformHostname = types.StringNull()
 	if !plan.Name.IsUnknown() {
 		plan.PlatformHostname = optionalString(r.data.platformHost(plan.Name.ValueString()))

@@ -70,11 +70,14 @@ func (c Context) Sign(secret []byte) string {
 // canonical is the signed message. Each field is length-prefixed, so no choice of values can
 // make two different contexts produce the same bytes.
 func (c Context) canonical() []byte {
-	fields := [...]string{
-		"kamui-context-v1",
+	return lengthPrefixed("kamui-context-v1",
 		c.Method, c.Host, c.Target, c.App, c.Upstream, c.RequestID,
-		strconv.FormatInt(c.Time.Unix(), 10),
-	}
+		strconv.FormatInt(c.Time.Unix(), 10))
+}
+
+// lengthPrefixed joins fields as "<len>:<field>" each, so no choice of values can make two
+// different field lists produce the same bytes.
+func lengthPrefixed(fields ...string) []byte {
 	var b []byte
 	for _, f := range fields {
 		b = strconv.AppendInt(b, int64(len(f)), 10)
@@ -82,6 +85,27 @@ func (c Context) canonical() []byte {
 		b = append(b, f...)
 	}
 	return b
+}
+
+// parseUnixSeconds parses a signed time: decimal seconds, no sign.
+func parseUnixSeconds(ts string) (int64, bool) {
+	secs, err := strconv.ParseInt(ts, 10, 64)
+	return secs, err == nil && ts != "" && ts[0] != '+' && ts[0] != '-'
+}
+
+// checkAge refuses a signed time further than maxSkew (DefaultMaxSkew if zero) from now.
+func checkAge(t, now time.Time, maxSkew time.Duration) error {
+	if maxSkew <= 0 {
+		maxSkew = DefaultMaxSkew
+	}
+	age := now.Sub(t)
+	switch {
+	case age > maxSkew:
+		return ErrContextStale
+	case age < -maxSkew:
+		return ErrContextFuture
+	}
+	return nil
 }
 
 // SetHeaders writes c and its signature into h. Method and Target are not written: they are the
@@ -108,9 +132,8 @@ func VerifyHeaders(h HeaderGetter, method, target string, secret []byte, now tim
 		// An empty key would accept signatures anyone can make.
 		return Context{}, errors.New("route: empty signing secret")
 	}
-	ts := h.Get(HeaderContextTime)
-	secs, err := strconv.ParseInt(ts, 10, 64)
-	if err != nil || ts == "" || ts[0] == '+' || ts[0] == '-' {
+	secs, ok := parseUnixSeconds(h.Get(HeaderContextTime))
+	if !ok {
 		return Context{}, ErrContextMalformed
 	}
 	c := Context{
@@ -140,15 +163,8 @@ func VerifyHeaders(h HeaderGetter, method, target string, secret []byte, now tim
 	}
 	// Age is checked after the MAC, so an attacker learns nothing about timing windows from
 	// unsigned garbage.
-	if maxSkew <= 0 {
-		maxSkew = DefaultMaxSkew
-	}
-	age := now.Sub(c.Time)
-	switch {
-	case age > maxSkew:
-		return Context{}, ErrContextStale
-	case age < -maxSkew:
-		return Context{}, ErrContextFuture
+	if err := checkAge(c.Time, now, maxSkew); err != nil {
+		return Context{}, err
 	}
 	return c, nil
 }

@@ -5,3 +5,11 @@ package route
 // runtime accepts from 2024-11-11 on (before that the option throws); a later date is a Worker
 // change of its own, to be tested before it lands.
 const WorkerCompatibilityDate = "2025-01-01"
+
+// Minimum sizes of the Worker's secret bindings: shorter values are configuration mistakes (a
+// placeholder, an empty variable expanded into a string), and failing closed beats signing with
+// them. The provider refuses them at plan time, the Worker at start.
+const (
+	MinSigningSecretBytes = 32
+	MinCacheMarkerBytes   = 16
+)

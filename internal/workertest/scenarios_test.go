@@ -535,3 +535,33 @@ func TestUnderscoreHeadersNeverForwarded(t *testing.T) {
 		t.Errorf("X-Forwarded-Host = %q", seen["h:x-forwarded-host"])
 	}
 }
+
+// TestProbeNeedsSignature: in the runtime, a signed probe is answered by the Worker; the same
+// probe unsigned, or signed for another host, is an ordinary request of the URL (forwarded).
+func TestProbeNeedsSignature(t *testing.T) {
+	rec, _, _ := route.EncodeRecord(dyn("shop", "tunnel.kamui.test", 5000))
+	var shop route.Record
+	if err := json.Unmarshal(rec, &shop); err != nil {
+		t.Fatal(err)
+	}
+	key := route.ProbeKey([]byte(testSecret))
+	signed := func(host string) map[string]string {
+		h := http.Header{}
+		route.Probe{Host: host, ExpectRev: shop.Rev, Time: time.Now()}.SetHeaders(h, key)
+		return map[string]string{route.ExpectRevHeader: h.Get(route.ExpectRevHeader),
+			route.ProbeTimeHeader: h.Get(route.ProbeTimeHeader), route.ProbeSignatureHeader: h.Get(route.ProbeSignatureHeader)}
+	}
+	ok := do(t, "GET", "shop.kamui.test", route.ProbePath, signed("shop.kamui.test"), "")
+	if ok.status != 204 || ok.header.Get(route.RevMatchHeader) != route.RevMatchRecord {
+		t.Fatalf("signed probe: %d, %s %q", ok.status, route.RevMatchHeader, ok.header.Get(route.RevMatchHeader))
+	}
+	for name, hdr := range map[string]map[string]string{
+		"unsigned":       {route.ExpectRevHeader: shop.Rev},
+		"another host's": signed("www.shop.example"),
+	} {
+		r := do(t, "GET", "shop.kamui.test", route.ProbePath, hdr, "")
+		if r.status != 200 || r.header.Get(route.RevMatchHeader) != "" || echoed(t, r)["path"] != route.ProbePath {
+			t.Errorf("%s probe: %d %s %q, want the app's own answer", name, r.status, route.RevMatchHeader, r.header.Get(route.RevMatchHeader))
+		}
+	}
+}

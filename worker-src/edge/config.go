@@ -25,8 +25,8 @@ const (
 // Minimum secret lengths: shorter values are configuration mistakes (a placeholder, an
 // empty variable expanded into a string), and failing closed beats signing with them.
 const (
-	MinSigningSecretBytes = 32
-	MinCacheMarkerBytes   = 16
+	MinSigningSecretBytes = route.MinSigningSecretBytes
+	MinCacheMarkerBytes   = route.MinCacheMarkerBytes
 )
 
 // Config is the validated Worker configuration.
@@ -40,7 +40,9 @@ type Config struct {
 	// add weight to the Wasm); error lines are always logged.
 	LogSamplePerMillion int
 	SigningSecret       []byte
-	CacheMarker         string
+	// ProbeKey verifies propagation probes: route.ProbeKey of SigningSecret.
+	ProbeKey    []byte
+	CacheMarker string
 }
 
 // ConfigError names the binding that is wrong. Its message never carries the value:
@@ -99,8 +101,9 @@ func ParseConfig(lookup func(name string) (string, bool)) (Config, error) {
 	}
 	if v := get(BindingSigningSecret); v != "" && len(v) < MinSigningSecretBytes {
 		bad(BindingSigningSecret, "shorter than "+strconv.Itoa(MinSigningSecretBytes)+" bytes")
-	} else {
+	} else if v != "" {
 		c.SigningSecret = []byte(v)
+		c.ProbeKey = route.ProbeKey(c.SigningSecret)
 	}
 	if v := get(BindingCacheMarker); v != "" && len(v) < MinCacheMarkerBytes {
 		bad(BindingCacheMarker, "shorter than "+strconv.Itoa(MinCacheMarkerBytes)+" bytes")

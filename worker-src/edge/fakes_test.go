@@ -194,7 +194,8 @@ func testConfig(t testing.TB) Config {
 		t.Fatal(err)
 	}
 	return Config{PlatformDomain: testPlatform, TTLs: ttls, UpstreamTimeout: 30 * time.Second,
-		LogSamplePerMillion: 1_000_000, SigningSecret: []byte(testSecret), CacheMarker: testMarker}
+		LogSamplePerMillion: 1_000_000, SigningSecret: []byte(testSecret),
+		ProbeKey: route.ProbeKey([]byte(testSecret)), CacheMarker: testMarker}
 }
 
 func newWorld(t testing.TB) *world {

@@ -287,7 +287,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	}
 
 	// The propagation probe resolves like a real request but never answers from content.
-	expectRev, probing := isProbe(req, u)
+	expectRev, probing := h.isProbe(ex, req, u)
 	getOrHead := (req.Method == "GET" || req.Method == "HEAD") && !probing
 
 	// 1. The content cache before any routing: a hit costs no KV and no route work.

@@ -3,13 +3,18 @@ package edge
 import "github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 
 // isProbe recognises the propagation probe (see route.ProbePath): a GET of the probe path
-// with an expected revision.
-func isProbe(req *Request, u urlParts) (expectRev string, ok bool) {
-	if req.Method != "GET" || u.path != route.ProbePath {
+// for host, signed under the probe key and fresh. Anything else, however close, is an
+// ordinary request of that URL; why a would-be probe was refused goes to the log line only.
+func (h *Handler) isProbe(ex *Exchange, req *Request, u urlParts) (expectRev string, ok bool) {
+	if req.Method != "GET" || u.path != route.ProbePath || !req.Header.Has(route.ExpectRevHeader) {
 		return "", false
 	}
-	rev := req.Header.Get(route.ExpectRevHeader)
-	return rev, rev != ""
+	rev, err := route.VerifyProbe(req.Header, ex.host, h.Config.ProbeKey, h.now(), route.DefaultMaxSkew)
+	if err != nil {
+		ex.line.Error = "probe refused: " + err.Error()
+		return "", false
+	}
+	return rev, true
 }
 
 // probeAnswer says whether the host resolved to the expected revision, as its route record's
