@@ -63,13 +63,25 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		onScripts, routerURL = router.scriptsLoaded, router.URL
 	}
 	follow := newFollower(logger, onScripts)
-	api, err := cfapi.New(cfapi.Config{
+	// The zone cache reads the zone's Cache Rules from the API server, which is created
+	// after it (its purge hook drops the cache's entries too).
+	var api *cfapi.Server
+	cache := newZoneCache(zoneCacheConfig{
+		Rules: func() []cfapi.RulesetRule {
+			rs, _ := api.Entrypoint(cfapi.CachePhase)
+			return rs.Rules
+		},
+		Logger: logger,
+	})
+	hooks := follow.hooks()
+	hooks.Purged = purgeBoth(hooks.Purged, cache, logger)
+	api, err = cfapi.New(cfapi.Config{
 		StateDir:           layout.api,
 		ZoneName:           opts.ZoneName,
 		AutoValidate:       opts.AutoValidate,
 		KVPropagationDelay: opts.KVPropagation,
 		Logger:             logger,
-		Hooks:              follow.hooks(),
+		Hooks:              hooks,
 	})
 	if err != nil {
 		return fmt.Errorf("loading the API state: %w", err)
@@ -98,7 +110,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	servers := []*http.Server{
 		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
 		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded), ReadHeaderTimeout: 10 * time.Second},
-		{Handler: newTunnelHandler(api, routerURL), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newTunnelHandler(api, routerURL, cache), ReadHeaderTimeout: 10 * time.Second},
 	}
 	serveErr := make(chan error, len(servers))
 	for i, ln := range []net.Listener{listeners.api, listeners.edge, listeners.tunnel} {
@@ -138,6 +150,19 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return nil
 	case err := <-serveErr:
 		return fmt.Errorf("a listener failed: %w", err)
+	}
+}
+
+// purgeBoth makes a purge by URL drop the zone cache's entries as well as the Workers' Cache
+// API entries (next, the follower's hook): on Cloudflare both are the one zone cache.
+func purgeBoth(next func(cfapi.Purge), cache *zoneCache, log *slog.Logger) func(cfapi.Purge) {
+	return func(p cfapi.Purge) {
+		if n := cache.purge(p.Files); n > 0 {
+			log.Info("zone cache purged", "urls", len(p.Files), "entries_dropped", n)
+		}
+		if next != nil {
+			next(p)
+		}
 	}
 }
 
