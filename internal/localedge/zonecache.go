@@ -160,7 +160,9 @@ func defaultEdgeTTL(status int) time.Duration {
 // skips the cache for such a fetch, and the cache never honours a request's Cache-Control,
 // so a Worker that merely forwards a visitor's hard-reload headers would still be cached
 // there; only the pair, as workerd sends it, counts here, which is as close as the local
-// runtime lets us get.
+// runtime lets us get. (The tunnel emulation is a Go server, which completes a lone
+// Pragma: no-cache with Cache-Control: no-cache, RFC 9111 §5.4; an HTTP/1.0-style request
+// therefore opts out here too.)
 func optsOut(h http.Header) bool {
 	return hasToken(h.Values("Cache-Control"), "no-cache") && hasToken(h.Values("Pragma"), "no-cache")
 }
@@ -223,9 +225,10 @@ func (c *zoneCache) serve(w http.ResponseWriter, r *http.Request, u *url.URL, or
 	}
 	cw := &captureWriter{ResponseWriter: w, cache: c, method: r.Method, missStatus: status, now: now}
 	origin.ServeHTTP(cw, r)
-	// ServeHTTP returned normally: the whole body went through (the proxy aborts the handler
-	// on a failed copy), so what was captured is the complete answer.
-	if cw.store && cw.buf != nil {
+	// The proxy aborts the handler when copying the body fails, so a normal return means the
+	// origin's answer went through whole, unless the client went away first (then the answer
+	// may have been cut short) or it does not match its own Content-Length.
+	if cw.store && cw.buf != nil && r.Context().Err() == nil && cw.complete() {
 		c.put(&cacheEntry{key: key, status: cw.code, header: cw.stored, body: cw.buf.Bytes(), stored: now, expires: now.Add(cw.ttl)})
 	}
 }
@@ -476,6 +479,12 @@ func (cw *captureWriter) Write(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// complete reports whether the copy holds the whole body the headers announced.
+func (cw *captureWriter) complete() bool {
+	n, err := strconv.ParseInt(cw.stored.Get("Content-Length"), 10, 64)
+	return err != nil || n == int64(cw.buf.Len())
 }
 
 // Flush keeps streaming answers streaming (the proxy flushes after every write).
