@@ -156,10 +156,15 @@ func (c *Client) CreateBypassCacheRule(ctx context.Context, zoneID string, want 
 			Phase:  cf.F(CacheRulesPhase),
 			Rules:  cf.F([]rulesets.RulesetNewParamsRuleUnion{want.param()}),
 		})
-		if err != nil {
+		if err == nil {
+			return ruleIn(res.JSON.RawJSON(), "", want.Ref)
+		}
+		// Another writer (a second tunnel in the same apply) may have created the entrypoint
+		// since we looked: then the rule is added to it like to any existing one.
+		var again bool
+		if raw, again, _ = c.cacheEntrypoint(ctx, zoneID); !again {
 			return nil, err
 		}
-		return ruleIn(res.JSON.RawJSON(), "", want.Ref)
 	}
 	existing, ok, err := findRule(raw, "", want.Ref)
 	if err != nil {

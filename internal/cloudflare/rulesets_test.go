@@ -4,7 +4,10 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
@@ -121,5 +124,44 @@ func TestBypassCacheRule_OwnsOneRule(t *testing.T) {
 	rs, _ = srv.Entrypoint(cfapi.CachePhase)
 	if len(rs.Rules) != 2 || rs.Rules[0].Ref != "someone_else" || rs.Rules[1].ID != ruleB.ID {
 		t.Errorf("after deleting rule a, rules = %+v", rs.Rules)
+	}
+}
+
+// TestBypassCacheRule_EntrypointCreatedMeanwhile: when the entrypoint appears between our
+// look-up and our create (another tunnel in the same apply), the rule is added to it.
+func TestBypassCacheRule_EntrypointCreatedMeanwhile(t *testing.T) {
+	srv, err := cfapi.New(cfapi.Config{StateDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := srv.Identity()
+	var hidden atomic.Bool
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The first look-up does not see the entrypoint the other writer is creating.
+		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/entrypoint") && hidden.Swap(false) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"success":false,"errors":[{"code":10007,"message":"not yet"}],"messages":[],"result":null}`)
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(hs.Close)
+	c := newTestClient(t, hs.URL, func(cfg *Config) { cfg.APIToken = id.APIToken })
+	ctx := context.Background()
+	other := BypassCacheRule{Ref: "kamuidash_tunnel_other", Hosts: []string{"other.kamui.test"}}
+	hidden.Store(false)
+	if _, err := c.CreateBypassCacheRule(ctx, id.ZoneID, other); err != nil {
+		t.Fatal(err)
+	}
+	hidden.Store(true)
+	ours := BypassCacheRule{Ref: "kamuidash_tunnel_ours", Hosts: []string{"origin.kamui.test"}}
+	rule, err := c.CreateBypassCacheRule(ctx, id.ZoneID, ours)
+	if err != nil {
+		t.Fatalf("create while the entrypoint appeared meanwhile: %v", err)
+	}
+	rs, _ := srv.Entrypoint(cfapi.CachePhase)
+	if len(rs.Rules) != 2 || rs.Rules[0].Ref != other.Ref || rs.Rules[1].ID != rule.ID || hidden.Load() {
+		t.Errorf("rules = %+v (look-up hidden still armed: %v)", rs.Rules, hidden.Load())
 	}
 }
