@@ -63,9 +63,20 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		onScripts, routerURL = router.scriptsLoaded, router.URL
 	}
 	follow := newFollower(logger, onScripts)
-	// The zone cache reads the zone's Cache Rules from the API server, which is created
-	// after it (its purge hook drops the cache's entries too).
-	var api *cfapi.Server
+	api, err := cfapi.New(cfapi.Config{
+		StateDir:           layout.api,
+		ZoneName:           opts.ZoneName,
+		AutoValidate:       opts.AutoValidate,
+		KVPropagationDelay: opts.KVPropagation,
+		Logger:             logger,
+		Hooks:              follow.hooks(),
+	})
+	if err != nil {
+		return fmt.Errorf("loading the API state: %w", err)
+	}
+	defer api.Close()
+	// The zone cache in front of proxied origins applies the zone's Cache Rules as the API
+	// has them; a purge drops its entries (through the follower's purge hook).
 	cache := newZoneCache(zoneCacheConfig{
 		Rules: func() []cfapi.RulesetRule {
 			rs, _ := api.Entrypoint(cfapi.CachePhase)
@@ -73,20 +84,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		},
 		Logger: logger,
 	})
-	hooks := follow.hooks()
-	hooks.Purged = purgeBoth(hooks.Purged, cache, logger)
-	api, err = cfapi.New(cfapi.Config{
-		StateDir:           layout.api,
-		ZoneName:           opts.ZoneName,
-		AutoValidate:       opts.AutoValidate,
-		KVPropagationDelay: opts.KVPropagation,
-		Logger:             logger,
-		Hooks:              hooks,
-	})
-	if err != nil {
-		return fmt.Errorf("loading the API state: %w", err)
-	}
-	defer api.Close()
+	follow.zoneCache = cache
 
 	// The runtime's KV and R2 stores are copies of the API's; start them empty and seed them.
 	for _, store := range []string{"kv", "r2"} {
@@ -150,19 +148,6 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return nil
 	case err := <-serveErr:
 		return fmt.Errorf("a listener failed: %w", err)
-	}
-}
-
-// purgeBoth makes a purge by URL drop the zone cache's entries as well as the Workers' Cache
-// API entries (next, the follower's hook): on Cloudflare both are the one zone cache.
-func purgeBoth(next func(cfapi.Purge), cache *zoneCache, log *slog.Logger) func(cfapi.Purge) {
-	return func(p cfapi.Purge) {
-		if n := cache.purge(p.Files); n > 0 {
-			log.Info("zone cache purged", "urls", len(p.Files), "entries_dropped", n)
-		}
-		if next != nil {
-			next(p)
-		}
 	}
 }
 
