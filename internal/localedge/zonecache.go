@@ -157,10 +157,10 @@ func defaultEdgeTTL(status int) time.Duration {
 // Fetch standard prescribes for that mode; request.cache itself is not visible to the
 // outbound service), and a fetch without the option carries neither (pinned by
 // internal/workertest's TestOriginFetchBypassesSharedCache). On Cloudflare the runtime itself
-// skips the cache for such a fetch, and the cache never honours a request's Cache-Control,
-// so a Worker that merely forwards a visitor's hard-reload headers would still be cached
-// there; only the pair, as workerd sends it, counts here, which is as close as the local
-// runtime lets us get. (The tunnel emulation is a Go server, which completes a lone
+// skips the cache for such a fetch and no header says so, while a request's own
+// Cache-Control does not make the cache step aside by default: a Worker that merely forwards a
+// visitor's hard-reload headers (the same pair) would still be cached there but is not here.
+// Only the pair counts, which is as close as the local runtime lets us get. (The tunnel emulation is a Go server, which completes a lone
 // Pragma: no-cache with Cache-Control: no-cache, RFC 9111 §5.4; an HTTP/1.0-style request
 // therefore opts out here too.)
 func optsOut(h http.Header) bool {
