@@ -178,8 +178,8 @@ func TestAccTunnel_Lifecycle(t *testing.T) {
 }
 
 // TestAccTunnel_CacheRuleDrift: the tunnel's Cache Rule deleted, changed or disabled outside
-// Terraform shows as a planned update, which restores it (the zone's other rule untouched);
-// then the plan is empty again.
+// Terraform shows as a planned update, which restores it (the zone's other rule untouched), and
+// so does a deleted origin CNAME; then the plan is empty again.
 func TestAccTunnel_CacheRuleDrift(t *testing.T) {
 	edge := newTestEdge(t)
 	var foreign string
@@ -238,6 +238,17 @@ func TestAccTunnel_CacheRuleDrift(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
 					// Then someone disables it.
 					return editOurs(s, rulesets.SetCacheSettingsRuleParam{Enabled: cf.F(false)})
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config:            tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id"))},
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
+					// Then someone deletes the origin CNAME: planned as an update too.
+					recID := s.RootModule().Resources[tunnelAddr].Primary.Attributes["dns_record_id"]
+					return edge.client(t).DeleteDNSRecord(context.Background(), edge.Identity().ZoneID, recID)
 				}),
 				ExpectNonEmptyPlan: true,
 			},
