@@ -16,6 +16,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
 	"github.com/cloudflare/cloudflare-go/v7/r2"
+	"github.com/cloudflare/cloudflare-go/v7/rulesets"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
 	"github.com/hashicorp/go-cleanhttp"
@@ -70,6 +71,7 @@ type Client struct {
 	Tunnels         *zero_trust.TunnelCloudflaredService
 	Cache           *cache.CacheService
 	R2              *r2.R2Service
+	Rulesets        *rulesets.RulesetService
 }
 
 // New builds the client. It does not contact the API.
@@ -111,6 +113,7 @@ func New(cfg Config) (*Client, error) {
 		Tunnels:         zero_trust.NewTunnelCloudflaredService(opts...),
 		Cache:           cache.NewCacheService(opts...),
 		R2:              r2.NewR2Service(opts...),
+		Rulesets:        rulesets.NewRulesetService(opts...),
 	}, nil
 }
 

@@ -15,7 +15,8 @@
 //     hosts outside the zone only when they are active custom hostnames, tried under their
 //     own name and then under their custom_origin_server); anything else gets a fixed 404;
 //   - tunnel emulation: every outbound fetch of a Worker is delivered by the tunnel ingress
-//     rules of its hostname (see tunnelHandler for the mapping of in-cluster services);
+//     rules of its hostname (see tunnelHandler for the mapping of in-cluster services),
+//     through an emulated zone cache when the hostname is proxied on the zone (below);
 //   - with --router, the router from worker-src/router (built with go build into the state
 //     dir), sharing the signing secret of the uploaded Worker's SIGNING_SECRET binding, with
 //     --upstream-template so namespace/service:port upstreams go to 127.0.0.1:{port}.
@@ -42,7 +43,29 @@
 // KV writes reach the Workers --kv-propagation after the API accepted them (cfapi's
 // Hooks.KVChanged fires late; the runtime's copy is then updated), and script uploads reload
 // workerd within about a second: like Cloudflare, nothing is read-after-write across the edge.
-// Cache purges drop the URLs from the Cache API, which all Workers share as one zone does.
+// Cache purges drop the URLs from the Cache API, which all Workers share as one zone does,
+// and from the zone cache.
+//
+// # Zone cache
+//
+// On Cloudflare a Worker's fetch of a hostname proxied on the zone goes through the zone's
+// cache, keyed by URL, unless the fetch opts out. Every dynamic app is forwarded to the same
+// tunnel origin URLs, so a cached answer would cross tenants; the local edge models that cache
+// so that a Worker which forgets to opt out fails a test. Fetches of proxied tunnel hostnames
+// (not loopback pass-through) go through an in-memory cache (zoneCache) with Cloudflare's
+// default behaviour: GET and HEAD of the default cacheable file extensions only, the origin's
+// Cache-Control and Set-Cookie respected, s-maxage then max-age (or the status's default edge
+// TTL) as the TTL, Cf-Cache-Status (HIT, MISS, EXPIRED, BYPASS, DYNAMIC) and Age on the
+// answers. A fetch with cache: "no-store" skips it: workerd marks such a subrequest with
+// Cache-Control: no-cache and Pragma: no-cache, the only signal the local runtime gives (on
+// Cloudflare the runtime itself skips the cache). The zone's Cache Rules (the
+// http_request_cache_settings entrypoint the API serves; kamuidash_tunnel adds one that
+// bypasses the cache for its origin hostname) apply: a matching "cache": false rule bypasses
+// the cache (DYNAMIC), "cache": true makes any extension eligible. Rule expressions are
+// understood in the shapes the provider writes, (http.host eq "…"), (http.host in {"…" "…"})
+// and "or" of those; any other expression never matches and is logged once. The cache is
+// bounded (entries, bytes, and a per-answer size beyond which answers pass uncached), streams
+// what it does not store, and starts empty at every start.
 // A KV expiration sooner than Miniflare's 60 s minimum is emulated by deleting the runtime's
 // copy of the key when it expires.
 package localedge

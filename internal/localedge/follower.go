@@ -23,6 +23,10 @@ type follower struct {
 	log  *slog.Logger
 	// onScripts is told after every reload which scripts are loaded (the router's secret).
 	onScripts func([]*cfapi.Script)
+	// zoneCache, when set (before the API serves), also loses the entries a purge names: on
+	// Cloudflare the Workers' Cache API and the cache in front of origins are the one zone
+	// cache.
+	zoneCache *zoneCache
 
 	mu         sync.Mutex
 	reload     bool
@@ -44,6 +48,11 @@ func (f *follower) hooks() cfapi.Hooks {
 		KVChanged:     f.kvChanged,
 		R2Changed:     f.r2Changed,
 		Purged: func(p cfapi.Purge) {
+			if f.zoneCache != nil {
+				if n := f.zoneCache.purge(p.Files); n > 0 {
+					f.log.Info("zone cache purged", "urls", len(p.Files), "entries_dropped", n)
+				}
+			}
 			urls := slices.Clone(p.Files)
 			f.enqueue(func(ctx context.Context) error {
 				n, err := f.host.Purge(ctx, urls)

@@ -85,6 +85,16 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return fmt.Errorf("loading the API state: %w", err)
 	}
 	defer api.Close()
+	// The zone cache in front of proxied origins applies the zone's Cache Rules as the API
+	// has them; a purge drops its entries (through the follower's purge hook).
+	cache := newZoneCache(zoneCacheConfig{
+		Rules: func() []cfapi.RulesetRule {
+			rs, _ := api.Entrypoint(cfapi.CachePhase)
+			return rs.Rules
+		},
+		Logger: logger,
+	})
+	follow.zoneCache = cache
 
 	// The runtime's KV and R2 stores are copies of the API's; start them empty and seed them.
 	for _, store := range []string{"kv", "r2"} {
@@ -108,7 +118,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	servers := []*http.Server{
 		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
 		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded), ReadHeaderTimeout: 10 * time.Second},
-		{Handler: newTunnelHandler(api, routerURL), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newTunnelHandler(api, routerURL, cache), ReadHeaderTimeout: 10 * time.Second},
 	}
 	serveErr := make(chan error, len(servers))
 	for i, ln := range []net.Listener{listeners.api, listeners.edge, listeners.tunnel} {

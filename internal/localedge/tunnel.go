@@ -32,16 +32,21 @@ const routerServiceLabel = "kamuidash-router"
 //
 // A fetch to a loopback address passes through; any other host gets 502: the local edge
 // never reaches beyond this machine.
+//
+// A fetch to a hostname proxied on the zone (a proxied tunnel CNAME) first goes through the
+// emulated zone cache, as it would through the zone's cache on Cloudflare (see zoneCache);
+// loopback pass-through is not on the zone and is never cached.
 type tunnelHandler struct {
 	api       *cfapi.Server
 	routerURL func() string // "" when the router is not running
+	cache     *zoneCache    // nil: no zone cache
 	proxy     *httputil.ReverseProxy
 }
 
 type tunnelTargetKey struct{}
 
-func newTunnelHandler(api *cfapi.Server, routerURL func() string) *tunnelHandler {
-	h := &tunnelHandler{api: api, routerURL: routerURL}
+func newTunnelHandler(api *cfapi.Server, routerURL func() string, cache *zoneCache) *tunnelHandler {
+	h := &tunnelHandler{api: api, routerURL: routerURL, cache: cache}
 	h.proxy = &httputil.ReverseProxy{
 		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
@@ -62,12 +67,28 @@ func newTunnelHandler(api *cfapi.Server, routerURL func() string) *tunnelHandler
 
 func (h *tunnelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	originHost := r.Header.Get(edgeruntime.OriginHostHeader)
+	scheme := r.Header.Get(edgeruntime.OriginSchemeHeader)
 	r.Header.Del(edgeruntime.OriginHostHeader)
+	r.Header.Del(edgeruntime.OriginSchemeHeader)
 	if originHost == "" {
 		fixed(w, http.StatusBadRequest, "Not a Worker's outbound fetch.")
 		return
 	}
+	if scheme != "http" {
+		scheme = "https"
+	}
 	r.Host = originHost
+	if _, proxied := h.tunnelFor(normalizeHost(originHost)); proxied && h.cache != nil {
+		u := &url.URL{Scheme: scheme, Host: originHost, Path: r.URL.Path, RawPath: r.URL.RawPath, RawQuery: r.URL.RawQuery}
+		h.cache.serve(w, r, u, http.HandlerFunc(h.deliver))
+		return
+	}
+	h.deliver(w, r)
+}
+
+// deliver hands a fetch to the service the tunnel's ingress names for its host.
+func (h *tunnelHandler) deliver(w http.ResponseWriter, r *http.Request) {
+	originHost := r.Host
 	target, status, problem := h.resolve(originHost, r.URL.Path)
 	if target == nil {
 		if problem != "" {
@@ -84,8 +105,8 @@ func (h *tunnelHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // resolve returns where a fetch to originHost goes, or a status (and a message) to answer.
 func (h *tunnelHandler) resolve(originHost, path string) (*url.URL, int, string) {
 	host := normalizeHost(originHost)
-	tunnelID, ok := h.tunnelFor(host)
-	if !ok {
+	tunnelID, _ := h.tunnelFor(host)
+	if tunnelID == "" {
 		if isLoopback(host) {
 			return &url.URL{Scheme: "http", Host: originHost}, 0, ""
 		}
@@ -104,14 +125,15 @@ func (h *tunnelHandler) resolve(originHost, path string) (*url.URL, int, string)
 	return nil, http.StatusBadGateway, "Bad gateway: no ingress rule of the tunnel matches " + host + "."
 }
 
-// tunnelFor finds the CNAME routing host into a tunnel.
-func (h *tunnelHandler) tunnelFor(host string) (string, bool) {
+// tunnelFor finds the CNAME routing host into a tunnel ("" when there is none) and whether
+// it is proxied (its traffic goes through the zone, and so through the zone cache).
+func (h *tunnelHandler) tunnelFor(host string) (tunnelID string, proxied bool) {
 	for _, rec := range h.api.DNSRecords() {
 		if rec.Type != "CNAME" || normalizeHost(rec.Name) != host {
 			continue
 		}
 		if id, ok := strings.CutSuffix(strings.ToLower(rec.Content), kdcf.TunnelTargetSuffix); ok && id != "" {
-			return id, true
+			return id, rec.Proxied
 		}
 	}
 	return "", false

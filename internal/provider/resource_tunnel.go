@@ -39,6 +39,7 @@ type tunnelModel struct {
 	OriginHostname types.String `tfsdk:"origin_hostname"`
 	RouterService  types.String `tfsdk:"router_service"`
 	DNSRecordID    types.String `tfsdk:"dns_record_id"`
+	CacheRuleID    types.String `tfsdk:"cache_rule_id"`
 	CNAMETarget    types.String `tfsdk:"cname_target"`
 	Token          types.String `tfsdk:"token"`
 }
@@ -53,8 +54,16 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 		MarkdownDescription: "A remotely managed cloudflared tunnel that carries the edge Worker's dynamic requests to the router. " +
 			"The provider generates the tunnel secret (never stored in state), sets the ingress (the origin hostname to the " +
 			"router service, then a catch-all 404) and creates the proxied CNAME that routes the origin hostname into the tunnel. " +
-			"The connector token is exposed as a sensitive attribute. Delete cleans up the tunnel's connections first. " +
-			"Import by tunnel ID.",
+			"It also owns one zone Cache Rule that keeps the origin hostname out of Cloudflare's cache: every tenant app is " +
+			"forwarded to the same origin URLs (only signed headers say which tenant a request is for), so a response cached for " +
+			"one tenant could otherwise be served to another. The edge Worker already opts out of the cache on every origin " +
+			"fetch; the rule is the second layer, for any other Worker or script that fetches the origin. The rule is added at " +
+			"the end of the zone's `http_request_cache_settings` entrypoint ruleset (created if the zone has none); other rules " +
+			"in that ruleset are never touched. A rule deleted or changed outside Terraform shows in the plan and the next " +
+			"apply restores it. The connector token is exposed as a sensitive attribute. Delete removes the CNAME, then the " +
+			"Cache Rule, then cleans up the tunnel's connections and deletes the tunnel. " +
+			"Import by tunnel ID (the Cache Rule is found by its reference, `kamuidash_tunnel_<tunnel id>`). " +
+			"The API token needs, besides the tunnel and DNS permissions, permission to edit the zone's Cache Rules.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The tunnel's ID.",
@@ -82,6 +91,12 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Computed:            true,
 				PlanModifiers:       stable,
 			},
+			"cache_rule_id": schema.StringAttribute{
+				MarkdownDescription: "The ID of the zone Cache Rule (a `set_cache_settings` rule with `cache = false` on `(http.host eq \"<origin_hostname>\")`) " +
+					"that keeps the origin hostname's responses out of Cloudflare's cache. It changes only if the rule had to be recreated.",
+				Computed:      true,
+				PlanModifiers: stable,
+			},
 			"cname_target": schema.StringAttribute{
 				MarkdownDescription: "The CNAME target that routes a hostname into this tunnel.",
 				Computed:            true,
@@ -101,12 +116,56 @@ func (r *tunnelResource) Configure(_ context.Context, req resource.ConfigureRequ
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *tunnelResource) ModifyPlan(_ context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+// cacheRuleDriftKey is the private state key where Read records that the tunnel's Cache Rule
+// is missing or was changed outside Terraform ("missing" or "changed", as JSON strings);
+// ModifyPlan turns it into a planned update that Update repairs.
+const cacheRuleDriftKey = "cache_rule_drift"
+
+// tunnelCacheRule is the Cache Rule a tunnel owns: no caching for its origin hostnames (one,
+// or the old and the new one while the origin moves). The ref carries the tunnel ID, so an
+// import (or a retried create) finds the rule without knowing its ID.
+func tunnelCacheRule(tunnelID, name string, hosts ...string) kdcf.BypassCacheRule {
+	return kdcf.BypassCacheRule{
+		Ref: "kamuidash_tunnel_" + tunnelID,
+		Description: "Managed by kamuidash_tunnel " + quote(name) + ": the tunnel's origin is never cached " +
+			"(every tenant app is forwarded to the same origin URLs).",
+		Hosts: hosts,
+	}
+}
+
+func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.data == nil {
 		return
 	}
 	if r.data.ZoneID == "" {
 		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+	}
+	if req.State.Raw.IsNull() {
+		return
+	}
+	// Drift Read found in the computed parts (the Cache Rule, the origin CNAME) changes
+	// nothing in the configuration, so it is planned here: the value becomes unknown and the
+	// apply is an update that restores the object.
+	var state tunnelModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	drift, diags := req.Private.GetKey(ctx, cacheRuleDriftKey)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if state.CacheRuleID.ValueString() == "" || len(drift) > 0 {
+		how := "is missing"
+		if string(drift) == `"changed"` {
+			how = "was changed outside Terraform"
+		}
+		resp.Diagnostics.AddWarning("Tunnel Cache Rule Drifted",
+			"The zone Cache Rule that keeps "+quote(state.OriginHostname.ValueString())+" out of Cloudflare's cache "+how+
+				". Without it, a Worker that fetches the origin without opting out of the cache could serve one tenant's "+
+				"cached responses to another. Apply to restore the rule.")
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("cache_rule_id"), types.StringUnknown())...)
+	}
+	if state.DNSRecordID.ValueString() == "" {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dns_record_id"), types.StringUnknown())...)
 	}
 }
 
@@ -116,27 +175,39 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, account := r.data.Client, r.data.AccountID
-	id, err := c.CreateTunnel(ctx, account, plan.Name.ValueString())
+	c, account, zone := r.data.Client, r.data.AccountID, r.data.ZoneID
+	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
+	id, err := c.CreateTunnel(ctx, account, name)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(plan.Name.ValueString()), err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
 		return
 	}
-	tflog.Info(ctx, "Created tunnel", map[string]any{"id": id, "name": plan.Name.ValueString()})
+	tflog.Info(ctx, "Created tunnel", map[string]any{"id": id, "name": name})
 	plan.ID = types.StringValue(id)
 	plan.CNAMETarget = types.StringValue(id + kdcf.TunnelTargetSuffix)
 	plan.DNSRecordID = types.StringValue("")
+	plan.CacheRuleID = types.StringValue("")
 	plan.Token = types.StringValue("")
 	// From here on the tunnel exists: keep it in state even if a later step fails.
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	if err := c.SetTunnelIngress(ctx, account, id, plan.OriginHostname.ValueString(), plan.RouterService.ValueString()); err != nil {
+	if err := c.SetTunnelIngress(ctx, account, id, host, plan.RouterService.ValueString()); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Configure Tunnel", "Setting the ingress of tunnel "+id, err))
 		return
 	}
-	rec, err := c.UpsertTunnelCNAME(ctx, r.data.ZoneID, "", plan.OriginHostname.ValueString(), id)
+	// The Cache Rule comes before the CNAME, so the origin is never reachable uncovered.
+	rule, err := c.CreateBypassCacheRule(ctx, zone, tunnelCacheRule(id, name, host))
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(plan.OriginHostname.ValueString()), err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel Cache Rule", "Adding the Cache Rule that bypasses the cache for "+quote(host), err))
+		return
+	}
+	tflog.Info(ctx, "Created tunnel Cache Rule", map[string]any{"id": rule.ID, "ruleset_id": rule.RulesetID})
+	plan.CacheRuleID = types.StringValue(rule.ID)
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+
+	rec, err := c.UpsertTunnelCNAME(ctx, zone, "", host, id)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
 		return
 	}
 	plan.DNSRecordID = types.StringValue(rec.ID)
@@ -176,6 +247,9 @@ func (r *tunnelResource) Read(ctx context.Context, req resource.ReadRequest, res
 		state.OriginHostname = types.StringValue(t.Ingress[0].Hostname)
 		state.RouterService = types.StringValue(t.Ingress[0].Service)
 	}
+	// What the Cache Rule must match: the origin as the ingress has it (a rule for another
+	// host is drift).
+	want := tunnelCacheRule(id, t.Name, state.OriginHostname.ValueString())
 
 	var rec *kdcf.DNSRecord
 	if recID := state.DNSRecordID.ValueString(); recID != "" {
@@ -197,6 +271,30 @@ func (r *tunnelResource) Read(ctx context.Context, req resource.ReadRequest, res
 	default:
 		state.DNSRecordID = types.StringValue(rec.ID)
 	}
+
+	// The Cache Rule: by ID, or by its ref after an import. A missing or altered rule is
+	// recorded for ModifyPlan, which plans its repair.
+	rule, found, err := c.FindCacheRule(ctx, r.data.ZoneID, state.CacheRuleID.ValueString(), want.Ref)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Tunnel Cache Rule", "Reading the zone's Cache Rules for tunnel "+id, err))
+		return
+	}
+	var drift []byte
+	switch {
+	case !found:
+		state.CacheRuleID = types.StringValue("")
+		drift = []byte(`"missing"`)
+	case !rule.Bypasses(want):
+		state.CacheRuleID = types.StringValue(rule.ID)
+		drift = []byte(`"changed"`)
+	default:
+		state.CacheRuleID = types.StringValue(rule.ID)
+	}
+	if drift != nil {
+		tflog.Warn(ctx, "Tunnel Cache Rule drifted", map[string]any{"id": id, "drift": string(drift)})
+	}
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, cacheRuleDriftKey, drift)...)
+
 	if state.Token.IsNull() || state.Token.ValueString() == "" {
 		token, err := c.TunnelToken(ctx, r.data.AccountID, id)
 		if err != nil {
@@ -215,19 +313,61 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, id := r.data.Client, state.ID.ValueString()
-	if err := c.SetTunnelIngress(ctx, r.data.AccountID, id, plan.OriginHostname.ValueString(), plan.RouterService.ValueString()); err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Configure Tunnel", "Setting the ingress of tunnel "+id, err))
-		return
+	c, id, zone := r.data.Client, state.ID.ValueString(), r.data.ZoneID
+	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
+	// While the origin moves, the rule covers both hostnames, so neither is ever cacheable;
+	// it is narrowed to the new one once the CNAME has moved.
+	hosts := []string{host}
+	if old := state.OriginHostname.ValueString(); old != host && isNormalHostname(old) {
+		hosts = []string{old, host}
 	}
-	rec, err := c.UpsertTunnelCNAME(ctx, r.data.ZoneID, state.DNSRecordID.ValueString(), plan.OriginHostname.ValueString(), id)
+	rule, err := r.ensureCacheRule(ctx, state.CacheRuleID.ValueString(), tunnelCacheRule(id, name, hosts...))
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Update Origin DNS Record", "Writing the CNAME for "+quote(plan.OriginHostname.ValueString()), err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Update Tunnel Cache Rule", "Writing the Cache Rule that bypasses the cache for "+quote(host), err))
 		return
 	}
 	plan.ID, plan.Token, plan.CNAMETarget = state.ID, state.Token, state.CNAMETarget
+	plan.CacheRuleID, plan.DNSRecordID = types.StringValue(rule.ID), state.DNSRecordID
+	if plan.DNSRecordID.IsUnknown() || plan.DNSRecordID.IsNull() {
+		plan.DNSRecordID = types.StringValue("")
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, cacheRuleDriftKey, nil)...)
+
+	if err := c.SetTunnelIngress(ctx, r.data.AccountID, id, host, plan.RouterService.ValueString()); err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Configure Tunnel", "Setting the ingress of tunnel "+id, err))
+		return
+	}
+	rec, err := c.UpsertTunnelCNAME(ctx, zone, state.DNSRecordID.ValueString(), host, id)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Update Origin DNS Record", "Writing the CNAME for "+quote(host), err))
+		return
+	}
 	plan.DNSRecordID = types.StringValue(rec.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	if len(hosts) > 1 {
+		rule, err = c.UpdateBypassCacheRule(ctx, zone, rule.RulesetID, rule.ID, tunnelCacheRule(id, name, host))
+		if err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Update Tunnel Cache Rule", "Narrowing the Cache Rule to "+quote(host), err))
+			return
+		}
+		plan.CacheRuleID = types.StringValue(rule.ID)
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	}
+}
+
+// ensureCacheRule rewrites the tunnel's Cache Rule (found by ID or ref) to want, or adds it
+// again when it is gone.
+func (r *tunnelResource) ensureCacheRule(ctx context.Context, ruleID string, want kdcf.BypassCacheRule) (*kdcf.CacheRule, error) {
+	c, zone := r.data.Client, r.data.ZoneID
+	rule, found, err := c.FindCacheRule(ctx, zone, ruleID, want.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if found {
+		return c.UpdateBypassCacheRule(ctx, zone, rule.RulesetID, rule.ID, want)
+	}
+	return c.CreateBypassCacheRule(ctx, zone, want)
 }
 
 func (r *tunnelResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -236,12 +376,21 @@ func (r *tunnelResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	c, id := r.data.Client, state.ID.ValueString()
+	c, id, zone := r.data.Client, state.ID.ValueString(), r.data.ZoneID
+	// The CNAME first: once nothing routes to the origin, the Cache Rule can go safely.
 	if recID := state.DNSRecordID.ValueString(); recID != "" {
-		if err := c.DeleteDNSRecord(ctx, r.data.ZoneID, recID); err != nil {
+		if err := c.DeleteDNSRecord(ctx, zone, recID); err != nil {
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Origin DNS Record", "Deleting the CNAME of tunnel "+id, err))
 			return
 		}
+	}
+	rule, found, err := c.FindCacheRule(ctx, zone, state.CacheRuleID.ValueString(), tunnelCacheRule(id, "").Ref)
+	if err == nil && found {
+		err = c.DeleteCacheRule(ctx, zone, rule.RulesetID, rule.ID)
+	}
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Tunnel Cache Rule", "Deleting the Cache Rule of tunnel "+id, err))
+		return
 	}
 	if err := c.DeleteTunnel(ctx, r.data.AccountID, id); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Tunnel", "Deleting tunnel "+id, err))

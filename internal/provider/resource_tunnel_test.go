@@ -1,10 +1,14 @@
 package provider
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"testing"
 
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/rulesets"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -12,6 +16,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 )
 
 const tunnelAddr = "kamuidash_tunnel.edge"
@@ -26,8 +32,9 @@ resource "kamuidash_tunnel" "edge" {
 `, origin)
 }
 
-// expectTunnelWiring checks the edge's view: ingress to the router with a catch-all, and a
-// proxied CNAME from the origin hostname into the tunnel.
+// expectTunnelWiring checks the edge's view: ingress to the router with a catch-all, a
+// proxied CNAME from the origin hostname into the tunnel, and the Cache Rule bypassing the
+// cache for the origin hostname.
 func (e *testEdge) expectTunnelWiring(origin string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
 		attrs := s.RootModule().Resources[tunnelAddr].Primary.Attributes
@@ -39,6 +46,9 @@ func (e *testEdge) expectTunnelWiring(origin string) resource.TestCheckFunc {
 		if len(in) != 2 || in[0].Hostname != origin || in[0].Service != "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080" ||
 			in[1].Hostname != "" || in[1].Service != "http_status:404" {
 			return fmt.Errorf("ingress = %+v", in)
+		}
+		if err := e.expectBypassRule(attrs["id"], attrs["cache_rule_id"], origin); err != nil {
+			return err
 		}
 		for _, rec := range e.DNSRecords() {
 			if rec.ID == attrs["dns_record_id"] {
@@ -52,39 +62,207 @@ func (e *testEdge) expectTunnelWiring(origin string) resource.TestCheckFunc {
 	}
 }
 
+// expectBypassRule finds the tunnel's rule in the zone's Cache Rules and checks it is exactly
+// the bypass for origin, and the only rule with its ref.
+func (e *testEdge) expectBypassRule(tunnelID, ruleID, origin string) error {
+	rs, _ := e.Entrypoint(cfapi.CachePhase)
+	var found []cfapi.RulesetRule
+	for _, r := range rs.Rules {
+		if r.Ref == "kamuidash_tunnel_"+tunnelID {
+			found = append(found, r)
+		}
+	}
+	if len(found) != 1 {
+		return fmt.Errorf("%d Cache Rules carry the tunnel's ref, want 1: %+v", len(found), rs.Rules)
+	}
+	r := found[0]
+	var params map[string]any
+	_ = json.Unmarshal(r.ActionParameters, &params)
+	if r.ID != ruleID || r.Action != "set_cache_settings" || !r.Enabled || r.Expression != `(http.host eq "`+origin+`")` ||
+		len(params) != 1 || params["cache"] != false {
+		return fmt.Errorf("Cache Rule = %+v (state says %s)", r, ruleID)
+	}
+	return nil
+}
+
+// addForeignCacheRule adds a Cache Rule someone else owns at the top of the zone's Cache
+// Rules, creating the entrypoint if needed, and returns its ID.
+func (e *testEdge) addForeignCacheRule(t *testing.T) string {
+	t.Helper()
+	c, ctx, zone := e.client(t), context.Background(), e.Identity().ZoneID
+	rule := rulesets.SetCacheSettingsRuleParam{
+		Action:           cf.F(rulesets.SetCacheSettingsRuleActionSetCacheSettings),
+		ActionParameters: cf.F(rulesets.SetCacheSettingsRuleActionParametersParam{Cache: cf.F(true)}),
+		Expression:       cf.F(`(http.host eq "static.kamui.test")`),
+		Description:      cf.F("cache everything on the static host (not ours)"),
+		Ref:              cf.F("someone_else"),
+	}
+	rs, ok := e.Entrypoint(cfapi.CachePhase)
+	if !ok {
+		res, err := c.Rulesets.New(ctx, rulesets.RulesetNewParams{ZoneID: cf.F(zone), Kind: cf.F(rulesets.KindZone), Name: cf.F("default"),
+			Phase: cf.F(rulesets.PhaseHTTPRequestCacheSettings), Rules: cf.F([]rulesets.RulesetNewParamsRuleUnion{rule})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rules[0].ID
+	}
+	res, err := c.Rulesets.Rules.New(ctx, rs.ID, rulesets.RuleNewParams{ZoneID: cf.F(zone), Body: rulesets.RuleNewParamsBodySetCacheSettingsRule{
+		Position: cf.F[rulesets.RuleNewParamsBodySetCacheSettingsRulePositionUnion](
+			rulesets.RuleNewParamsBodySetCacheSettingsRulePositionIndexPosition{Index: cf.F(int64(1))}),
+		SetCacheSettingsRuleParam: rule,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Rules[0].ID
+}
+
+// onlyForeignRuleLeft is a CheckDestroy: no DNS record and none of our Cache Rules remain, and
+// the rule someone else owns is untouched.
+func (e *testEdge) onlyForeignRuleLeft(foreignID *string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if n := len(e.DNSRecords()); n != 0 {
+			return fmt.Errorf("%d DNS record(s) left after destroy", n)
+		}
+		rs, _ := e.Entrypoint(cfapi.CachePhase)
+		if len(rs.Rules) != 1 || rs.Rules[0].ID != *foreignID || rs.Rules[0].Ref != "someone_else" || rs.Rules[0].Version != 1 {
+			return fmt.Errorf("after destroy the Cache Rules are %+v; want only the untouched foreign rule %s", rs.Rules, *foreignID)
+		}
+		return nil
+	}
+}
+
 func TestAccTunnel_Lifecycle(t *testing.T) {
 	edge := newTestEdge(t)
 	sameTunnel := statecheck.CompareValue(compare.ValuesSame())
+	sameRule := statecheck.CompareValue(compare.ValuesSame())
+	var foreign string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(*terraform.State) error {
-			if n := len(edge.DNSRecords()); n != 0 {
-				return fmt.Errorf("%d DNS record(s) left after destroy", n)
-			}
-			return nil
-		},
+		CheckDestroy:             edge.onlyForeignRuleLeft(&foreign),
 		Steps: []resource.TestStep{
 			{
+				// The zone has no Cache Rules yet: the entrypoint is created with our rule.
 				Config: tunnelConfig(edge, "origin.kamui.test"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(tunnelAddr, tfjsonpath.New("token"), knownvalue.StringRegexp(regexp.MustCompile(`.{20,}`))),
+					statecheck.ExpectKnownValue(tunnelAddr, tfjsonpath.New("cache_rule_id"), knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{32}$`))),
 					sameTunnel.AddStateValue(tunnelAddr, tfjsonpath.New("id")),
+					sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id")),
 				},
 				Check: edge.expectTunnelWiring("origin.kamui.test"),
 			},
 			{
-				// Moving the origin hostname is an in-place update of ingress and DNS.
-				Config: tunnelConfig(edge, "origin2.kamui.test"),
+				// Moving the origin hostname is an in-place update of ingress, DNS and the
+				// Cache Rule (same rule, new expression); a rule someone else adds meanwhile
+				// is left alone.
+				PreConfig: func() { foreign = edge.addForeignCacheRule(t) },
+				Config:    tunnelConfig(edge, "origin2.kamui.test"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tunnelAddr, plancheck.ResourceActionUpdate)},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{sameTunnel.AddStateValue(tunnelAddr, tfjsonpath.New("id"))},
-				Check:             edge.expectTunnelWiring("origin2.kamui.test"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					sameTunnel.AddStateValue(tunnelAddr, tfjsonpath.New("id")),
+					sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id")),
+				},
+				Check: edge.expectTunnelWiring("origin2.kamui.test"),
 			},
 			{
+				// Import finds the Cache Rule by its ref.
 				ResourceName:      tunnelAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+// TestAccTunnel_CacheRuleDrift: the tunnel's Cache Rule deleted, changed or disabled outside
+// Terraform shows as a planned update, which restores it (the zone's other rule untouched), and
+// so does a deleted origin CNAME; then the plan is empty again.
+func TestAccTunnel_CacheRuleDrift(t *testing.T) {
+	edge := newTestEdge(t)
+	var foreign string
+	sameRule := statecheck.CompareValue(compare.ValuesSame())
+	ruleID := func(s *terraform.State) (string, string) {
+		attrs := s.RootModule().Resources[tunnelAddr].Primary.Attributes
+		rs, _ := edge.Entrypoint(cfapi.CachePhase)
+		return rs.ID, attrs["cache_rule_id"]
+	}
+	editOurs := func(s *terraform.State, body rulesets.SetCacheSettingsRuleParam) error {
+		rsID, id := ruleID(s)
+		_, err := edge.client(t).Rulesets.Rules.Edit(context.Background(), rsID, id, rulesets.RuleEditParams{
+			ZoneID: cf.F(edge.Identity().ZoneID), Body: rulesets.RuleEditParamsBodySetCacheSettingsRule{SetCacheSettingsRuleParam: body}})
+		return err
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tunnelAddr, plancheck.ResourceActionUpdate)}}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.onlyForeignRuleLeft(&foreign),
+		Steps: []resource.TestStep{
+			{
+				// The zone already has Cache Rules: ours is appended after the foreign one.
+				PreConfig: func() { foreign = edge.addForeignCacheRule(t) },
+				Config:    tunnelConfig(edge, "origin.kamui.test"),
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
+					rs, _ := edge.Entrypoint(cfapi.CachePhase)
+					if _, id := ruleID(s); len(rs.Rules) != 2 || rs.Rules[0].ID != foreign || rs.Rules[1].ID != id {
+						return fmt.Errorf("Cache Rules = %+v; want the foreign rule, then ours", rs.Rules)
+					}
+					// Then someone deletes our rule.
+					rsID, id := ruleID(s)
+					return edge.client(t).DeleteCacheRule(context.Background(), edge.Identity().ZoneID, rsID, id)
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config:           tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks: update,
+				// Recreated (a new ID), then kept by the repairs below.
+				ConfigStateChecks: []statecheck.StateCheck{sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id"))},
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
+					// Then someone turns caching back on for the origin, on another host.
+					return editOurs(s, rulesets.SetCacheSettingsRuleParam{
+						Action:           cf.F(rulesets.SetCacheSettingsRuleActionSetCacheSettings),
+						ActionParameters: cf.F(rulesets.SetCacheSettingsRuleActionParametersParam{Cache: cf.F(true)}),
+						Expression:       cf.F(`(http.host eq "elsewhere.kamui.test")`),
+					})
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				// Repaired in place: the same rule.
+				Config:            tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id"))},
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
+					// Then someone disables it.
+					return editOurs(s, rulesets.SetCacheSettingsRuleParam{Enabled: cf.F(false)})
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config:            tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id"))},
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(s *terraform.State) error {
+					// Then someone deletes the origin CNAME: planned as an update too.
+					recID := s.RootModule().Resources[tunnelAddr].Primary.Attributes["dns_record_id"]
+					return edge.client(t).DeleteDNSRecord(context.Background(), edge.Identity().ZoneID, recID)
+				}),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config:            tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id"))},
+				Check:             edge.expectTunnelWiring("origin.kamui.test"),
+			},
+			{
+				Config: tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
 			},
 		},
 	})

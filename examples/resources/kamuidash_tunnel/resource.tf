@@ -1,4 +1,5 @@
-# The tunnel that carries the Worker's dynamic requests to the router in the cluster.
+# The tunnel that carries the Worker's dynamic requests to the router in the cluster. It also
+# owns the zone Cache Rule that keeps origin.dev.kamui.app out of Cloudflare's cache.
 resource "kamuidash_tunnel" "edge" {
   name            = "kamuidash-dev"
   origin_hostname = "origin.dev.kamui.app"

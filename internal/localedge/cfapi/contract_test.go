@@ -189,11 +189,14 @@ const metadataProbePath = "/__contract/workers_script_metadata"
 //     object". The part is relaxed to a string there, and the same object schema is attached
 //     to a synthetic JSON operation (metadataProbePath) through which the test sends the
 //     identical metadata document, so Prism still validates it in full.
-//   - OpenAPI 3.0 says a required property marked writeOnly is required in requests only;
-//     Prism applies it to responses too, so a secret_text binding read back without its
-//     secret (as Cloudflare answers, and as it must be) fails. Every schema reachable from a
-//     response of contractOperations is cloned as "<name>__response" without its writeOnly
-//     required properties; request schemas are untouched.
+//   - OpenAPI 3.0 says a required property marked writeOnly is required in requests only, and
+//     one marked readOnly in responses only; Prism requires both everywhere. So a secret_text
+//     binding read back without its secret (as Cloudflare answers, and as it must be) fails,
+//     and so does every new ruleset rule (its version and last_updated are read-only). Every
+//     schema reachable from a response of contractOperations is cloned as "<name>__response"
+//     without its writeOnly required properties, and every one reachable from a request body
+//     as "<name>__request" without its readOnly ones (request bodies given by reference are
+//     inlined for that). This runs last, on the descriptions as the other fixes leave them.
 //   - GET …/content/v2 declares its 200 answer under the media type "string", which is not a
 //     media type (Prism crashes parsing it). It gets the content the sibling
 //     GET …/workers/scripts/{script_name} declares for the same module download.
@@ -207,9 +210,13 @@ const metadataProbePath = "/__contract/workers_script_metadata"
 //     application/octet-stream as the body's media type. OpenAPI ignores header parameters
 //     named Content-Type, so Prism refuses every other media type. The body's schema (any
 //     bytes) is offered under "*/*" too; everything else about the operation is still checked.
+//   - The rulesets family's failure answer (components/responses/rulesets_Failure) declares
+//     its result as {"type": "string", "enum": [null]} without "nullable", so no failure can
+//     conform (Cloudflare's own answers carry "result": null). It gets "nullable": true; the
+//     enum still allows null only.
 func contractSpecFixes(t *testing.T, spec map[string]any) {
 	t.Helper()
-	relaxWriteOnlyInResponses(t, spec)
+	dig(t, spec, "components", "responses", "rulesets_Failure", "content", "application/json", "schema", "properties", "result")["nullable"] = true
 	paths := dig(t, spec, "paths")
 	const script = APIPrefix + "/accounts/{account_id}/workers/scripts/{script_name}"
 	download := dig(t, paths, script, "get", "responses", "200")
@@ -233,6 +240,7 @@ func contractSpecFixes(t *testing.T, spec map[string]any) {
 			},
 		},
 	}
+	relaxAccessModes(t, spec)
 }
 
 // dig walks nested objects of a decoded JSON document.
@@ -248,37 +256,63 @@ func dig(t *testing.T, v map[string]any, keys ...string) map[string]any {
 	return v
 }
 
-// relaxWriteOnlyInResponses implements the writeOnly fix described on contractSpecFixes.
-func relaxWriteOnlyInResponses(t *testing.T, spec map[string]any) {
+// relaxAccessModes implements the readOnly/writeOnly fix described on contractSpecFixes.
+func relaxAccessModes(t *testing.T, spec map[string]any) {
 	t.Helper()
 	schemas := dig(t, spec, "components", "schemas")
-	const prefix = "#/components/schemas/"
-	responseRef := func(ref string, clone func(any) any) string {
-		name, ok := strings.CutPrefix(ref, prefix)
-		if !ok || strings.HasSuffix(name, "__response") {
+	requestBodies := dig(t, spec, "components", "requestBodies")
+	paths := dig(t, spec, "paths")
+	for _, side := range []struct{ field, suffix, dropped string }{
+		{"responses", "__response", "writeOnly"},
+		{"requestBody", "__request", "readOnly"},
+	} {
+		clone := accessModeCloner(schemas, requestBodies, side.suffix, side.dropped)
+		for template := range contractOperations {
+			for _, op := range dig(t, paths, APIPrefix+template) {
+				if op, ok := op.(map[string]any); ok && op[side.field] != nil {
+					op[side.field] = clone(op[side.field])
+				}
+			}
+		}
+	}
+}
+
+// accessModeCloner returns a deep copy function that drops, from every "required" list, the
+// properties marked dropped ("writeOnly" or "readOnly"). A referenced schema is cloned once
+// as "<name><suffix>" (which breaks reference cycles); a referenced request body is inlined.
+func accessModeCloner(schemas, requestBodies map[string]any, suffix, dropped string) func(any) any {
+	const schemaPrefix, bodyPrefix = "#/components/schemas/", "#/components/requestBodies/"
+	var clone func(v any) any
+	schemaRef := func(ref string) string {
+		name, ok := strings.CutPrefix(ref, schemaPrefix)
+		if !ok || strings.HasSuffix(name, "__response") || strings.HasSuffix(name, "__request") {
 			return ref
 		}
-		if _, done := schemas[name+"__response"]; !done {
-			schemas[name+"__response"] = map[string]any{} // placeholder breaks reference cycles
-			schemas[name+"__response"] = clone(schemas[name])
+		if _, done := schemas[name+suffix]; !done {
+			schemas[name+suffix] = map[string]any{} // placeholder breaks reference cycles
+			schemas[name+suffix] = clone(schemas[name])
 		}
-		return prefix + name + "__response"
+		return schemaPrefix + name + suffix
 	}
-	var clone func(v any) any
 	clone = func(v any) any {
 		switch v := v.(type) {
 		case map[string]any:
+			if ref, ok := v["$ref"].(string); ok {
+				if name, ok := strings.CutPrefix(ref, bodyPrefix); ok && requestBodies[name] != nil {
+					return clone(requestBodies[name])
+				}
+			}
 			out := make(map[string]any, len(v))
 			for k, child := range v {
 				out[k] = clone(child)
 			}
 			if ref, ok := v["$ref"].(string); ok {
-				out["$ref"] = responseRef(ref, clone)
+				out["$ref"] = schemaRef(ref)
 			}
 			if d, ok := out["discriminator"].(map[string]any); ok {
 				if mapping, ok := d["mapping"].(map[string]any); ok {
 					for k, ref := range mapping {
-						mapping[k] = responseRef(ref.(string), clone)
+						mapping[k] = schemaRef(ref.(string))
 					}
 				}
 			}
@@ -286,7 +320,7 @@ func relaxWriteOnlyInResponses(t *testing.T, spec map[string]any) {
 			if required, ok := out["required"].([]any); ok && props != nil {
 				kept := []any{}
 				for _, name := range required {
-					if p, _ := props[name.(string)].(map[string]any); p == nil || p["writeOnly"] != true {
+					if p, _ := props[name.(string)].(map[string]any); p == nil || p[dropped] != true {
 						kept = append(kept, name)
 					}
 				}
@@ -305,12 +339,5 @@ func relaxWriteOnlyInResponses(t *testing.T, spec map[string]any) {
 		}
 		return v
 	}
-	paths := dig(t, spec, "paths")
-	for template := range contractOperations {
-		for _, op := range dig(t, paths, APIPrefix+template) {
-			if op, ok := op.(map[string]any); ok && op["responses"] != nil {
-				op["responses"] = clone(op["responses"])
-			}
-		}
-	}
+	return clone
 }

@@ -1,7 +1,9 @@
 // Package cfapi serves the subset of the Cloudflare v4 API that the KamuiDash provider uses, for
 // the local edge: Workers scripts and routes, KV, R2 buckets and objects, custom hostnames,
-// Cloudflare Tunnels, DNS records and cache purges, with Cloudflare's response envelope, bearer-token auth, pagination,
-// fault injection and state persisted under a directory.
+// Cloudflare Tunnels, DNS records, cache purges and the zone's Cache Rules (the entrypoint
+// ruleset of phase http_request_cache_settings, with per-rule create, edit and delete), with
+// Cloudflare's response envelope, bearer-token auth, pagination, fault injection and state
+// persisted under a directory.
 //
 // # Wiring (the `localedge` sub-command)
 //
@@ -19,9 +21,9 @@
 // CustomHostnamesChanged, DNSChanged, TunnelChanged (ingress rules), R2Changed (objects) and
 // Purged (URLs to drop from the Cache API). On start it reads the current state through [Server.Script],
 // [Server.ScriptNames], [Server.KVNamespaces], [Server.KVValue], [Server.Routes],
-// [Server.CustomHostnames], [Server.DNSRecords], [Server.Tunnel], [Server.R2Buckets] and
-// [Server.Purges]; every
-// read returns a copy.
+// [Server.CustomHostnames], [Server.DNSRecords], [Server.Tunnel], [Server.R2Buckets],
+// [Server.Purges] and [Server.Entrypoint] (the Cache Rules the zone cache applies, read at
+// every request, so no hook is needed); every read returns a copy.
 //
 // # Failure modes
 //

@@ -80,6 +80,10 @@ func TestRestartLosesNothing(t *testing.T) {
 	if fields["t"] != made.TunnelID || fields["s"] == "" {
 		t.Errorf("tunnel token after restart lost its tunnel or secret")
 	}
+	rs, ok := second.Entrypoint(CachePhase)
+	if !ok || rs.ID != made.CacheRulesetID || len(rs.Rules) != 1 || rs.Rules[0].ID != made.OtherRuleID || !rs.Rules[0].Enabled {
+		t.Errorf("Cache Rules after restart: %+v (found %v)", rs, ok)
+	}
 	if len(second.DNSRecords()) != 1 || len(second.Purges()) != 1 {
 		t.Errorf("after restart: %d DNS records, %d purges; want 1 and 1", len(second.DNSRecords()), len(second.Purges()))
 	}

@@ -169,6 +169,9 @@ func (s *Server) fillEmpty() {
 	if s.zone.CustomHostnames == nil {
 		s.zone.CustomHostnames = map[string]*CustomHostname{}
 	}
+	if s.zone.Rulesets == nil {
+		s.zone.Rulesets = map[string]*Ruleset{}
+	}
 	if s.tunnels.Tunnels == nil {
 		s.tunnels.Tunnels = map[string]*Tunnel{}
 	}
@@ -289,6 +292,7 @@ func (s *Server) registerRoutes() {
 	s.registerDNSRoutes()
 	s.registerPurgeRoutes()
 	s.registerR2Routes()
+	s.registerRulesetRoutes()
 }
 
 // after runs f after d unless the server is closed first; it carries the delayed hooks

@@ -142,6 +142,40 @@ type zoneState struct {
 	Routes          map[string]*Route          `json:"routes"`
 	DNSRecords      map[string]*DNSRecord      `json:"dns_records"`
 	CustomHostnames map[string]*CustomHostname `json:"custom_hostnames"`
+	Rulesets        map[string]*Ruleset        `json:"rulesets"`
+}
+
+// Ruleset is a zone ruleset. Only the zone's entrypoint of CachePhase (its Cache Rules) is
+// emulated; the local edge's zone cache applies its rules.
+type Ruleset struct {
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	Kind        string `json:"kind"`
+	Phase       string `json:"phase"`
+	// Version counts the changes; it is a string on the wire.
+	Version     int           `json:"version"`
+	LastUpdated time.Time     `json:"last_updated"`
+	Rules       []RulesetRule `json:"rules"`
+}
+
+// RulesetRule is one rule of a ruleset, in evaluation order.
+type RulesetRule struct {
+	ID string `json:"id"`
+	// Ref is the rule's stable reference (its ID unless the client chose one), unique in
+	// the ruleset.
+	Ref     string `json:"ref"`
+	Version int    `json:"version"`
+	Action  string `json:"action"`
+	// ActionParameters are kept verbatim (for set_cache_settings, {"cache": false} and the
+	// like).
+	ActionParameters json.RawMessage `json:"action_parameters,omitempty"`
+	Expression       string          `json:"expression"`
+	Description      string          `json:"description"`
+	Enabled          bool            `json:"enabled"`
+	// Extra holds fields the emulator does not interpret (logging, …), echoed back.
+	Extra       map[string]json.RawMessage `json:"extra,omitempty"`
+	LastUpdated time.Time                  `json:"last_updated"`
 }
 
 // IngressRule is one rule of a remotely managed tunnel's configuration.

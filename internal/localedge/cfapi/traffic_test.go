@@ -19,9 +19,12 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
 	"github.com/cloudflare/cloudflare-go/v7/r2"
+	"github.com/cloudflare/cloudflare-go/v7/rulesets"
 	"github.com/cloudflare/cloudflare-go/v7/shared"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
+
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 )
 
 // Module bytes that must survive the round trip exactly, including a non-UTF-8 Wasm header.
@@ -45,6 +48,9 @@ type trafficResult struct {
 	RouteID     string
 	TunnelID    string
 	HostnameID  string
+	// CacheRulesetID is the zone's Cache Rules entrypoint, left with one rule (OtherRuleID).
+	CacheRulesetID string
+	OtherRuleID    string
 }
 
 // driveProviderTraffic exercises every emulated operation through cloudflare-go, the client the
@@ -413,6 +419,53 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	if purge.ID == "" {
 		t.Error("purge answer has no id")
 	}
+
+	// --- Cache Rules: the tunnel's bypass rule through the provider's own code (which needs
+	// only the Rulesets service, here the test client's), beside a rule someone else owns.
+	_, err = api.Rulesets.Phases.Get(ctx, rulesets.PhaseHTTPRequestCacheSettings, rulesets.PhaseGetParams{ZoneID: zone})
+	wantAPIError(t, "Cache Rules entrypoint of a fresh zone", err, 404)
+	rc := &kdcf.Client{Rulesets: api.Rulesets}
+	ours := kdcf.BypassCacheRule{Ref: "kamuidash_tunnel_" + tun.ID, Description: "Managed by kamuidash_tunnel", Hosts: []string{"origin.kamuidash.localhost"}}
+	rule, err := rc.CreateBypassCacheRule(ctx, id.ZoneID, ours) // creates the entrypoint
+	must(t, "create the bypass Cache Rule", err)
+	if !rule.Bypasses(ours) || rule.RulesetID == "" {
+		t.Errorf("created Cache Rule = %+v", rule)
+	}
+	withOther, err := api.Rulesets.Rules.New(ctx, rule.RulesetID, rulesets.RuleNewParams{ZoneID: zone,
+		Body: rulesets.RuleNewParamsBodySetCacheSettingsRule{
+			Position: cloudflare.F[rulesets.RuleNewParamsBodySetCacheSettingsRulePositionUnion](
+				rulesets.RuleNewParamsBodySetCacheSettingsRulePositionIndexPosition{Index: cloudflare.F(int64(1))}),
+			SetCacheSettingsRuleParam: rulesets.SetCacheSettingsRuleParam{
+				Action:           cloudflare.F(rulesets.SetCacheSettingsRuleActionSetCacheSettings),
+				ActionParameters: cloudflare.F(rulesets.SetCacheSettingsRuleActionParametersParam{Cache: cloudflare.F(true)}),
+				Expression:       cloudflare.F(`(http.host eq "static.kamuidash.localhost")`),
+				Description:      cloudflare.F("someone else's rule"),
+			},
+		}})
+	must(t, "add another Cache Rule at the top", err)
+	if len(withOther.Rules) != 2 || withOther.Rules[0].Description != "someone else's rule" || withOther.Rules[1].ID != rule.ID {
+		t.Errorf("after adding a rule at index 1, rules = %+v", withOther.Rules)
+	}
+	out.CacheRulesetID, out.OtherRuleID = rule.RulesetID, withOther.Rules[0].ID
+	moved := ours
+	moved.Hosts = []string{"origin.kamuidash.localhost", "origin2.kamuidash.localhost"}
+	widened, err := rc.UpdateBypassCacheRule(ctx, id.ZoneID, rule.RulesetID, rule.ID, moved)
+	must(t, "edit the bypass Cache Rule", err)
+	if widened.ID != rule.ID || !widened.Bypasses(moved) || widened.Bypasses(ours) {
+		t.Errorf("edited Cache Rule = %+v", widened)
+	}
+	byRef, found, err := rc.FindCacheRule(ctx, id.ZoneID, "", ours.Ref)
+	must(t, "find the Cache Rule by ref", err)
+	if !found || byRef.ID != rule.ID || byRef.Expression != `(http.host in {"origin.kamuidash.localhost" "origin2.kamuidash.localhost"})` {
+		t.Errorf("Cache Rule by ref = %+v (found %v)", byRef, found)
+	}
+	must(t, "delete the bypass Cache Rule", rc.DeleteCacheRule(ctx, id.ZoneID, rule.RulesetID, rule.ID))
+	left, err := api.Rulesets.Get(ctx, rule.RulesetID, rulesets.RulesetGetParams{ZoneID: zone})
+	must(t, "get the Cache Rules ruleset", err)
+	if len(left.Rules) != 1 || left.Rules[0].ID != out.OtherRuleID || left.Phase != rulesets.PhaseHTTPRequestCacheSettings {
+		t.Errorf("after deleting our rule, the ruleset holds %+v", left.Rules)
+	}
+	must(t, "delete an already deleted rule", rc.DeleteCacheRule(ctx, id.ZoneID, rule.RulesetID, rule.ID))
 
 	// --- R2: a bucket, objects with content types (keys percent-encoded, as the provider
 	// sends them), listing by prefix, read back, delete.

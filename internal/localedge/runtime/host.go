@@ -37,7 +37,8 @@ type Config struct {
 	// WorkDir holds host.mjs and Miniflare's persisted KV and R2 data. Created if missing.
 	WorkDir string
 	// OriginURL is where every outbound fetch of a Worker goes (the tunnel emulation), with
-	// the hostname the Worker asked for in the X-Localedge-Origin-Host header.
+	// the hostname and scheme the Worker asked for in the X-Localedge-Origin-Host and
+	// X-Localedge-Origin-Scheme headers.
 	OriginURL string
 	// Logger receives the Workers' console lines and host.mjs's stderr. Default slog.Default().
 	Logger *slog.Logger
@@ -47,6 +48,9 @@ type Config struct {
 
 // OriginHostHeader carries the hostname a Worker fetched to the tunnel emulation.
 const OriginHostHeader = "X-Localedge-Origin-Host"
+
+// OriginSchemeHeader carries the scheme of the URL a Worker fetched ("https" or "http").
+const OriginSchemeHeader = "X-Localedge-Origin-Scheme"
 
 // Host is a running host.mjs with its workerd.
 type Host struct {

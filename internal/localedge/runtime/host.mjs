@@ -32,6 +32,8 @@ const INTERNAL = "__localedge";
 // emulation, keeping the hostname the Worker asked for in a header.
 const ORIGIN = "__localedge_origin";
 const ORIGIN_HOST_HEADER = "X-Localedge-Origin-Host";
+// The scheme the Worker fetched (the zone cache keys by the whole URL).
+const ORIGIN_SCHEME_HEADER = "X-Localedge-Origin-Scheme";
 
 const internalScript = `
 export default {
@@ -48,6 +50,7 @@ export default {
     const target = new URL(env.ORIGIN_URL);
     const headers = new Headers(request.headers);
     headers.set("${ORIGIN_HOST_HEADER}", url.host);
+    headers.set("${ORIGIN_SCHEME_HEADER}", url.protocol.replace(":", ""));
     url.protocol = target.protocol;
     url.host = target.host;
     return fetch(new Request(url, new Request(request, { headers })));
