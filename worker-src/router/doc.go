@@ -4,9 +4,18 @@
 //
 // A Router is a plain http.Handler. Bodies stream both ways and WebSocket upgrades pass through
 // (httputil.ReverseProxy); bodiless GET, HEAD and OPTIONS requests, the bulk of dynamic traffic,
-// take a shorter path over pooled keep-alive connections (see upstream.go for why). Its behaviour varies only through the documented hooks of
-// Config. Admin returns the second, operator-facing handler (/healthz, /readyz, /metrics), and
-// Serve runs both with a graceful drain.
+// take a shorter path over pooled keep-alive connections (see upstream.go for why). Its
+// behaviour varies only through the documented hooks of Config. Admin returns the second,
+// operator-facing handler (/healthz, /readyz, /metrics), and Serve runs both with a graceful
+// drain.
+//
+// One exchange's bytes never reach another's client while a connection idles: on either path,
+// an upstream connection that receives anything (a late or unsolicited response, its close)
+// while it sits unused is closed, never reused, as net/http's Transport does. The direct path
+// checks with a non-blocking peek when it takes the connection from its pool; a platform
+// without that peek gets no reuse on the direct path. What HTTP/1.1 cannot tell apart remains:
+// bytes an upstream sends just as the next request is written, or after, read as that
+// request's answer. Only a misbehaving upstream can cause that, and no proxy can prevent it.
 //
 // What the router answers itself, always with a fixed plain-text body and Cache-Control: no-store:
 //
