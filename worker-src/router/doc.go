@@ -30,8 +30,10 @@
 // What the tenant service sees: the public Host; X-Request-Id, X-Forwarded-Host and
 // X-Forwarded-Proto from the verified context and configuration; X-Forwarded-For set to the
 // router's peer (the tunnel connector) alone. Every Kamui-* header is removed, and so are any
-// Forwarded, X-Forwarded-*, X-Real-Ip and X-Request-Id the client sent. Kamui-* headers in the
-// service's response are removed too.
+// Forwarded, X-Forwarded-*, X-Real-Ip and X-Request-Id the client sent, and every header whose
+// name contains an underscore (X_Forwarded_Host, Kamui_App, …), as nginx drops them by default:
+// CGI-style stacks read X_Forwarded_Host and X-Forwarded-Host as one HTTP_X_FORWARDED_HOST.
+// Kamui-* headers in the service's response are removed too.
 //
 // Metrics (Prometheus text format on the admin handler): kamui_router_requests_total{class,outcome},
 // the kamui_router_request_duration_seconds histogram, kamui_router_in_flight_requests and
