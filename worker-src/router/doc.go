@@ -1,6 +1,8 @@
 // Package router is the internal router of the KamuiDash edge: the only service the Cloudflare
 // Tunnel reaches. It accepts a request only when it carries a valid, fresh context signed by the
 // Worker (see internal/route), then forwards it to the tenant service that context names.
+// While the signing secret rotates, a context signed with the current key or the next one
+// verifies (Config.NextSecret), so the Worker can switch keys with no request refused.
 //
 // A Router is a plain http.Handler. Bodies stream both ways and WebSocket upgrades pass through
 // (httputil.ReverseProxy); bodiless GET, HEAD and OPTIONS requests, the bulk of dynamic traffic,

@@ -16,6 +16,7 @@ import (
 // context (the hooks only see the request).
 type exchange struct {
 	ctx            route.Context // verified
+	signingKey     string        // which key verified it: "current" or "next"
 	target         *url.URL
 	upstreamStatus int // seen in ModifyResponse; an upgrade's 101 never passes through WriteHeader
 	failure        *Failure

@@ -248,9 +248,19 @@ var forwardingPaths = []forwardingPath{
 // request builds a request that takes path p to the router at target.
 func (p forwardingPath) request(t *testing.T, h *harness, requestID, target string) *http.Request {
 	t.Helper()
+	return p.requestSignedWith(t, h, h.secret, requestID, target)
+}
+
+// requestSignedWith is request with the context signed by key.
+func (p forwardingPath) requestSignedWith(t *testing.T, h *harness, key []byte, requestID, target string) *http.Request {
+	t.Helper()
 	var body io.Reader
 	if p.body != "" {
 		body = strings.NewReader(p.body)
 	}
-	return h.request(t, validContext(p.method, requestID), target, body)
+	req := h.request(t, validContext(p.method, requestID), target, body)
+	c := validContext(p.method, requestID)
+	c.Target = target
+	c.SetHeaders(req.Header, key)
+	return req
 }
