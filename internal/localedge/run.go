@@ -48,8 +48,14 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		router = &localRouter{binary: bin, upstreamTemplate: opts.RouterUpstreamTemplate,
-			namespacePrefix: opts.RouterNamespacePrefix, log: logger, output: stderr}
+			namespacePrefix: opts.RouterNamespacePrefix, secretDir: opts.RouterSecretDir, log: logger, output: stderr}
 		defer router.Close()
+		if opts.RouterSecretDir != "" {
+			followCtx, stopFollowing := context.WithCancel(ctx)
+			following := make(chan struct{})
+			go func() { router.followSecretDir(followCtx); close(following) }()
+			defer func() { stopFollowing(); <-following }() // before router.Close: nothing starts after it
+		}
 	}
 	listeners, err := listenAll(opts.APIAddr, opts.EdgeAddr)
 	if err != nil {
