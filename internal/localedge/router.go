@@ -195,12 +195,14 @@ func (r *localRouter) scriptsLoaded(scripts []*cfapi.Script) {
 	r.current = p
 }
 
-// followSecretDir runs the router from the secret dir until ctx ends: it reads the dir every
-// secretDirPoll and rolls the router out when the keys changed (or it died). Keys the router
-// refused to start with are not tried again until the files change; the running router keeps
-// serving meanwhile, as a Deployment's old pods do while the new ones crash.
+// followSecretDir runs the router from the secret dir until ctx ends. It reads the dir every
+// secretDirPoll and rolls the router out when the keys changed (or the router died), once they
+// read the same twice in a row: a file caught half-written, or one of two files updated, is not
+// rolled out. (The kubelet swaps a Secret's files atomically; a hand edit may not.) Keys the
+// router refused to start with are not tried again until the files change; the running router
+// keeps serving meanwhile, as a Deployment's old pods do while the new ones crash.
 func (r *localRouter) followSecretDir(ctx context.Context) {
-	var tried routerKeys
+	var previous, failed routerKeys
 	var lastProblem string
 	tick := time.NewTicker(secretDirPoll)
 	defer tick.Stop()
@@ -212,15 +214,15 @@ func (r *localRouter) followSecretDir(ctx context.Context) {
 			}
 			lastProblem = problem
 		}
-		if err == nil {
+		if err == nil && keys == previous && keys != failed {
 			r.mu.Lock()
 			changed, alive := keys != r.keys, r.current.running()
 			r.mu.Unlock()
-			if changed && keys != tried || !changed && !alive {
-				tried = keys
-				r.roll(keys)
+			if (changed || !alive) && !r.roll(keys) {
+				failed = keys
 			}
 		}
+		previous = keys
 		select {
 		case <-ctx.Done():
 			return
@@ -258,18 +260,19 @@ func readSecretDir(dir string) (routerKeys, error) {
 }
 
 // roll replaces the running router with one that has keys: the new process first, then the
-// switch (new requests go to it), then the old one drains in the background.
-func (r *localRouter) roll(keys routerKeys) {
+// switch (new requests go to it), then the old one drains in the background. It reports
+// whether the new router started.
+func (r *localRouter) roll(keys routerKeys) bool {
 	p, err := r.start(keys)
 	if err != nil {
 		r.log.Error("starting the router with the secret dir's keys failed; the running one (if any) keeps serving", "error", err)
-		return
+		return false
 	}
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
 		p.stop()
-		return
+		return true
 	}
 	old := r.current
 	r.current, r.keys = p, keys
@@ -285,6 +288,7 @@ func (r *localRouter) roll(keys routerKeys) {
 			old.stop()
 		}()
 	}
+	return true
 }
 
 // start runs a router process with keys and waits until it listens.

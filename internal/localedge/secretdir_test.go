@@ -166,6 +166,20 @@ func TestLocalRouter_SecretDirRotationDropsNoRequest(t *testing.T) {
 	if status, _ := send(strangerKey, "req-stranger"); status != http.StatusForbidden {
 		t.Errorf("signed with a key the router never had: HTTP %d, want 403", status)
 	}
+
+	// Keys the router refuses (too short) leave the running one serving, as a Deployment's
+	// old pods keep serving while the new ones crash.
+	writeKey(secretFileCurrent, "too-short")
+	deadline := time.Now().Add(time.Minute)
+	for !strings.Contains(output.String(), "starting the router with the secret dir's keys failed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("the router was never started with the short key\n%s", output.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if status, body := send(newKey, "req-after-refusal"); status != http.StatusOK || body != "backend" {
+		t.Errorf("after the router refused new keys: HTTP %d %q, want the running router's 200", status, body)
+	}
 	for _, key := range []string{oldKey, newKey, strangerKey} {
 		if strings.Contains(output.String(), key) {
 			t.Error("a signing key appears in the router's or the local edge's log")
