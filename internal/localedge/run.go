@@ -103,7 +103,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 
 	servers := []*http.Server{
 		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
-		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded, follow.gate), ReadHeaderTimeout: 10 * time.Second},
 		{Handler: newTunnelHandler(api, routerURL), ReadHeaderTimeout: 10 * time.Second},
 	}
 	serveErr := make(chan error, len(servers))
