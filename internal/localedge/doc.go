@@ -4,6 +4,7 @@
 //	terraform-provider-kamuidash localedge [--state-dir DIR] [--api ADDR] [--edge ADDR]
 //	    [--ready-file F] [--zone NAME] [--auto-validate DUR] [--kv-propagation DUR]
 //	    [--node-modules DIR] [--router] [--router-upstream-template T] [--router-namespace-prefix P]
+//	    [--router-secret-dir DIR]
 //
 // It starts:
 //
@@ -19,7 +20,12 @@
 //     through an emulated zone cache when the hostname is proxied on the zone (below);
 //   - with --router, the router from worker-src/router (built with go build into the state
 //     dir), sharing the signing secret of the uploaded Worker's SIGNING_SECRET binding, with
-//     --upstream-template so namespace/service:port upstreams go to 127.0.0.1:{port}.
+//     --upstream-template so namespace/service:port upstreams go to 127.0.0.1:{port}. With
+//     --router-secret-dir DIR it ignores the Worker and takes its keys from DIR instead, laid
+//     out like its mounted Kubernetes Secret (signing-secret, optional signing-secret-next):
+//     the stand-in for the cluster's secret store and router rollout, to rehearse a rotation
+//     of the signing secret. A change of the files is rolled out with no request dropped (the
+//     new router starts, the tunnel switches to it, the old one drains and stops).
 //
 // It prints the credentials a user pastes and writes them to <state-dir>/env as export lines
 // (mode 0600); they stay the same across restarts of one state dir. --ready-file is written

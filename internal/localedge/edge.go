@@ -24,9 +24,11 @@ type edgeHandler struct {
 	proxy      *httputil.ReverseProxy
 }
 
-func newEdgeHandler(api *cfapi.Server, runtimeURL func() string, isLoaded func(string) bool) *edgeHandler {
+// newEdgeHandler builds the handler; gate tells it when workerd restarts (see reload.go).
+func newEdgeHandler(api *cfapi.Server, runtimeURL func() string, isLoaded func(string) bool, gate *reloadGate) *edgeHandler {
 	h := &edgeHandler{api: api, runtimeURL: runtimeURL, isLoaded: isLoaded}
 	h.proxy = &httputil.ReverseProxy{
+		Transport:     &reloadTransport{base: http.DefaultTransport.(*http.Transport).Clone(), gate: gate, runtimeURL: runtimeURL},
 		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target, _ := url.Parse(h.runtimeURL())

@@ -27,6 +27,8 @@ type follower struct {
 	// Cloudflare the Workers' Cache API and the cache in front of origins are the one zone
 	// cache.
 	zoneCache *zoneCache
+	// gate is closed while workerd restarts, so the edge holds requests meanwhile.
+	gate *reloadGate
 
 	mu         sync.Mutex
 	reload     bool
@@ -38,7 +40,7 @@ type follower struct {
 }
 
 func newFollower(log *slog.Logger, onScripts func([]*cfapi.Script)) *follower {
-	return &follower{log: log, onScripts: onScripts, namespaces: map[string]bool{}, buckets: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &follower{log: log, onScripts: onScripts, gate: newReloadGate(), namespaces: map[string]bool{}, buckets: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // hooks are the cfapi hooks that feed the follower.
@@ -246,7 +248,10 @@ func (f *follower) load(ctx context.Context, scripts []*cfapi.Script) error {
 	namespaces := slices.Sorted(maps.Keys(f.namespaces))
 	buckets := slices.Sorted(maps.Keys(f.buckets))
 	f.mu.Unlock()
-	if err := f.host.Configure(ctx, scripts, namespaces, buckets); err != nil {
+	f.gate.begin()
+	err := f.host.Configure(ctx, scripts, namespaces, buckets)
+	f.gate.end()
+	if err != nil {
 		return err
 	}
 	loaded := map[string]*cfapi.Script{}

@@ -45,6 +45,13 @@ type Options struct {
 	RouterUpstreamTemplate string
 	// RouterNamespacePrefix is the router's required --namespace-prefix.
 	RouterNamespacePrefix string
+	// RouterSecretDir, when set, is where the router takes its signing keys from instead of
+	// following the loaded Worker's SIGNING_SECRET: files laid out like the router's mounted
+	// Kubernetes Secret (signing-secret, optional signing-secret-next), re-read when they
+	// change and rolled out with no request dropped, standing in for the cluster's secret
+	// store and router rollout (to rehearse a rotation of the signing secret). Default "":
+	// follow the Worker.
+	RouterSecretDir string
 }
 
 // DefaultStateDir is <user cache dir>/kamuidash/localedge, or .localedge in the working
@@ -78,6 +85,7 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs.BoolVar(&o.Router, "router", false, "build and start the router; tunnel ingress to the kamuidash-router service goes to it")
 	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")
 	fs.StringVar(&o.RouterNamespacePrefix, "router-namespace-prefix", "tenant-", "the router's namespace prefix (upstream namespaces must start with it)")
+	fs.StringVar(&o.RouterSecretDir, "router-secret-dir", "", "take the router's keys from this directory (signing-secret, optional signing-secret-next, as its Kubernetes Secret mounts them), re-read on change with a rolling restart, instead of from the Worker's SIGNING_SECRET")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -99,6 +107,9 @@ func (o Options) validate() error {
 	}
 	if o.KVPropagation < 0 {
 		errs = append(errs, errors.New("--kv-propagation must not be negative"))
+	}
+	if o.RouterSecretDir != "" && !o.Router {
+		errs = append(errs, errors.New("--router-secret-dir needs --router"))
 	}
 	return errors.Join(errs...)
 }

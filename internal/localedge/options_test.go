@@ -21,11 +21,16 @@ func TestParseOptions(t *testing.T) {
 		{"--api", "0.0.0.0:8787"},
 		{"--edge", "192.0.2.1:80"},
 		{"--kv-propagation", "-1s"},
+		{"--router-secret-dir", "/etc/kamuidash/signing"}, // without --router
 		{"extra"},
 	} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
 			t.Errorf("parseOptions(%q) accepted", args)
 		}
+	}
+	o, err = parseOptions([]string{"--router", "--router-secret-dir", "/etc/kamuidash/signing"}, io.Discard)
+	if err != nil || o.RouterSecretDir != "/etc/kamuidash/signing" {
+		t.Errorf("--router --router-secret-dir: %+v, %v", o, err)
 	}
 }
 

@@ -26,22 +26,57 @@ import (
 // routerPackage is the router's main package inside this repository.
 const routerPackage = "./worker-src/router/cmd/kamuidash-router"
 
-// localRouter runs the router from worker-src/router on loopback. It starts once a loaded
-// Worker has a SIGNING_SECRET (the secret the router verifies with) and restarts when that
-// secret changes. The secret reaches it through the environment, never argv or a log line.
+// localRouter runs the router from worker-src/router on loopback, in one of two ways:
+//
+//   - following the Worker (the default): it starts once a loaded Worker has a SIGNING_SECRET
+//     (the secret the router verifies with) and restarts when that secret changes, so a local
+//     edge needs no secret of its own;
+//   - from a secret dir (secretDir, --router-secret-dir): it takes its keys from files laid out
+//     like the router's mounted Kubernetes Secret (signing-secret, optional signing-secret-next)
+//     and ignores the Worker, as the cluster's router does. A change of the files is rolled out
+//     as a Deployment would be: the new process starts first, the tunnel switches to it, then
+//     the old one drains and stops, so no request is dropped.
+//
+// The keys reach the process through its environment, never argv or a log line.
 type localRouter struct {
 	binary           string
 	upstreamTemplate string
 	namespacePrefix  string
+	secretDir        string // "" to follow the Worker
 	log              *slog.Logger
 	output           io.Writer
 
-	mu     sync.Mutex
+	mu       sync.Mutex
+	current  *routerProcess
+	keys     routerKeys // what current runs with
+	draining sync.WaitGroup
+	closed   bool
+}
+
+// routerKeys are the router's signing keys: current verifies always, next (optional) while
+// the secret rotates.
+type routerKeys struct{ current, next string }
+
+// routerProcess is one running router.
+type routerProcess struct {
 	cmd    *exec.Cmd
 	exited chan struct{}
-	secret string
 	url    string
 }
+
+// Files of the router's secret dir: the keys of its Kubernetes Secret (modules/cluster-ingress).
+const (
+	secretFileCurrent = "signing-secret"
+	secretFileNext    = "signing-secret-next"
+)
+
+// secretDirPoll is how often the secret dir is read for changes.
+const secretDirPoll = 200 * time.Millisecond
+
+// switchGrace is how long a replaced router keeps listening after the tunnel switched away from
+// it, so a request that picked its URL just before the switch still reaches it (the cluster's
+// equivalent is the time endpoints take to drop a terminating pod).
+const switchGrace = time.Second
 
 // buildRouter provides the router binary in binDir. With the provider's bundled sources it
 // is the same hermetic build, cached by input hash, that the provider packages (so an
@@ -107,19 +142,19 @@ func findRepoRoot() (string, error) {
 func (r *localRouter) URL() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.runningLocked() {
+	if !r.current.running() {
 		return ""
 	}
-	return r.url
+	return r.current.url
 }
 
-// runningLocked says whether the process started last is still alive.
-func (r *localRouter) runningLocked() bool {
-	if r.cmd == nil {
+// running says whether the process is still alive.
+func (p *routerProcess) running() bool {
+	if p == nil {
 		return false
 	}
 	select {
-	case <-r.exited:
+	case <-p.exited:
 		return false
 	default:
 		return true
@@ -127,8 +162,12 @@ func (r *localRouter) runningLocked() bool {
 }
 
 // scriptsLoaded picks the signing secret from the loaded scripts (the first, by name, that
-// has one) and (re)starts the router when it changed.
+// has one) and (re)starts the router when it changed. With a secret dir it does nothing: the
+// router's keys do not follow the Worker there, as in a cluster.
 func (r *localRouter) scriptsLoaded(scripts []*cfapi.Script) {
+	if r.secretDir != "" {
+		return
+	}
 	var secret string
 	for _, sc := range scripts {
 		if s, ok := edgeruntime.SigningSecret(sc); ok {
@@ -140,38 +179,141 @@ func (r *localRouter) scriptsLoaded(scripts []*cfapi.Script) {
 	defer r.mu.Unlock()
 	// Same secret and still alive: nothing to do. A router that died is started again here,
 	// at the next Worker reload.
-	if secret == r.secret && (secret == "" || r.runningLocked()) {
+	if r.closed || secret == r.keys.current && (secret == "" || r.current.running()) {
 		return
 	}
-	r.stopLocked()
-	r.secret = secret
+	r.current.stop()
+	r.current, r.keys = nil, routerKeys{current: secret}
 	if secret == "" {
 		return
 	}
-	if err := r.startLocked(); err != nil {
+	p, err := r.start(r.keys)
+	if err != nil {
 		r.log.Error("starting the router failed", "error", err)
+		return
+	}
+	r.current = p
+}
+
+// followSecretDir runs the router from the secret dir until ctx ends. It reads the dir every
+// secretDirPoll and rolls the router out when the keys changed (or the router died), once they
+// read the same twice in a row: a file caught half-written, or one of two files updated, is not
+// rolled out. (The kubelet swaps a Secret's files atomically; a hand edit may not.) Keys the
+// router refused to start with are not tried again until the files change; the running router
+// keeps serving meanwhile, as a Deployment's old pods do while the new ones crash.
+func (r *localRouter) followSecretDir(ctx context.Context) {
+	var previous, failed routerKeys
+	var lastProblem string
+	tick := time.NewTicker(secretDirPoll)
+	defer tick.Stop()
+	for {
+		keys, err := readSecretDir(r.secretDir)
+		if problem := errorText(err); problem != lastProblem {
+			if err != nil {
+				r.log.Warn("the router's secret dir is unusable; the router keeps its keys", "dir", r.secretDir, "error", err)
+			}
+			lastProblem = problem
+		}
+		if err == nil && keys == previous && keys != failed {
+			r.mu.Lock()
+			changed, alive := keys != r.keys, r.current.running()
+			r.mu.Unlock()
+			if (changed || !alive) && !r.roll(keys) {
+				failed = keys
+			}
+		}
+		previous = keys
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
 	}
 }
 
-func (r *localRouter) startLocked() error {
+func errorText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// readSecretDir reads the keys as the router reads its Secret's files (trailing newlines
+// ignored): signing-secret is required, signing-secret-next optional.
+func readSecretDir(dir string) (routerKeys, error) {
+	read := func(name string) (string, error) {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		return strings.TrimRight(string(b), "\r\n"), err
+	}
+	current, err := read(secretFileCurrent)
+	if err != nil {
+		return routerKeys{}, err
+	}
+	if current == "" {
+		return routerKeys{}, errors.New(secretFileCurrent + " is empty")
+	}
+	next, err := read(secretFileNext)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return routerKeys{}, err
+	}
+	return routerKeys{current: current, next: next}, nil
+}
+
+// roll replaces the running router with one that has keys: the new process first, then the
+// switch (new requests go to it), then the old one drains in the background. It reports
+// whether the new router started.
+func (r *localRouter) roll(keys routerKeys) bool {
+	p, err := r.start(keys)
+	if err != nil {
+		r.log.Error("starting the router with the secret dir's keys failed; the running one (if any) keeps serving", "error", err)
+		return false
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		p.stop()
+		return true
+	}
+	old := r.current
+	r.current, r.keys = p, keys
+	if old != nil {
+		r.draining.Add(1)
+	}
+	r.mu.Unlock()
+	r.log.Info("router rolled out", "url", p.url, "next_signing_key", keys.next != "")
+	if old != nil {
+		go func() {
+			defer r.draining.Done()
+			time.Sleep(switchGrace)
+			old.stop()
+		}()
+	}
+	return true
+}
+
+// start runs a router process with keys and waits until it listens.
+func (r *localRouter) start(keys routerKeys) (*routerProcess, error) {
 	listen, err := freeLoopbackAddr()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	admin, err := freeLoopbackAddr()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd := exec.Command(r.binary,
 		"--listen", listen, "--admin-listen", admin,
 		"--namespace-prefix", r.namespacePrefix,
 		"--upstream-template", r.upstreamTemplate,
 		"--forwarded-proto", "http")
-	cmd.Env = append(withoutRouterEnv(os.Environ()), "KAMUI_ROUTER_SECRET="+r.secret)
+	cmd.Env = append(withoutRouterEnv(os.Environ()), "KAMUI_ROUTER_SECRET="+keys.current)
+	if keys.next != "" {
+		cmd.Env = append(cmd.Env, "KAMUI_ROUTER_NEXT_SECRET="+keys.next)
+	}
 	cmd.Stdout, cmd.Stderr = r.output, r.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return err
+		return nil, err
 	}
 	exited := make(chan struct{})
 	go func() {
@@ -182,32 +324,36 @@ func (r *localRouter) startLocked() error {
 	if err := waitListening(listen, exited); err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
-		return err
+		return nil, err
 	}
-	r.cmd, r.exited, r.url = cmd, exited, "http://"+listen
-	r.log.Info("router started", "url", r.url)
-	return nil
+	p := &routerProcess{cmd: cmd, exited: exited, url: "http://" + listen}
+	r.log.Info("router started", "url", p.url)
+	return p, nil
 }
 
-// stopLocked sends SIGTERM (the router drains) and waits, killing it after 10 s.
-func (r *localRouter) stopLocked() {
-	if r.cmd == nil {
+// stop sends SIGTERM (the router drains) and waits, killing it after 10 s.
+func (p *routerProcess) stop() {
+	if p == nil {
 		return
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case <-r.exited:
+	case <-p.exited:
 	case <-time.After(10 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exited
+		_ = p.cmd.Process.Kill()
+		<-p.exited
 	}
-	r.cmd, r.exited, r.url = nil, nil, ""
 }
 
+// Close stops the router and any replaced one still draining; nothing starts after it.
 func (r *localRouter) Close() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.stopLocked()
+	r.closed = true
+	p := r.current
+	r.current = nil
+	r.mu.Unlock()
+	p.stop()
+	r.draining.Wait()
 }
 
 // withoutRouterEnv drops KAMUI_ROUTER_* so the user's shell cannot override what the local

@@ -48,8 +48,14 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			return err
 		}
 		router = &localRouter{binary: bin, upstreamTemplate: opts.RouterUpstreamTemplate,
-			namespacePrefix: opts.RouterNamespacePrefix, log: logger, output: stderr}
+			namespacePrefix: opts.RouterNamespacePrefix, secretDir: opts.RouterSecretDir, log: logger, output: stderr}
 		defer router.Close()
+		if opts.RouterSecretDir != "" {
+			followCtx, stopFollowing := context.WithCancel(ctx)
+			following := make(chan struct{})
+			go func() { router.followSecretDir(followCtx); close(following) }()
+			defer func() { stopFollowing(); <-following }() // before router.Close: nothing starts after it
+		}
 	}
 	listeners, err := listenAll(opts.APIAddr, opts.EdgeAddr)
 	if err != nil {
@@ -117,7 +123,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 
 	servers := []*http.Server{
 		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
-		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded), ReadHeaderTimeout: 10 * time.Second},
+		{Handler: newEdgeHandler(api, host.URL, follow.isLoaded, follow.gate), ReadHeaderTimeout: 10 * time.Second},
 		{Handler: newTunnelHandler(api, routerURL, cache), ReadHeaderTimeout: 10 * time.Second},
 	}
 	serveErr := make(chan error, len(servers))

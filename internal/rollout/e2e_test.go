@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -134,29 +135,8 @@ func newWorld(t *testing.T, cli string) *world {
 	repo := repoRoot(t)
 	tmp := t.TempDir()
 	w := &world{cli: cli, vars: map[string]map[string]string{}}
-
-	// The provider, from this checkout, in an offline filesystem mirror.
-	const version = "0.0.1"
-	w.binary = filepath.Join(tmp, "terraform-provider-kamuidash")
-	run(t, repo, "go", "build", "-trimpath", "-ldflags", "-X main.version="+version, "-o", w.binary, ".")
-	host := os.Getenv("TF_ACC_PROVIDER_HOST")
-	if host == "" {
-		host = "registry.terraform.io"
-	}
-	mirror := filepath.Join(tmp, "mirror")
-	platform := runtime.GOOS + "_" + runtime.GOARCH
-	installed := filepath.Join(mirror, host, "kamuidash", "kamuidash", version, platform, "terraform-provider-kamuidash_v"+version)
-	must(t, os.MkdirAll(filepath.Dir(installed), 0o755))
-	copyFile(t, w.binary, installed, 0o755)
-	w.cliConfig = filepath.Join(tmp, "cli.tfrc")
-	must(t, os.WriteFile(w.cliConfig, fmt.Appendf(nil, "provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [\"%s/kamuidash/kamuidash\"]\n  }\n}\n", mirror, host), 0o644))
-
-	// The tenant backend every app's upstream reaches through the router.
-	backend := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		fmt.Fprintln(rw, "shop backend")
-	}))
-	t.Cleanup(backend.Close)
-	backendPort := backend.Listener.Addr().(*net.TCPAddr).Port
+	w.binary, w.cliConfig = installProvider(t, repo, tmp)
+	backendPort := startShopBackend(t)
 
 	var wg sync.WaitGroup
 	edges := make([]*edgeEnv, 2)
@@ -189,6 +169,41 @@ func newWorld(t *testing.T, cli string) *world {
 		}
 	}
 	return w
+}
+
+// installProvider builds the provider from this checkout into tmp and puts it in an offline
+// filesystem mirror; it returns the binary and a CLI configuration that installs from there.
+func installProvider(t *testing.T, repo, tmp string) (binary, cliConfig string) {
+	t.Helper()
+	const version = "0.0.1"
+	binary = filepath.Join(tmp, "terraform-provider-kamuidash")
+	run(t, repo, "go", "build", "-trimpath", "-ldflags", "-X main.version="+version, "-o", binary, ".")
+	host := os.Getenv("TF_ACC_PROVIDER_HOST")
+	if host == "" {
+		host = "registry.terraform.io"
+	}
+	mirror := filepath.Join(tmp, "mirror")
+	platform := runtime.GOOS + "_" + runtime.GOARCH
+	installed := filepath.Join(mirror, host, "kamuidash", "kamuidash", version, platform, "terraform-provider-kamuidash_v"+version)
+	must(t, os.MkdirAll(filepath.Dir(installed), 0o755))
+	copyFile(t, binary, installed, 0o755)
+	cliConfig = filepath.Join(tmp, "cli.tfrc")
+	must(t, os.WriteFile(cliConfig, fmt.Appendf(nil, "provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [\"%s/kamuidash/kamuidash\"]\n  }\n}\n", mirror, host), 0o644))
+	return binary, cliConfig
+}
+
+// shopBackendBody is what the tenant backend answers to every request.
+const shopBackendBody = "shop backend\n"
+
+// startShopBackend starts the tenant backend every app's upstream reaches through the router
+// and returns its loopback port.
+func startShopBackend(t *testing.T) int {
+	t.Helper()
+	backend := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		io.WriteString(rw, shopBackendBody)
+	}))
+	t.Cleanup(backend.Close)
+	return backend.Listener.Addr().(*net.TCPAddr).Port
 }
 
 // setVars sets one input variable for dev and prod.
@@ -238,7 +253,9 @@ type edgeEnv struct {
 	client         *kdcf.Client
 }
 
-func startEdge(t *testing.T, repo, binary, name, stateDir string) *edgeEnv {
+// startEdge starts a local edge with its router (extraArgs are added to its flags) and waits
+// until it is ready.
+func startEdge(t *testing.T, repo, binary, name, stateDir string, extraArgs ...string) *edgeEnv {
 	t.Helper()
 	ready := filepath.Join(stateDir, "ready")
 	logFile, err := os.Create(stateDir + ".log")
@@ -247,20 +264,20 @@ func startEdge(t *testing.T, repo, binary, name, stateDir string) *edgeEnv {
 		return nil
 	}
 	t.Cleanup(func() { logFile.Close() })
-	cmd := exec.Command(binary, "localedge", "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0",
-		"--ready-file", ready, "--router", "--router-upstream-template", "127.0.0.1:{port}")
+	cmd := exec.Command(binary, append([]string{"localedge", "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0",
+		"--ready-file", ready, "--router", "--router-upstream-template", "127.0.0.1:{port}"}, extraArgs...)...)
 	cmd.Dir = repo // the router and the npm packages are found from the checkout
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Error(err)
 		return nil
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
 		select {
-		case <-done:
+		case <-exited:
 		case <-time.After(30 * time.Second):
 			_ = cmd.Process.Kill()
 		}
@@ -280,12 +297,16 @@ func startEdge(t *testing.T, repo, binary, name, stateDir string) *edgeEnv {
 			}
 			return &edgeEnv{name: name, stateDir: stateDir, env: env, client: client}
 		}
-		if cmd.ProcessState != nil || time.Now().After(deadline) {
-			log, _ := os.ReadFile(stateDir + ".log")
-			t.Errorf("the %s local edge did not become ready:\n%s", name, log)
-			return nil
+		select {
+		case <-exited: // it stopped (bad flags, say): no use waiting out the deadline
+		case <-time.After(200 * time.Millisecond):
+			if time.Now().Before(deadline) {
+				continue
+			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		log, _ := os.ReadFile(stateDir + ".log")
+		t.Errorf("the %s local edge did not become ready:\n%s", name, log)
+		return nil
 	}
 }
 

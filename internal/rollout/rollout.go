@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-exec/tfexec"
+	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 )
@@ -77,7 +78,8 @@ type EnvResult struct {
 	Stage Stage
 	// Report is the guard's judgement of the plan (nil before the guard ran).
 	Report *guard.Report
-	// Applied says whether the saved plan was applied (false when it had no changes).
+	// Applied says whether the saved plan was applied (false when it changed neither resources
+	// nor outputs).
 	Applied bool
 	// SmokePassed and SmokeTotal count the last round of smoke checks.
 	SmokePassed, SmokeTotal int
@@ -165,7 +167,9 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 		}
 	}
 
-	if hasChanges && len(report.Changes) > 0 {
+	// Output changes count: the router's manifests are an output (modules/cluster-ingress),
+	// and the cluster's tooling applies what the state holds.
+	if hasChanges && (len(report.Changes) > 0 || changesOutputs(plan)) {
 		r.printf("%s: apply (the saved plan)\n", env)
 		r.loud(tf)
 		if err := tf.Apply(ctx, tfexec.DirOrPlan(planFile)); err != nil {
@@ -217,6 +221,16 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	}
 	res.Stage = StageDone
 	return res
+}
+
+// changesOutputs says whether applying the plan changes any output's value.
+func changesOutputs(plan *tfjson.Plan) bool {
+	for _, c := range plan.OutputChanges {
+		if c != nil && !c.Actions.NoOp() {
+			return true
+		}
+	}
+	return false
 }
 
 // progressEvery is how often an unchanged smoke-check status is repeated while waiting.

@@ -8,7 +8,8 @@ const WorkerCompatibilityDate = "2025-01-01"
 
 // Minimum sizes of the Worker's secret bindings: shorter values are configuration mistakes (a
 // placeholder, an empty variable expanded into a string), and failing closed beats signing with
-// them. The provider refuses them at plan time, the Worker at start.
+// them. The provider refuses them at plan time, the Worker at start, and the router refuses a
+// signing key (current or next) shorter than MinSigningSecretBytes.
 const (
 	MinSigningSecretBytes = 32
 	MinCacheMarkerBytes   = 16

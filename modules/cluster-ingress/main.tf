@@ -20,6 +20,17 @@ locals {
     "app.kubernetes.io/component" = "router"
   }
   signing_mount = "/etc/kamuidash/signing"
+  router_args = concat(
+    [
+      "--listen=:${local.router.port}",
+      "--admin-listen=:${local.router.admin_port}",
+      "--namespace-prefix=${local.router.tenant_namespace_prefix}",
+      "--secret-file=${local.signing_mount}/signing-secret",
+    ],
+    # While the signing secret rotates: the key the Worker signs with next, from the same
+    # Secret. Changing this list changes the pod template, so the router rolls out with it.
+    local.router.accept_next_signing_secret ? ["--next-secret-file=${local.signing_mount}/signing-secret-next"] : [],
+  )
 
   deployment = {
     apiVersion = "apps/v1"
@@ -45,12 +56,7 @@ locals {
           containers = [{
             name  = "router"
             image = local.router.image
-            args = [
-              "--listen=:${local.router.port}",
-              "--admin-listen=:${local.router.admin_port}",
-              "--namespace-prefix=${local.router.tenant_namespace_prefix}",
-              "--secret-file=${local.signing_mount}/signing-secret",
-            ]
+            args  = local.router_args
             ports = [
               { name = "http", containerPort = local.router.port, protocol = "TCP" },
               { name = "admin", containerPort = local.router.admin_port, protocol = "TCP" },

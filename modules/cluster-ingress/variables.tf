@@ -26,6 +26,10 @@ variable "router" {
     serves /healthz, /readyz and /metrics; `tenant_namespace_prefix` is the prefix every
     upstream namespace must start with; `signing_secret_name` names the Kubernetes Secret
     (key `signing-secret`) that holds the same context signing secret as the edge Worker's.
+    `accept_next_signing_secret` (default false) is for rotating that secret: when true, the
+    router also reads the key `signing-secret-next` of the same Secret, and contexts signed
+    with either key verify (see the module README for the three steps). The Secret must have
+    that key before the Deployment is applied with it on.
   EOT
   type = object({
     image                   = string
@@ -36,6 +40,8 @@ variable "router" {
     replicas                = optional(number, 2)
     tenant_namespace_prefix = optional(string, "tenant-")
     signing_secret_name     = optional(string, "kamuidash-router-signing")
+    # Rotation of the signing secret: also verify under the Secret's signing-secret-next.
+    accept_next_signing_secret = optional(bool, false)
   })
 
   validation {

@@ -14,7 +14,9 @@ const maxLoggedPath = 2048
 
 // logAccess writes the request's one access-log line. Only the path is logged, never the query
 // (it may carry tokens), and no header values at all (cookies, Authorization). Context fields
-// appear only once verified, so a forged request cannot write its own app name into the log.
+// appear only once verified, so a forged request cannot write its own app name into the log;
+// signing_key says which key verified the context ("current" or "next", never the key), so an
+// operator rotating the secret sees when the Worker has switched.
 func (rt *Router) logAccess(r *http.Request, ex *exchange, status int, outcome Outcome, bytes int64, d time.Duration) {
 	failed := outcome != OutcomeProxied || status >= 500
 	if !failed && rt.sampleSuccess != nil && !rt.sampleSuccess() {
@@ -28,13 +30,14 @@ func (rt *Router) logAccess(r *http.Request, ex *exchange, status int, outcome O
 	if len(path) > maxLoggedPath {
 		path = path[:maxLoggedPath]
 	}
-	attrs := make([]slog.Attr, 0, 12)
+	attrs := make([]slog.Attr, 0, 13)
 	if c := ex.ctx; c.RequestID != "" {
 		attrs = append(attrs,
 			slog.String("request_id", c.RequestID),
 			slog.String("host", c.Host),
 			slog.String("app", c.App),
-			slog.String("upstream", c.Upstream))
+			slog.String("upstream", c.Upstream),
+			slog.String("signing_key", ex.signingKey))
 	}
 	attrs = append(attrs,
 		slog.String("method", r.Method),

@@ -25,6 +25,12 @@ type Config struct {
 	// Secret is the per-environment HMAC key shared with the Worker. Required; never logged.
 	Secret []byte
 
+	// NextSecret is the key the Worker will sign with after a rotation of the signing secret:
+	// a context verifies when it verifies under Secret or NextSecret, so the Worker can switch
+	// keys without a request failing in between. Nil (or empty) means no rotation is under
+	// way: only Secret verifies. Never logged; the access log names only which key matched.
+	NextSecret []byte
+
 	// AllowedNamespacePrefix is the prefix every upstream namespace must start with (for example
 	// "tenant-"). A validly signed context naming any other namespace is refused with 403, so a
 	// leaked secret still cannot reach the platform's own services. Required.

@@ -25,14 +25,15 @@ func TestRouter_ReusesUpstreamConnections(t *testing.T) {
 	}
 }
 
-func TestRouter_RetriesOnAnIdleConnectionTheUpstreamClosed(t *testing.T) {
+func TestRouter_ReplacesAnIdleConnectionTheUpstreamClosed(t *testing.T) {
 	b := newBackend(t, nil)
 	h := newHarness(t, b, nil)
 	if res, _ := do(t, h.request(t, validContext(http.MethodGet, "req-first"), "/", nil)); res.StatusCode != http.StatusOK {
 		t.Fatalf("first request: got %d", res.StatusCode)
 	}
 	// The upstream drops its idle keep-alive connection, as a server restarting or timing out
-	// idle connections does; the router only finds out when it reuses it.
+	// idle connections does; the router finds out when it takes the connection from its pool
+	// (or, had the close crossed the request, by the one retry).
 	b.CloseClientConnections()
 	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-again"), "/", nil))
 	if res.StatusCode != http.StatusOK || body != "ok from backend" {

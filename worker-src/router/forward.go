@@ -16,6 +16,7 @@ import (
 // context (the hooks only see the request).
 type exchange struct {
 	ctx            route.Context // verified
+	signingKey     string        // which key verified it: "current" or "next"
 	target         *url.URL
 	upstreamStatus int // seen in ModifyResponse; an upgrade's 101 never passes through WriteHeader
 	failure        *Failure
@@ -30,8 +31,9 @@ func exchangeFrom(r *http.Request) *exchange {
 
 // rewrite builds the upstream request. ReverseProxy has already dropped hop-by-hop headers and
 // the client's Forwarded and X-Forwarded-For/-Host/-Proto; still untrusted are the platform's own
-// headers, which only the signed context may speak for, and the rest of the X-Forwarded-* family
-// (-Port, -Prefix, …), which frameworks also believe.
+// headers, which only the signed context may speak for, the rest of the X-Forwarded-* family
+// (-Port, -Prefix, …), which frameworks also believe, and every name with an underscore (see
+// hasUnderscore).
 func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 	ex := exchangeFrom(pr.In)
 	pr.SetURL(ex.target)
@@ -39,7 +41,7 @@ func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 	pr.Out.Host = ex.ctx.Host
 	h := pr.Out.Header
 	for name := range h {
-		if route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) {
+		if route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) || hasUnderscore(name) {
 			delete(h, name)
 		}
 	}
@@ -54,6 +56,12 @@ func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
 }
 
 const forwardedPrefix = "X-Forwarded-"
+
+// hasUnderscore reports whether a header name contains "_". Such names are dropped, as nginx
+// does by default (underscores_in_headers off): CGI-style stacks (PHP, WSGI, Rack) turn both
+// X_Forwarded_Host and X-Forwarded-Host into HTTP_X_FORWARDED_HOST, so a client's underscore
+// spelling of a header the router sets (or strips) would sit beside it or replace it.
+func hasUnderscore(name string) bool { return strings.IndexByte(name, '_') >= 0 }
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
@@ -118,13 +126,13 @@ func writeHeaderLine(bw *bufio.Writer, name, value string) {
 
 // dropRequestHeader reports whether a client header (canonical name, as net/http's server
 // stores it) stays behind: hop-by-hop, platform, forwarding and framing headers, which the router
-// removes or writes itself.
+// removes or writes itself, and names with an underscore (see hasUnderscore).
 func dropRequestHeader(name string) bool {
 	switch name {
 	case "Host", "Content-Length", "Forwarded", "X-Real-Ip", "X-Request-Id":
 		return true
 	}
-	return isHopByHop(name) || route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix)
+	return isHopByHop(name) || route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) || hasUnderscore(name)
 }
 
 // namedByConnection reports whether the Connection header lists name as hop-by-hop.

@@ -80,3 +80,35 @@ func TestRouter_StripsPlatformHeadersFromResponses(t *testing.T) {
 		t.Error("the tenant's own response header was dropped")
 	}
 }
+
+// Header names with underscores never reach the tenant, on any path: CGI-style stacks map
+// X_Forwarded_Host and X-Forwarded-Host to the same HTTP_X_FORWARDED_HOST, so a client's
+// underscore spelling would sit beside (or override) the router's own. nginx drops them too.
+func TestRouter_DropsHeaderNamesWithUnderscores(t *testing.T) {
+	spoofed := []string{"X_Forwarded_Host", "X_Forwarded_For", "X_Forwarded_Proto", "X_Real_IP", "X_Request_Id", "Kamui_App", "My_Header"}
+	for _, p := range forwardingPaths {
+		t.Run(p.name, func(t *testing.T) {
+			h := newHarness(t, newBackend(t, nil), nil)
+			req := p.request(t, h, "req-underscore", "/")
+			for _, name := range spoofed {
+				req.Header[name] = []string{"spoofed"} // sent as written, not canonicalised
+			}
+			req.Header.Set("X-Tenant-Header", "kept") // dashes pass as before
+			if res, _ := do(t, req); res.StatusCode != http.StatusOK {
+				t.Fatalf("got %d, want 200", res.StatusCode)
+			}
+			got := h.backend.last().Header
+			for name, values := range got {
+				if strings.Contains(name, "_") {
+					t.Errorf("backend received %s: %q", name, values)
+				}
+			}
+			if v := got.Get("X-Forwarded-Host"); v != publicHost {
+				t.Errorf("X-Forwarded-Host = %q, want the verified %q", v, publicHost)
+			}
+			if v := got.Get("X-Tenant-Header"); v != "kept" {
+				t.Errorf("X-Tenant-Header = %q, want the client's value", v)
+			}
+		})
+	}
+}

@@ -129,8 +129,17 @@ type harness struct {
 // configuration before the router is built.
 func newHarness(t *testing.T, b *backend, edit func(*router.Config)) *harness {
 	t.Helper()
-	h := &harness{backend: b, secret: newSecret(t), logs: &logBuffer{}}
-	target, err := url.Parse(b.URL)
+	h := newHarnessTo(t, b.URL, edit)
+	h.backend = b
+	return h
+}
+
+// newHarnessTo starts a router whose Resolve points every upstream at base ("http://host:port"),
+// for upstreams that are not a backend (a raw TCP server that misbehaves on purpose).
+func newHarnessTo(t *testing.T, base string, edit func(*router.Config)) *harness {
+	t.Helper()
+	h := &harness{secret: newSecret(t), logs: &logBuffer{}}
+	target, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,3 +227,40 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
+
+// forwardingPath is one of the router's two ways to an upstream. A guarantee that must hold
+// whichever way a request goes is tested once per row of forwardingPaths.
+type forwardingPath struct {
+	name   string
+	method string
+	body   string // sent when not empty, which is what sends a request through ReverseProxy
+	// watchesIdleConns: the path reads every idle connection from a goroutine of its own and
+	// closes one as soon as anything arrives on it (http.Transport's readLoop). The direct
+	// path has no such goroutine; it looks when it takes a connection out of its pool.
+	watchesIdleConns bool
+}
+
+var forwardingPaths = []forwardingPath{
+	{name: "direct", method: http.MethodGet},
+	{name: "reverse-proxy", method: http.MethodPost, body: "a request body", watchesIdleConns: true},
+}
+
+// request builds a request that takes path p to the router at target.
+func (p forwardingPath) request(t *testing.T, h *harness, requestID, target string) *http.Request {
+	t.Helper()
+	return p.requestSignedWith(t, h, h.secret, requestID, target)
+}
+
+// requestSignedWith is request with the context signed by key.
+func (p forwardingPath) requestSignedWith(t *testing.T, h *harness, key []byte, requestID, target string) *http.Request {
+	t.Helper()
+	var body io.Reader
+	if p.body != "" {
+		body = strings.NewReader(p.body)
+	}
+	req := h.request(t, validContext(p.method, requestID), target, body)
+	c := validContext(p.method, requestID)
+	c.Target = target
+	c.SetHeaders(req.Header, key)
+	return req
+}

@@ -18,7 +18,7 @@ import (
 // Router is the request handler: it verifies the signed context, then reverse-proxies to the
 // upstream that context names. Build one with New; it is safe for concurrent use.
 type Router struct {
-	secret         []byte
+	keys           [][]byte // Secret, then NextSecret when set (see signingKeyNames)
 	nsPrefix       string
 	maxSkew        time.Duration
 	forwardedProto string
@@ -43,8 +43,12 @@ func New(cfg Config) (*Router, error) {
 		// An empty prefix would admit the platform's own namespaces.
 		return nil, errors.New("router: an allowed namespace prefix is required")
 	}
+	keys := [][]byte{cfg.Secret}
+	if len(cfg.NextSecret) > 0 {
+		keys = append(keys, cfg.NextSecret)
+	}
 	rt := &Router{
-		secret:         cfg.Secret,
+		keys:           keys,
 		nsPrefix:       cfg.AllowedNamespacePrefix,
 		maxSkew:        cfg.MaxSkew,
 		forwardedProto: cfg.ForwardedProto,
@@ -112,11 +116,11 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
 	// The signature binds the request target exactly as received; r.Host is the tunnel's origin
 	// hostname, and the public host arrives, signed, in the context.
-	c, err := route.VerifyHeaders(r.Header, r.Method, r.RequestURI, rt.secret, rt.now(), rt.maxSkew)
+	c, key, err := route.VerifyHeadersWithKeys(r.Header, r.Method, r.RequestURI, rt.keys, rt.now(), rt.maxSkew)
 	if err != nil {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
 	}
-	ex.ctx = c
+	ex.ctx, ex.signingKey = c, signingKeyNames[key]
 	up, err := route.ParseUpstream(c.Upstream)
 	if err != nil {
 		return &Failure{Status: http.StatusBadGateway, Outcome: OutcomeBadUpstream, RequestID: c.RequestID, Err: err}
@@ -132,6 +136,9 @@ func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
 	ex.target = target
 	return nil
 }
+
+// signingKeyNames name the keys for the access log, by their index in Router.keys.
+var signingKeyNames = [...]string{"current", "next"}
 
 func (rt *Router) fail(w http.ResponseWriter, r *http.Request, ex *exchange, f *Failure) {
 	ex.failure = f

@@ -29,9 +29,21 @@ import (
 // It is taken only for requests without a body and with a method that may be retried (GET,
 // HEAD, OPTIONS), that ask for no protocol upgrade, with the default transport and a target
 // that is a bare http scheme and host. That is what lets it be small and still safe: a
-// keep-alive connection the upstream closed while it sat idle is detected only when it is
-// reused, and such a request can simply be sent again on a fresh connection. Everything else
-// (bodies, unsafe methods, WebSockets, a custom Transport) goes through ReverseProxy.
+// keep-alive connection the upstream closes just as it is reused can be detected then, and
+// such a request can simply be sent again on a fresh connection. Everything else (bodies,
+// unsafe methods, WebSockets, a custom Transport) goes through ReverseProxy.
+//
+// Idle connections and the next client. A connection in the pool belongs to no exchange, so
+// whatever arrives on it then (a late second response from a buggy or hostile service, with
+// someone's Set-Cookie; the upstream's FIN) must never be read as the next request's answer.
+// http.Transport has a goroutine per connection reading it while idle and drops one that
+// receives anything ("Unsolicited response received on idle HTTP channel"). The direct path
+// has no such goroutine: when it takes a connection out of the pool it peeks at the socket
+// without blocking (idleprobe_unix.go), and a connection that received bytes or end of stream
+// is closed and never reused; on a platform without that peek it reuses no connection at all.
+// What no HTTP/1.1 client can catch remains: bytes that arrive after the check, in the instant
+// before the next request is written or after it, are indistinguishable from that request's
+// answer. Only an upstream that misbehaves can cause it, and it is as true of http.Transport.
 
 // directEligible reports whether r can take the direct path to target.
 func (rt *Router) directEligible(r *http.Request, target *url.URL) bool {
@@ -60,7 +72,8 @@ type upstreamConn struct {
 	bw     *bufio.Writer
 	host   string
 	idleAt time.Time
-	reused bool // it has carried an exchange before, so the upstream may have closed it meanwhile
+	reused bool       // it has carried an exchange before, so the upstream may have closed it meanwhile
+	probe  *idleProbe // nil when the connection cannot be checked, which makes it single-use
 }
 
 func (c *upstreamConn) close() { c.conn.Close() }
@@ -112,19 +125,28 @@ func (p *connPool) host(addr string) *hostPool {
 	return hp.(*hostPool)
 }
 
-// get returns the most recently idled connection to addr, or dials a new one.
+// get returns the most recently idled connection to addr on which nothing arrived while it was
+// idle, or dials a new one. Connections that did receive something (a response nobody asked
+// for, the upstream's FIN or reset) are closed on the way.
 func (p *connPool) get(ctx context.Context, addr string) (*upstreamConn, error) {
 	hp := p.host(addr)
-	hp.mu.Lock()
-	if n := len(hp.idle); n > 0 {
+	for {
+		hp.mu.Lock()
+		n := len(hp.idle)
+		if n == 0 {
+			hp.mu.Unlock()
+			return p.dial(ctx, addr)
+		}
 		c := hp.idle[n-1]
 		hp.idle[n-1] = nil
 		hp.idle = hp.idle[:n-1]
 		hp.mu.Unlock()
-		return c, nil
+		// Checked outside the lock: a syscall, and the connection is ours alone now.
+		if c.probe.stillQuiet() {
+			return c, nil
+		}
+		c.close()
 	}
-	hp.mu.Unlock()
-	return p.dial(ctx, addr)
 }
 
 func (p *connPool) dial(ctx context.Context, addr string) (*upstreamConn, error) {
@@ -133,15 +155,21 @@ func (p *connPool) dial(ctx context.Context, addr string) (*upstreamConn, error)
 		return nil, err
 	}
 	return &upstreamConn{
-		conn: conn,
-		br:   bufio.NewReaderSize(conn, upstreamBufferSize),
-		bw:   bufio.NewWriterSize(conn, upstreamBufferSize),
-		host: addr,
+		conn:  conn,
+		br:    bufio.NewReaderSize(conn, upstreamBufferSize),
+		bw:    bufio.NewWriterSize(conn, upstreamBufferSize),
+		host:  addr,
+		probe: newIdleProbe(conn),
 	}, nil
 }
 
-// put returns c to the idle pool, or closes it when the pool for its host is full.
+// put returns c to the idle pool, or closes it when the pool for its host is full or c cannot
+// be checked when it is taken out again.
 func (p *connPool) put(c *upstreamConn) {
+	if !reuseIdleConns || c.probe == nil {
+		c.close()
+		return
+	}
 	c.reused = true
 	c.idleAt = time.Now()
 	hp := p.host(c.host)
@@ -197,7 +225,9 @@ func (rt *Router) forwardDirect(w http.ResponseWriter, r *http.Request, ex *exch
 		stop func() bool
 	)
 	// One retry, and only when a reused connection turned out to be closed before it answered
-	// anything: the request never reached a live upstream, and it has no body to replay.
+	// anything: the request never reached a live upstream, and it has no body to replay. (A
+	// connection the upstream closed while it idled is dropped by get already; this is the
+	// close that crosses the request on the wire.)
 	for attempt := 0; ; attempt++ {
 		if c, err = rt.pool.get(ctx, addr); err != nil {
 			rt.upstreamFailed(w, r, ex, err)

@@ -55,8 +55,9 @@ module "ingress" {
   tunnel_name     = "kamuidash-${var.environment}"
   origin_hostname = "${var.origin_label}.${module.edge.platform_domain}"
   router = {
-    image    = var.router_image
-    replicas = var.router_replicas
+    image                      = var.router_image
+    replicas                   = var.router_replicas
+    accept_next_signing_secret = var.router_accept_next_signing_secret
   }
 }
 

@@ -53,6 +53,12 @@ variable "router_replicas" {
   default     = 2
 }
 
+variable "router_accept_next_signing_secret" {
+  description = "True while the signing secret rotates: the router also verifies under the key `signing-secret-next` of its Kubernetes Secret (see modules/cluster-ingress/README.md)."
+  type        = bool
+  default     = false
+}
+
 variable "backend_port" {
   description = "The port of the shop's service (tenant-shop/web). Against a local edge started with --router-upstream-template '127.0.0.1:{port}', the loopback port of a test backend."
   type        = number

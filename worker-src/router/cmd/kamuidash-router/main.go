@@ -2,7 +2,10 @@
 // and its health, readiness and metrics endpoints on another. Every flag falls back to the
 // environment variable KAMUI_ROUTER_<FLAG> (upper case, "-" as "_"); the signing secret comes
 // from --secret-file or KAMUI_ROUTER_SECRET, never from a flag, so it stays out of process
-// listings. SIGTERM or SIGINT starts a graceful drain.
+// listings. While the secret rotates, the key the Worker will sign with next comes the same way,
+// from --next-secret-file or KAMUI_ROUTER_NEXT_SECRET (optional), and contexts signed with
+// either key verify. Both keys are at least 32 bytes and never logged. SIGTERM or SIGINT starts
+// a graceful drain.
 package main
 
 import (
@@ -30,6 +33,7 @@ const envPrefix = "KAMUI_ROUTER_"
 type options struct {
 	listen, adminListen   string
 	secretFile            string
+	nextSecretFile        string
 	namespacePrefix       string
 	upstreamTemplate      string
 	forwardedProto        string
@@ -63,12 +67,17 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	nextSecret, err := loadNextSecret(opts.nextSecretFile)
+	if err != nil {
+		return err
+	}
 	if opts.gcPercent >= 0 {
 		debug.SetGCPercent(opts.gcPercent)
 	}
 	logger := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	cfg := router.Config{
 		Secret:                 secret,
+		NextSecret:             nextSecret,
 		AllowedNamespacePrefix: opts.namespacePrefix,
 		MaxSkew:                opts.maxSkew,
 		DialTimeout:            opts.dialTimeout,
@@ -100,7 +109,7 @@ func run(args []string) error {
 		stop() // a second signal during the drain kills the process at once
 	}()
 	logger.Info("router started", "listen", ln.Addr().String(), "admin", adminLn.Addr().String(),
-		"namespace_prefix", opts.namespacePrefix)
+		"namespace_prefix", opts.namespacePrefix, "next_signing_key", nextSecret != nil)
 	err = router.Serve(ctx, rt, ln, adminLn, opts.drainTimeout)
 	logger.Info("router stopped", "clean", err == nil)
 	return err
@@ -112,6 +121,7 @@ func parseOptions(args []string) (options, error) {
 	fs.StringVar(&o.listen, "listen", ":8080", "address the tunnel connector reaches")
 	fs.StringVar(&o.adminListen, "admin-listen", ":9090", "address of /healthz, /readyz and /metrics")
 	fs.StringVar(&o.secretFile, "secret-file", "", "file holding the context signing secret (trailing newlines ignored); else $"+envPrefix+"SECRET")
+	fs.StringVar(&o.nextSecretFile, "next-secret-file", "", "file holding the signing secret the Worker will sign with next, during a rotation (optional; trailing newlines ignored); else $"+envPrefix+"NEXT_SECRET")
 	fs.StringVar(&o.namespacePrefix, "namespace-prefix", "", "prefix every upstream namespace must start with (required)")
 	fs.StringVar(&o.upstreamTemplate, "upstream-template", "", `upstream address with {namespace}, {service} and {port}, e.g. "127.0.0.1:{port}" for a local edge; empty means service.namespace.svc.cluster.local:port`)
 	fs.StringVar(&o.forwardedProto, "forwarded-proto", router.DefaultForwardedProto, "X-Forwarded-Proto sent upstream")
@@ -163,22 +173,48 @@ func applyEnv(fs *flag.FlagSet) error {
 	return errors.Join(errs...)
 }
 
-// loadSecret reads the signing secret. Errors never include the secret itself.
+// loadSecret reads the signing secret (required). Errors never include the secret itself.
 func loadSecret(file string) ([]byte, error) {
-	var secret []byte
-	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("reading the secret file: %w", err)
-		}
-		secret = []byte(strings.TrimRight(string(b), "\r\n"))
-	} else {
-		secret = []byte(os.Getenv(envPrefix + "SECRET"))
+	secret, err := readKey(file, "SECRET", "secret file")
+	if err != nil {
+		return nil, err
 	}
-	if len(secret) == 0 {
+	if secret == nil {
 		return nil, errors.New("no signing secret: set --secret-file or " + envPrefix + "SECRET")
 	}
 	return secret, nil
+}
+
+// loadNextSecret reads the next signing secret of a rotation: nil when neither
+// --next-secret-file nor its variable is given. Errors never include the secret itself.
+func loadNextSecret(file string) ([]byte, error) {
+	return readKey(file, "NEXT_SECRET", "next secret file")
+}
+
+// readKey reads a key from file, or else from the variable envPrefix+variable: nil when
+// neither holds one, an error when it is shorter than route.MinSigningSecretBytes.
+func readKey(file, variable, what string) ([]byte, error) {
+	var key []byte
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading the %s: %w", what, err)
+		}
+		key = []byte(strings.TrimRight(string(b), "\r\n"))
+		if len(key) == 0 {
+			return nil, fmt.Errorf("the %s %s is empty", what, file)
+		}
+	} else {
+		key = []byte(os.Getenv(envPrefix + variable))
+		if len(key) == 0 {
+			return nil, nil
+		}
+		what = "$" + envPrefix + variable
+	}
+	if len(key) < route.MinSigningSecretBytes {
+		return nil, fmt.Errorf("the %s holds %d bytes; a signing secret has at least %d (the Worker's rule)", what, len(key), route.MinSigningSecretBytes)
+	}
+	return key, nil
 }
 
 // templateResolver resolves upstreams by filling a host:port template. The template is split

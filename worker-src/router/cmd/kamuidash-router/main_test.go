@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,20 +58,74 @@ func TestParseOptions_Refusals(t *testing.T) {
 }
 
 func TestLoadSecret(t *testing.T) {
+	const fromFile, fromEnv = "signing-secret-from-the-file-0123456789", "signing-secret-from-the-environment-0123"
 	file := filepath.Join(t.TempDir(), "secret")
-	if err := os.WriteFile(file, []byte("from-file\n"), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(fromFile+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("KAMUI_ROUTER_SECRET", "from-env")
-	if got, err := loadSecret(file); err != nil || string(got) != "from-file" {
+	t.Setenv("KAMUI_ROUTER_SECRET", fromEnv)
+	if got, err := loadSecret(file); err != nil || string(got) != fromFile {
 		t.Errorf("file: %q, %v; want the file's content without the newline", got, err)
 	}
-	if got, err := loadSecret(""); err != nil || string(got) != "from-env" {
+	if got, err := loadSecret(""); err != nil || string(got) != fromEnv {
 		t.Errorf("env: %q, %v", got, err)
 	}
 	t.Setenv("KAMUI_ROUTER_SECRET", "")
 	if _, err := loadSecret(""); err == nil {
 		t.Error("accepted no secret at all")
+	}
+}
+
+// The next key of a rotation comes like the current one, is optional, and obeys the same
+// rules: at least 32 bytes, and an error never shows it.
+func TestLoadNextSecret(t *testing.T) {
+	const next = "next-signing-secret-from-the-file-0123456789"
+	dir := t.TempDir()
+	file := filepath.Join(dir, "signing-secret-next")
+	if err := os.WriteFile(file, []byte(next+"\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KAMUI_ROUTER_NEXT_SECRET", "")
+	if got, err := loadNextSecret(""); err != nil || got != nil {
+		t.Errorf("none given: %q, %v; want no next key", got, err)
+	}
+	if got, err := loadNextSecret(file); err != nil || string(got) != next {
+		t.Errorf("file: %q, %v; want the file's content without the line ending", got, err)
+	}
+	t.Setenv("KAMUI_ROUTER_NEXT_SECRET", next+"-env")
+	if got, err := loadNextSecret(""); err != nil || string(got) != next+"-env" {
+		t.Errorf("env: %q, %v", got, err)
+	}
+	if _, err := loadNextSecret(filepath.Join(dir, "missing")); err == nil {
+		t.Error("accepted a next secret file that does not exist")
+	}
+
+	const short = "short-key-0123456789"
+	if err := os.WriteFile(file, []byte(short), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KAMUI_ROUTER_SECRET", short)
+	t.Setenv("KAMUI_ROUTER_NEXT_SECRET", short)
+	for name, load := range map[string]func() ([]byte, error){
+		"next from a file":    func() ([]byte, error) { return loadNextSecret(file) },
+		"next from env":       func() ([]byte, error) { return loadNextSecret("") },
+		"current from a file": func() ([]byte, error) { return loadSecret(file) },
+		"current from env":    func() ([]byte, error) { return loadSecret("") },
+	} {
+		_, err := load()
+		if err == nil {
+			t.Errorf("%s: accepted a key of %d bytes", name, len(short))
+		} else if strings.Contains(err.Error(), short) {
+			t.Errorf("%s: the error shows the key: %v", name, err)
+		}
+	}
+}
+
+func TestParseOptions_NextSecretFileFromEnvironment(t *testing.T) {
+	t.Setenv("KAMUI_ROUTER_NEXT_SECRET_FILE", "/etc/kamuidash/signing/signing-secret-next")
+	o, err := parseOptions([]string{"--namespace-prefix", "tenant-"})
+	if err != nil || o.nextSecretFile != "/etc/kamuidash/signing/signing-secret-next" {
+		t.Errorf("next secret file %q, %v; want the variable's path", o.nextSecretFile, err)
 	}
 }
 

@@ -1,0 +1,200 @@
+package router_test
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// rawUpstream is a tenant service on a bare TCP listener, so a test can make it break HTTP/1.1
+// in ways net/http's server never would. Requests are parsed with http.ReadRequest; answer
+// writes the bytes that go back, given the request and the number of the connection (from 1)
+// it came on.
+type rawUpstream struct {
+	ln     net.Listener
+	answer func(conn net.Conn, connID int, req *http.Request)
+
+	mu       sync.Mutex
+	conns    []net.Conn
+	requests []rawRequest
+	closed   map[int]bool // connections whose peer (the router) closed them
+	nextID   int
+}
+
+type rawRequest struct {
+	path   string
+	connID int
+}
+
+func newRawUpstream(t *testing.T, answer func(conn net.Conn, connID int, req *http.Request)) *rawUpstream {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &rawUpstream{ln: ln, answer: answer, closed: map[int]bool{}}
+	var serving sync.WaitGroup
+	t.Cleanup(func() {
+		ln.Close()
+		u.mu.Lock()
+		for _, c := range u.conns {
+			c.Close() // the router may still hold them in its idle pool
+		}
+		u.mu.Unlock()
+		serving.Wait()
+	})
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u.mu.Lock()
+			u.nextID++
+			id := u.nextID
+			u.conns = append(u.conns, conn)
+			u.mu.Unlock()
+			serving.Add(1)
+			go func() {
+				defer serving.Done()
+				u.serve(conn, id)
+			}()
+		}
+	}()
+	return u
+}
+
+func (u *rawUpstream) serve(conn net.Conn, id int) {
+	defer conn.Close()
+	br := bufio.NewReader(conn)
+	for {
+		req, err := http.ReadRequest(br)
+		if err != nil {
+			u.mu.Lock()
+			u.closed[id] = true
+			u.mu.Unlock()
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		u.mu.Lock()
+		u.requests = append(u.requests, rawRequest{path: req.URL.Path, connID: id})
+		u.mu.Unlock()
+		u.answer(conn, id, req)
+	}
+}
+
+func (u *rawUpstream) url() string { return "http://" + u.ln.Addr().String() }
+
+// connOf is the connection the request for path came on last (0: it never arrived).
+func (u *rawUpstream) connOf(path string) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	id := 0
+	for _, r := range u.requests {
+		if r.path == path {
+			id = r.connID
+		}
+	}
+	return id
+}
+
+func (u *rawUpstream) isClosed(connID int) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.closed[connID]
+}
+
+func writeResponse(conn net.Conn, extraHeaders, body string) {
+	io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+}
+
+// An upstream that writes a second response nobody asked for, on a connection the router keeps
+// for reuse, must not get it delivered to the next client: on every forwarding path, a
+// connection that receives anything while idle is closed, never reused.
+func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
+	for _, p := range forwardingPaths {
+		t.Run(p.name, func(t *testing.T) {
+			sendLate, lateWritten := make(chan struct{}), make(chan struct{})
+			up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
+				switch req.URL.Path {
+				case "/alice":
+					writeResponse(conn, "", "alice's page")
+					// Once alice has her answer (the connection now idles in the router's
+					// pool), a buggy or hostile service sends another response, with
+					// alice's session cookie, on the same connection.
+					<-sendLate
+					writeResponse(conn, "Set-Cookie: session=alice\r\n", "alice's late page")
+					close(lateWritten)
+				default:
+					writeResponse(conn, "", "page for "+req.URL.Path)
+				}
+			})
+			h := newHarnessTo(t, up.url(), nil)
+
+			res, body := do(t, p.request(t, h, "req-alice", "/alice"))
+			if res.StatusCode != http.StatusOK || body != "alice's page" {
+				t.Fatalf("alice: got %d %q", res.StatusCode, body)
+			}
+			close(sendLate)
+			<-lateWritten
+			aliceConn := up.connOf("/alice")
+			if p.watchesIdleConns {
+				// Its readLoop drops the connection on its own; waiting for that keeps the
+				// test out of the race no HTTP/1.1 proxy can win: bytes that arrive after
+				// the next request was written look like its answer.
+				eventually(t, "the router closed the connection that spoke out of turn", func() bool { return up.isClosed(aliceConn) })
+			}
+
+			res, body = do(t, p.request(t, h, "req-bob", "/bob"))
+			if res.StatusCode != http.StatusOK || body != "page for /bob" {
+				t.Errorf("bob: got %d %q, want his own page", res.StatusCode, body)
+			}
+			if c := res.Header.Get("Set-Cookie"); c != "" {
+				t.Errorf("bob received Set-Cookie %q from alice's exchange", c)
+			}
+			if bobConn := up.connOf("/bob"); bobConn == aliceConn {
+				t.Errorf("bob's request went over alice's connection (%d) after it received unsolicited bytes", aliceConn)
+			}
+			eventually(t, "the router closed alice's connection", func() bool { return up.isClosed(aliceConn) })
+		})
+	}
+}
+
+// The one retry of the direct path is kept: a reused connection the upstream closes after
+// reading the request, before any byte of an answer, is replaced by a fresh one (a bodiless
+// GET never reached a live handler); a fresh connection doing the same is a 502.
+func TestRouter_RetriesOnceWhenAReusedConnectionClosesUnanswered(t *testing.T) {
+	var mu sync.Mutex
+	perConn := map[int]int{}
+	up := newRawUpstream(t, func(conn net.Conn, connID int, req *http.Request) {
+		mu.Lock()
+		perConn[connID]++
+		n := perConn[connID]
+		mu.Unlock()
+		if n > 1 || req.URL.Path == "/hang-up" {
+			conn.(*net.TCPConn).CloseWrite() // a server that stops keeping connections alive
+			return
+		}
+		writeResponse(conn, "", "page for "+req.URL.Path)
+	})
+	h := newHarnessTo(t, up.url(), nil)
+	get := func(path string) (*http.Response, string) {
+		return do(t, h.request(t, validContext(http.MethodGet, "req"+path), path, nil))
+	}
+	if res, body := get("/first"); res.StatusCode != http.StatusOK || body != "page for /first" {
+		t.Fatalf("first: got %d %q", res.StatusCode, body)
+	}
+	if res, body := get("/second"); res.StatusCode != http.StatusOK || body != "page for /second" {
+		t.Errorf("second, on a reused connection that closes unanswered: got %d %q, want the retry's 200", res.StatusCode, body)
+	}
+	if a, b := up.connOf("/first"), up.connOf("/second"); a == b {
+		t.Errorf("/second was answered on connection %d, the one that hung up", a)
+	}
+	if res, _ := get("/hang-up"); res.StatusCode != http.StatusBadGateway {
+		t.Errorf("a fresh connection closed unanswered: got %d, want 502 (no retry)", res.StatusCode)
+	}
+}

@@ -1,0 +1,94 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd || dragonfly || solaris
+
+package router
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// loopbackPair returns the two ends of a TCP connection on loopback.
+func loopbackPair(t testing.TB) (client, server net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	client, err = net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	server = <-accepted
+	if server == nil {
+		t.Fatal("accept failed")
+	}
+	t.Cleanup(func() { client.Close(); server.Close() })
+	return client, server
+}
+
+func TestIdleProbe(t *testing.T) {
+	client, server := loopbackPair(t)
+	p := newIdleProbe(client)
+	if !p.stillQuiet() {
+		t.Fatal("a connection nothing arrived on is not quiet")
+	}
+	// The read deadline of the previous exchange may pass while the connection idles; the
+	// check must not mistake that for activity.
+	client.SetReadDeadline(aLongTimeAgo)
+	if !p.stillQuiet() {
+		t.Error("a quiet connection with a past read deadline is not quiet")
+	}
+	client.SetReadDeadline(time.Time{})
+
+	if _, err := server.Write([]byte("HTTP/1.1 200 OK\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // peeking consumes nothing: the bytes stay, and so does the verdict
+		if p.stillQuiet() {
+			t.Error("a connection holding unsolicited bytes is quiet")
+		}
+	}
+	buf := make([]byte, 64)
+	n, err := client.Read(buf)
+	if err != nil || string(buf[:n]) != "HTTP/1.1 200 OK\r\n" {
+		t.Fatalf("after the checks the bytes read back as %q, %v", buf[:n], err)
+	}
+
+	server.Close()
+	client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	// Wait for the FIN itself (a blocking read sees it), then peek again.
+	if _, err := client.Read(buf); err == nil {
+		t.Fatal("read data after the peer closed")
+	}
+	if p.stillQuiet() {
+		t.Error("a connection the peer closed is quiet")
+	}
+}
+
+func TestIdleProbe_ClosedLocally(t *testing.T) {
+	client, _ := loopbackPair(t)
+	p := newIdleProbe(client)
+	client.Close()
+	if p.stillQuiet() {
+		t.Error("a closed connection is quiet")
+	}
+}
+
+// BenchmarkIdleProbe is the direct path's cost per reused connection.
+func BenchmarkIdleProbe(b *testing.B) {
+	client, _ := loopbackPair(b)
+	p := newIdleProbe(client)
+	b.ReportAllocs()
+	for b.Loop() {
+		if !p.stillQuiet() {
+			b.Fatal("not quiet")
+		}
+	}
+}
