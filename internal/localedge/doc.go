@@ -28,7 +28,11 @@
 //     new router starts, the tunnel switches to it, the old one drains and stops).
 //
 // It prints the credentials a user pastes and writes them to <state-dir>/env as export lines
-// (mode 0600); they stay the same across restarts of one state dir. --ready-file is written
+// (mode 0600); they stay the same across restarts of one state dir. Besides the API's they
+// carry the local edge's own signing secret (KAMUIDASH_LOCAL_SIGNING_SECRET, made on the first
+// start) and the probe key derived from it (KAMUIDASH_PROBE_KEY): a Worker given that secret
+// answers the propagation probes the provider signs with that key, from the first apply on. A
+// Worker loaded with another secret is logged as a warning. --ready-file is written
 // (atomically, with the same lines) once everything listens, and removed on exit. SIGINT or
 // SIGTERM stops everything it started and exits 0.
 //
@@ -43,6 +47,7 @@
 //	           of the API's KV and R2 (e.g. the STATIC bucket) rebuilt at every start
 //	bin/       the router binary (--router)
 //	env        the credentials as export lines
+//	signing-secret  the local edge's own signing secret (see above)
 //
 // # Consistency with Cloudflare
 //
