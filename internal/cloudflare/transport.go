@@ -82,17 +82,26 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func min64(a, b int64) int64 { return min(a, b) }
 
 // rateLimited spends one token per attempt (retries included) before sending, so one provider
-// process stays under the API's per-token budget whatever the retry logic does.
+// process stays under the API's per-token budget whatever the retry logic does, and holds every
+// request while the server says the budget is spent (budget).
 type rateLimited struct {
 	limiter *rate.Limiter
+	budget  *sharedBudget
 	next    http.RoundTripper
 }
 
 func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.budget.wait(req.Context()); err != nil {
+		return nil, err
+	}
 	if err := t.limiter.Wait(req.Context()); err != nil {
 		return nil, err
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		t.budget.observe(req.Context(), resp)
+	}
+	return resp, err
 }
 
 // logged writes one debug line per attempt and one per response: method, path, status, attempt,
