@@ -29,7 +29,7 @@ const kvBulkAttempts = 3
 
 // kvLinger is how long a KV batch waits for more requests after its first one: long enough to
 // gather what Terraform starts at once, short against an API round trip.
-const kvLinger = 25 * time.Millisecond
+const kvLinger = 100 * time.Millisecond
 
 // kvOp is one write or delete of a key.
 type kvOp struct {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -22,26 +23,34 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	method, _ := ctx.Value(methodKey{}).(string)
+	req, _ := ctx.Value(requestKey{}).(*http.Request)
 	if err != nil {
 		retry, _ := retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
-		return retry && isIdempotent(method), nil
+		return retry && isIdempotent(req), nil
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return true, nil
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return isIdempotent(method), nil
+		return isIdempotent(req), nil
 	}
 	return false, nil
 }
 
-type methodKey struct{}
+type requestKey struct{}
 
-func isIdempotent(method string) bool {
-	switch method {
+// isIdempotent says whether sending req twice does what sending it once does: the idempotent
+// methods, and the POSTs that only read or delete (a bulk read, a bulk delete, a purge).
+func isIdempotent(req *http.Request) bool {
+	if req == nil {
+		return false
+	}
+	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
 		return true
+	case http.MethodPost:
+		p := req.URL.Path
+		return strings.HasSuffix(p, "/bulk/get") || strings.HasSuffix(p, "/bulk/delete") || strings.HasSuffix(p, "/purge_cache")
 	}
 	return false
 }
@@ -157,7 +166,7 @@ func retrying(cfg Config, next http.RoundTripper) http.RoundTripper {
 	}
 	rt := &retryablehttp.RoundTripper{Client: rc}
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		ctx := context.WithValue(req.Context(), methodKey{}, req.Method)
+		ctx := context.WithValue(req.Context(), requestKey{}, req)
 		return rt.RoundTrip(req.WithContext(ctx))
 	})
 }

@@ -227,7 +227,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 			"The DOMAINS namespace already maps "+quote(host)+". Nothing was changed. To manage it here, import it: "+importHint)
 		return
 	}
-	if _, found, err := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host); err != nil {
+	if _, found, err := r.data.findCustomHostname(ctx, host); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Custom Hostname", "Looking up "+quote(host), err))
 		return
 	} else if found {
@@ -241,6 +241,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
 		return
 	}
+	r.data.notedHostname(created)
 	tflog.Info(ctx, "Created custom hostname; waiting for it to become active", map[string]any{"hostname": host, "id": created.ID})
 
 	// Save what exists now, so a failed wait leaves the hostname in state (tainted) instead of
@@ -293,7 +294,7 @@ func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHos
 		case <-time.After(wait):
 		}
 		wait = min(wait*3/2, r.maxPollInterval)
-		next, found, err := r.data.Client.GetCustomHostname(ctx, r.data.ZoneID, h.ID)
+		next, found, err := r.data.pollCustomHostname(ctx, h.ID)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			continue // the deadline passed mid-request; report it above
@@ -332,7 +333,7 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, found, err := r.data.Client.GetCustomHostname(ctx, r.data.ZoneID, state.CustomHostnameID.ValueString())
+	h, found, err := r.data.customHostname(ctx, state.CustomHostnameID.ValueString())
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Custom Hostname", "Reading custom hostname "+quote(state.Hostname.ValueString()), err))
 		return
@@ -354,11 +355,13 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 		}
 		state.DomainsNamespaceID = types.StringValue(ns)
 	}
-	doc, found, diags := r.store().get(ctx, state.DomainsNamespaceID.ValueString(), h.Hostname)
+	doc, found, unchanged, diags := r.store().refresh(ctx, state.DomainsNamespaceID.ValueString(), h.Hostname, state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	switch {
+	case unchanged:
+		// The listing shows the revision state has: the mapping is what state says.
 	case !found || !doc.Valid:
 		// The hostname exists but its mapping is missing or broken: a rev that matches no
 		// plan makes the next apply rewrite it.
@@ -411,6 +414,7 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Update Custom Hostname", "Changing the custom origin of "+quote(host), err))
 			return
 		}
+		r.data.notedHostname(h)
 		plan.setHostname(h)
 	}
 	m, diags := r.store().update(ctx, plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
@@ -434,6 +438,7 @@ func (r *customDomainResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.data.forgotHostname(state.CustomHostnameID.ValueString())
 	if err := r.data.Client.DeleteCustomHostname(ctx, r.data.ZoneID, state.CustomHostnameID.ValueString()); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Custom Hostname", "Deleting custom hostname "+quote(host), err))
 	}

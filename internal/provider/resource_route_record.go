@@ -289,7 +289,7 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString())
+	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString(), state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -299,9 +299,12 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
-	if stored.Valid {
+	switch {
+	case unchanged:
+		// The listing shows the revision state has: the record is what state says.
+	case stored.Valid:
 		state.fromRecord(stored.Doc)
-	} else {
+	default:
 		state.Rev = types.StringValue(unreadableRev)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)

@@ -209,7 +209,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString())
+	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -220,6 +220,11 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
 	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
+	if unchanged {
+		// The listing shows the revision state has: the record is what state says.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	rec := stored.Doc
 	if !stored.Valid || rec.Kind != route.KindDynamic {
 		state.Rev = types.StringValue(unreadableRev)
