@@ -380,3 +380,174 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// moveConfig is an app, a route record and a custom domain whose namespaces are the named
+// kamuidash_kv_namespace resources.
+func moveConfig(edge *testEdge, routes, domains string) string {
+	return edge.providerBlock() + fmt.Sprintf(`
+resource "kamuidash_kv_namespace" "routes_a" {
+  title = "routes-a"
+}
+resource "kamuidash_kv_namespace" "routes_b" {
+  title = "routes-b"
+}
+resource "kamuidash_kv_namespace" "domains_a" {
+  title = "domains-a"
+}
+resource "kamuidash_kv_namespace" "domains_b" {
+  title = "domains-b"
+}
+resource "kamuidash_tenant_app" "shop" {
+  name                = "shop"
+  routes_namespace_id = kamuidash_kv_namespace.%[1]s.id
+  origin              = "origin.kamui.test"
+  namespace           = "tenant-shop"
+  service             = "web"
+  port                = 8080
+}
+resource "kamuidash_route_record" "docs" {
+  app                 = "docs"
+  routes_namespace_id = kamuidash_kv_namespace.%[1]s.id
+  static = {
+    prefix = "sites/docs/v1/"
+  }
+}
+resource "kamuidash_custom_domain" "www" {
+  hostname             = "www.shop.example"
+  domains_namespace_id = kamuidash_kv_namespace.%[2]s.id
+  app                  = kamuidash_tenant_app.shop.name
+}
+`, routes, domains)
+}
+
+// copyNamespace copies every key of from into to with its value and metadata, as `kv migrate`
+// does.
+func copyNamespace(t *testing.T, edge *testEdge, from, to string) {
+	t.Helper()
+	var items []map[string]any
+	for _, ns := range edge.KVNamespaces() {
+		if ns.ID != from {
+			continue
+		}
+		for key, e := range ns.Entries {
+			items = append(items, map[string]any{"key": key, "value": string(e.Value), "metadata": json.RawMessage(e.Metadata)})
+		}
+	}
+	if len(items) == 0 {
+		t.Fatalf("namespace %s has nothing to copy", from)
+	}
+	body, _ := json.Marshal(items)
+	id := edge.Identity()
+	req, _ := http.NewRequest(http.MethodPut, fmt.Sprintf("%s/accounts/%s/storage/kv/namespaces/%s/bulk", edge.URL, id.AccountID, to), bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+id.APIToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("copying %s to %s: %v %v", from, to, err, resp)
+	}
+	resp.Body.Close()
+}
+
+func (e *testEdge) namespaceID(t *testing.T, title string) string {
+	t.Helper()
+	for _, ns := range e.KVNamespaces() {
+		if ns.Title == title {
+			return ns.ID
+		}
+	}
+	t.Fatalf("no namespace %q", title)
+	return ""
+}
+
+// TestAccEconomy_ResourcesFollowTheirDataToANewNamespace: after the route data was copied into
+// new namespaces, pointing the app, the record and the custom domain at them is an update in
+// place that adopts the copies (no write) and leaves the old namespaces' keys alone; a move to a
+// namespace without the copy writes the key there.
+func TestAccEconomy_ResourcesFollowTheirDataToANewNamespace(t *testing.T) {
+	tap := newAPITap()
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	inPlace := func(addrs ...string) []plancheck.PlanCheck {
+		var checks []plancheck.PlanCheck
+		for _, a := range addrs {
+			checks = append(checks, plancheck.ExpectResourceAction(a, plancheck.ResourceActionUpdate))
+		}
+		return checks
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: moveConfig(edge, "routes_a", "domains_a")},
+			{
+				PreConfig: func() {
+					copyNamespace(t, edge, edge.namespaceID(t, "routes-a"), edge.namespaceID(t, "routes-b"))
+					copyNamespace(t, edge, edge.namespaceID(t, "domains-a"), edge.namespaceID(t, "domains-b"))
+					tap.reset()
+				},
+				Config: moveConfig(edge, "routes_b", "domains_b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: inPlace("kamuidash_tenant_app.shop", "kamuidash_route_record.docs", "kamuidash_custom_domain.www"),
+					PostApplyPostRefresh: []plancheck.PlanCheck{planCheckFunc(func() error {
+						if got := tap.count("kv bulk write") + tap.count("kv single write"); got != 0 {
+							return fmt.Errorf("following copies made %d writes (%s), want none: identical keys are adopted", got, tap.summary())
+						}
+						for _, ns := range []string{"routes-a", "domains-a"} {
+							if len(namespaceEntries(edge, edge.namespaceID(t, ns))) == 0 {
+								return fmt.Errorf("the move emptied the old namespace %s", ns)
+							}
+						}
+						return nil
+					})},
+				},
+			},
+			{
+				// Back to the first namespaces after they were emptied: the keys are written.
+				PreConfig: func() {
+					for _, title := range []string{"routes-a", "domains-a"} {
+						clearNamespace(t, edge, edge.namespaceID(t, title))
+					}
+					tap.reset()
+				},
+				Config: moveConfig(edge, "routes_a", "domains_a"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: inPlace("kamuidash_tenant_app.shop", "kamuidash_route_record.docs", "kamuidash_custom_domain.www"),
+					PostApplyPostRefresh: []plancheck.PlanCheck{planCheckFunc(func() error {
+						if got := len(namespaceEntries(edge, edge.namespaceID(t, "routes-a"))); got != 2 {
+							return fmt.Errorf("routes-a holds %d keys after the move back, want shop and docs", got)
+						}
+						if got := len(namespaceEntries(edge, edge.namespaceID(t, "domains-a"))); got != 1 {
+							return fmt.Errorf("domains-a holds %d keys after the move back, want the mapping", got)
+						}
+						return nil
+					})},
+				},
+			},
+		},
+	})
+}
+
+func namespaceEntries(edge *testEdge, id string) map[string]*cfapi.KVEntry {
+	for _, ns := range edge.KVNamespaces() {
+		if ns.ID == id {
+			return ns.Entries
+		}
+	}
+	return nil
+}
+
+func clearNamespace(t *testing.T, edge *testEdge, id string) {
+	t.Helper()
+	var keys []string
+	for k := range namespaceEntries(edge, id) {
+		keys = append(keys, k)
+	}
+	body, _ := json.Marshal(keys)
+	ident := edge.Identity()
+	req, _ := http.NewRequest(http.MethodPost, fmt.Sprintf("%s/accounts/%s/storage/kv/namespaces/%s/bulk/delete", edge.URL, ident.AccountID, id), bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+ident.APIToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("clearing %s: %v %v", id, err, resp)
+	}
+	resp.Body.Close()
+}

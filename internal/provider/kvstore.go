@@ -159,6 +159,47 @@ func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, pu
 	return s.put(ctx, namespaceID, key, v, purgeHost)
 }
 
+// change is a resource's Update: an update in place, or a move when its namespace changed.
+func (s kvStore[T]) change(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	if fromNS != toNS {
+		return s.move(ctx, fromNS, toNS, key, v, purgeHost)
+	}
+	return s.update(ctx, toNS, key, v, purgeHost)
+}
+
+// move writes v under key in toNS, for a resource whose namespace changed: the route data
+// moved to a new namespace (`kv migrate` copies it), and the resource follows in place. A key
+// the target already holds with v's revision, and owned by this resource type (or nobody), is
+// adopted as it is, without a write; one another type owns is refused. The copy in fromNS is
+// left alone: the Worker may still read that namespace until its binding is switched, and it is
+// what a rollback switches back to; it goes when the old namespace is retired.
+func (s kvStore[T]) move(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	var zero T
+	_, want, err := s.codec.encode(v)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Invalid "+titleCase(s.codec.noun), "The "+s.codec.noun+" "+quote(key)+" breaks the contract: "+err.Error())
+		return zero, diags
+	}
+	existing, found, diags := s.get(ctx, toNS, key)
+	if diags.HasError() {
+		return zero, diags
+	}
+	switch {
+	case found && existing.Owner != "" && existing.Owner != s.owner:
+		diags.AddError(titleCase(s.codec.noun)+" Owned Elsewhere",
+			"The namespace "+quote(toNS)+" already holds the "+s.codec.noun+" "+quote(key)+", owned by "+existing.Owner+
+				", not "+s.owner+". Nothing was written. Remove one of the two resources from your configuration, or the key from the namespace.")
+		return zero, diags
+	case found && existing.Valid && s.codec.rev(existing.Doc) == s.codec.rev(want):
+		tflog.Info(ctx, "Adopted the "+s.codec.noun+" the new namespace already holds", map[string]any{
+			"key": key, "from_namespace_id": fromNS, "namespace_id": toNS, "rev": s.codec.rev(want)})
+		return want, diags
+	}
+	tflog.Info(ctx, "Writing the "+s.codec.noun+" into its new namespace", map[string]any{"key": key, "from_namespace_id": fromNS, "namespace_id": toNS})
+	return s.put(ctx, toNS, key, v, purgeHost)
+}
+
 func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	value, v, err := s.codec.encode(v)

@@ -115,10 +115,9 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Validators:          []validator.String{dnsLabel()},
 			},
 			"domains_namespace_id": schema.StringAttribute{
-				MarkdownDescription: "The ID of the `DOMAINS` KV namespace the edge Worker reads. Changing it replaces the domain.",
+				MarkdownDescription: "The ID of the `DOMAINS` KV namespace the edge Worker reads. Changing it moves the mapping to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write; the custom hostname is untouched.",
 				Required:            true,
 				Validators:          []validator.String{hexID()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "The mapping's status: `active` routes the host; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
@@ -417,7 +416,7 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 		r.data.notedHostname(h)
 		plan.setHostname(h)
 	}
-	m, diags := r.store().update(ctx, plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
+	m, diags := r.store().change(ctx, state.DomainsNamespaceID.ValueString(), plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
