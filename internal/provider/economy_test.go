@@ -551,3 +551,26 @@ func clearNamespace(t *testing.T, edge *testEdge, id string) {
 	}
 	resp.Body.Close()
 }
+
+// TestAccEconomyOff_OneCallPerResource keeps the per-resource path (the benchmark's anchor)
+// working: create, an empty re-plan, an update and a destroy, with single-key calls only.
+func TestAccEconomyOff_OneCallPerResource(t *testing.T) {
+	t.Setenv(EnvAPIEconomy, "off")
+	tap := newAPITap()
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: manyTenants(edge, 3, 1, 8080)},
+			{
+				Config: manyTenants(edge, 3, 1, 9090),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("kamuidash_tenant_app.app1", plancheck.ResourceActionUpdate),
+				}},
+			},
+		},
+	})
+	if tap.count("kv bulk write") != 0 || tap.count("kv bulk read") != 0 || tap.count("kv listing") != 0 || tap.count("kv single write") == 0 {
+		t.Errorf("with the economy off the provider made %s: want single-key calls only", tap.summary())
+	}
+}
