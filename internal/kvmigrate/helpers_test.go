@@ -37,6 +37,13 @@ type testEdge struct {
 
 	mu       sync.Mutex
 	requests []seenRequest
+	// refuseBulkGet, when set, makes the server answer 400 to a bulk get of keys it matches, as
+	// Cloudflare may for values that are not text ("keys must contain text-based values").
+	refuseBulkGet func(keys []string) bool
+	// unsuccessful, when set, drops the keys it matches from a bulk write before the server
+	// sees them and reports them in the result's unsuccessful_keys, as Cloudflare does for keys
+	// that "failed to be fully updated".
+	unsuccessful func(key string) bool
 }
 
 // seenRequest is one request the server received.
@@ -68,7 +75,26 @@ func newTestEdge(t *testing.T) *testEdge {
 		}
 		e.mu.Lock()
 		e.requests = append(e.requests, seen)
+		refuse := e.refuseBulkGet
 		e.mu.Unlock()
+		if refuse != nil && r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/bulk/get") {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var q struct {
+				Keys []string `json:"keys"`
+			}
+			_ = json.Unmarshal(body, &q)
+			if refuse(q.Keys) {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":10021,"message":"keys must contain text-based values"}],"messages":[],"result":null}`))
+				return
+			}
+		}
+		if drop := e.unsuccessfulHook(); drop != nil && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/bulk") {
+			e.bulkWriteDropping(w, r, drop)
+			return
+		}
 		srv.ServeHTTP(w, r)
 	}))
 	t.Cleanup(hs.Close)
@@ -76,6 +102,49 @@ func newTestEdge(t *testing.T) *testEdge {
 	e.root, e.URL = hs.URL, hs.URL+cfapi.APIPrefix
 	e.seeder = cloudflare.NewClient(option.WithBaseURL(e.URL+"/"), option.WithAPIToken(e.id.APIToken), option.WithMaxRetries(0))
 	return e
+}
+
+func (e *testEdge) unsuccessfulHook() func(string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.unsuccessful
+}
+
+// bulkWriteDropping serves a bulk write without the keys drop matches, and reports those in
+// unsuccessful_keys.
+func (e *testEdge) bulkWriteDropping(w http.ResponseWriter, r *http.Request, drop func(string) bool) {
+	body, _ := io.ReadAll(r.Body)
+	var items []map[string]any
+	if err := json.Unmarshal(body, &items); err != nil {
+		e.srv.ServeHTTP(w, r)
+		return
+	}
+	var kept []map[string]any
+	dropped := []string{}
+	for _, it := range items {
+		if key, _ := it["key"].(string); drop(key) {
+			dropped = append(dropped, key)
+			continue
+		}
+		kept = append(kept, it)
+	}
+	if kept == nil {
+		kept = []map[string]any{}
+	}
+	forward, _ := json.Marshal(kept)
+	r2 := r.Clone(r.Context())
+	r2.Body, r2.ContentLength = io.NopCloser(bytes.NewReader(forward)), int64(len(forward))
+	rec := httptest.NewRecorder()
+	e.srv.ServeHTTP(rec, r2)
+	var env map[string]any
+	if rec.Code != http.StatusOK || json.Unmarshal(rec.Body.Bytes(), &env) != nil {
+		w.WriteHeader(rec.Code)
+		_, _ = w.Write(rec.Body.Bytes())
+		return
+	}
+	env["result"] = map[string]any{"successful_key_count": len(kept), "unsuccessful_keys": dropped}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(env)
 }
 
 // namespace creates a namespace and returns its id.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -117,7 +118,7 @@ func (a *kvAPI) getAll(ctx context.Context, namespaceID string, keys []string, r
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			got, err := a.bulkGet(ctx, namespaceID, chunk)
+			got, err := a.bulkGetSplitting(ctx, namespaceID, chunk)
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
@@ -144,6 +145,61 @@ func (a *kvAPI) getAll(ctx context.Context, namespaceID string, keys []string, r
 		return nil, err
 	}
 	return out, nil
+}
+
+// bulkGetSplitting is bulkGet, made robust against a bulk read the API refuses (400) because of
+// one of its keys ("keys must contain text-based values"): the keys are split in halves until
+// the refused ones are found, and those are read on their own.
+func (a *kvAPI) bulkGetSplitting(ctx context.Context, namespaceID string, keys []string) (map[string]Entry, error) {
+	got, err := a.bulkGet(ctx, namespaceID, keys)
+	if err == nil || !isStatus(err, http.StatusBadRequest) {
+		return got, err
+	}
+	if len(keys) == 1 {
+		return a.getOne(ctx, namespaceID, keys[0])
+	}
+	half := len(keys) / 2
+	left, err := a.bulkGetSplitting(ctx, namespaceID, keys[:half])
+	if err != nil {
+		return nil, err
+	}
+	right, err := a.bulkGetSplitting(ctx, namespaceID, keys[half:])
+	if err != nil {
+		return nil, err
+	}
+	for k, e := range right {
+		left[k] = e
+	}
+	return left, nil
+}
+
+// getOne reads one key without the bulk read: the raw value (with its expiration) and the
+// metadata, two calls.
+func (a *kvAPI) getOne(ctx context.Context, namespaceID, key string) (map[string]Entry, error) {
+	value, expiration, found, err := a.getRaw(ctx, namespaceID, key)
+	if err != nil || !found {
+		return map[string]Entry{}, err
+	}
+	var raw []byte
+	_, err = a.client.KV.Namespaces.Metadata.Get(ctx, namespaceID, key, kv.NamespaceMetadataGetParams{AccountID: cf.F(a.accountID)},
+		option.WithResponseBodyInto(&raw))
+	if isStatus(err, http.StatusNotFound) {
+		return map[string]Entry{}, nil // deleted between the two reads
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the metadata of %q in KV namespace %s: %w", key, namespaceID, err)
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return nil, fmt.Errorf("reading the metadata of %q in KV namespace %s: the answer is not the documented shape: %w", key, namespaceID, err)
+	}
+	meta, err := canonicalMetadata(env.Result)
+	if err != nil {
+		return nil, fmt.Errorf("reading the metadata of %q in KV namespace %s: %w", key, namespaceID, err)
+	}
+	return map[string]Entry{key: {Value: value, Metadata: meta, Expiration: expiration}}, nil
 }
 
 // bulkGet reads up to MaxBulkGetKeys keys with their metadata and expiration in one call.
@@ -191,7 +247,7 @@ func (a *kvAPI) bulkGet(ctx context.Context, namespaceID string, keys []string) 
 		}
 		e := Entry{Value: []byte(text), Metadata: meta, Expiration: int64(item.Expiration)}
 		if strings.ContainsRune(text, '\uFFFD') {
-			value, found, err := a.getRaw(ctx, namespaceID, key)
+			value, _, found, err := a.getRaw(ctx, namespaceID, key)
 			if err != nil {
 				return nil, err
 			}
@@ -205,24 +261,30 @@ func (a *kvAPI) bulkGet(ctx context.Context, namespaceID string, keys []string) 
 	return out, nil
 }
 
-// getRaw reads one value as bytes. found is false when the key does not exist.
-func (a *kvAPI) getRaw(ctx context.Context, namespaceID, key string) (value []byte, found bool, err error) {
+// getRaw reads one value as bytes, with the expiration the answer's Expiration header carries
+// (0 without one). found is false when the key does not exist.
+func (a *kvAPI) getRaw(ctx context.Context, namespaceID, key string) (value []byte, expiration int64, found bool, err error) {
 	resp, err := a.client.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(a.accountID)})
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
-			return nil, false, nil
+			return nil, 0, false, nil
 		}
-		return nil, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)
+		return nil, 0, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)
 	}
 	defer resp.Body.Close()
 	value, err = io.ReadAll(io.LimitReader(resp.Body, MaxValueBytes+1))
 	if err != nil {
-		return nil, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)
+		return nil, 0, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)
 	}
 	if len(value) > MaxValueBytes {
-		return nil, false, fmt.Errorf("the value of %q in KV namespace %s is larger than KV's %d-byte limit", key, namespaceID, MaxValueBytes)
+		return nil, 0, false, fmt.Errorf("the value of %q in KV namespace %s is larger than KV's %d-byte limit", key, namespaceID, MaxValueBytes)
 	}
-	return value, true, nil
+	if v := resp.Header.Get("Expiration"); v != "" {
+		if f, err := strconv.ParseFloat(v, 64); err == nil {
+			expiration = int64(f)
+		}
+	}
+	return value, expiration, true, nil
 }
 
 // writeItem is one pair of a bulk write.

@@ -500,11 +500,14 @@ func (m *migration) delta(ctx context.Context) error {
 		for _, k := range keys {
 			now[k.Name] = true
 			before, ok := s.listed[k.Name]
+			_, read := s.entries[k.Name]
 			switch {
 			case !ok:
 				d.Added = append(d.Added, k.Name)
 				reread = append(reread, k.Name)
-			case string(before.Metadata) != string(k.Metadata) || before.Expiration != k.Expiration || metadataRev(k.Metadata) == "":
+			case !read, // listed, then gone before the read: back now
+				string(before.Metadata) != string(k.Metadata) || before.Expiration != k.Expiration,
+				metadataRev(k.Metadata) == "":
 				reread = append(reread, k.Name)
 			}
 		}

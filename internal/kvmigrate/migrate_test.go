@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,6 +121,59 @@ func TestMigrate_BulkWritesStayUnderTheByteLimit(t *testing.T) {
 	}
 }
 
+// Keys a bulk result reports unsuccessful are sent again (the result is trusted, no read-back
+// per key); a key that never succeeds is reported failed on its own and the run does not
+// verify.
+func TestMigrate_RetriesKeysTheBulkResultReportsUnsuccessful(t *testing.T) {
+	e := newTestEdge(t)
+	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
+	e.seed(src, routeEntries(300, "app-"))
+	flaky := map[string]int{"app-00007": 1, "app-00100": 2} // fails this many times
+	var mu sync.Mutex
+	e.unsuccessful = func(key string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if key == "app-00200" {
+			return true // never succeeds
+		}
+		if flaky[key] > 0 {
+			flaky[key]--
+			return true
+		}
+		return false
+	}
+	e.resetRequests()
+
+	res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst, "--format", "json")
+	if res.code != ExitNotVerified {
+		t.Fatalf("want exit 1 for a key that never succeeded\n%s", res)
+	}
+	rep := res.report(t)
+	if len(rep.Failed) != 1 || rep.Failed[0].Key != "app-00200" || !strings.Contains(rep.Failed[0].Error, "unsuccessful 3 times") {
+		t.Errorf("failed %+v, want only app-00200, unsuccessful 3 times", rep.Failed)
+	}
+	if !slices.Equal(rep.Verification.Missing, []string{"app-00200"}) || rep.Verification.Verified != 299 {
+		t.Errorf("verification %+v, want app-00200 missing and 299 verified", rep.Verification)
+	}
+	got := e.stored(dst)
+	if got["app-00007"] == nil || got["app-00100"] == nil {
+		t.Error("a key that succeeded on retry is missing")
+	}
+	// The first write, then two retries of the unsuccessful keys only (app-00007, app-00100 and
+	// app-00200; then app-00100 and app-00200), after which app-00200 is failed.
+	writes := e.seen(isBulkWrite)
+	if len(writes) != 3 || writes[0].Pairs != 300 || writes[1].Pairs != 3 || writes[2].Pairs != 2 {
+		t.Errorf("bulk writes %+v, want 300 pairs, then 3, then 2", writes)
+	}
+
+	e.mu.Lock()
+	e.unsuccessful = nil
+	e.mu.Unlock()
+	if res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst); res.code != ExitOK {
+		t.Fatalf("rerun once the API accepts the key\n%s", res)
+	}
+}
+
 // Binary values, metadata and expirations arrive exactly; only the values that are not text
 // cost a read of their own (the bulk read answers text only).
 func TestMigrate_BinaryValuesMetadataAndExpirationsSurvive(t *testing.T) {
@@ -155,6 +209,31 @@ func TestMigrate_BinaryValuesMetadataAndExpirationsSurvive(t *testing.T) {
 	// at the verification.
 	if n := len(e.seen(isValueGet)); n != 9 {
 		t.Errorf("single value reads: %d, want 9 (3 values that are not plain text, 3 reads each)", n)
+	}
+}
+
+// Where the API refuses a bulk read because of a value that is not text, the refused keys are
+// found by splitting the read and read on their own (value with expiration, then metadata), and
+// still arrive exactly.
+func TestMigrate_BinaryValuesWhenTheBulkReadRefusesThem(t *testing.T) {
+	e := newTestEdge(t)
+	src, dst := e.namespace("mixed-v1"), e.namespace("mixed-v2")
+	want := routeEntries(150, "app-")
+	want["app-00042-icon"] = Entry{Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0xff}, Metadata: json.RawMessage(`{"kind":"icon"}`),
+		Expiration: time.Now().Add(time.Hour).Unix()}
+	e.seed(src, want)
+	e.refuseBulkGet = func(keys []string) bool { return slices.Contains(keys, "app-00042-icon") }
+
+	res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst)
+	if res.code != ExitOK {
+		t.Fatalf("want exit 0\n%s", res)
+	}
+	got := e.stored(dst)
+	for k, w := range want {
+		sameEntry(t, k, got[k], w)
+	}
+	if n := len(e.seen(func(r seenRequest) bool { return strings.Contains(r.Path, "/metadata/") })); n == 0 {
+		t.Error("the refused key's metadata was never read on its own")
 	}
 }
 
