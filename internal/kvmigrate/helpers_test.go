@@ -100,8 +100,13 @@ func newTestEdge(t *testing.T) *testEdge {
 	t.Cleanup(hs.Close)
 	t.Cleanup(func() { _ = srv.Close() })
 	e.root, e.URL = hs.URL, hs.URL+cfapi.APIPrefix
-	e.seeder = cloudflare.NewClient(option.WithBaseURL(e.URL+"/"), option.WithAPIToken(e.id.APIToken), option.WithMaxRetries(0))
+	e.seeder = newSeeder(e.URL, e.id.APIToken)
 	return e
+}
+
+// newSeeder is a plain cloudflare-go client for the API at apiURL.
+func newSeeder(apiURL, token string) *cloudflare.Client {
+	return cloudflare.NewClient(option.WithBaseURL(apiURL+"/"), option.WithAPIToken(token), option.WithMaxRetries(0))
 }
 
 func (e *testEdge) unsuccessfulHook() func(string) bool {
