@@ -30,8 +30,8 @@
 //  6. Verifies: reads every expected key back from the target and compares content hashes;
 //     counts; reports keys the target holds that no source has (never deleted).
 //
-// A run holds the sources' keys in memory (route data: a few hundred bytes a key, so a million
-// keys is well under a gigabyte) and makes about 25 API calls per 1,000 keys, 35 once the target
+// A run holds the sources' content in memory (route data is a few hundred bytes a key: 100,000
+// keys take tens of megabytes) and makes about 25 API calls per 1,000 keys, 35 once the target
 // holds them; the client's limiter keeps it within the account's budget.
 //
 // A write freeze (no apply against the environment while the migration and the Worker's switch
