@@ -36,10 +36,10 @@ const (
 // real module, the real CLI and the local edge's API: (1) a kv-class plan creates the new
 // namespaces, (2) `kv migrate` copies and verifies (a second run writes nothing), (3) the
 // Worker's binding switch is a Worker-only plan the guard allows, after which the Worker binds
-// the new namespaces, (5) retiring the old namespaces is a kv-class plan that leaves the Worker
-// alone. Step (4), the tenant resources following the new namespace ids, needs the provider's
-// in-place namespace change and is not rehearsed here: the route data is seeded through the API,
-// as tenant resources would have written it.
+// the new namespaces, (4) the tenant resources follow the new namespace id in place, a kv-class
+// plan that adopts the copies, (5) retiring the old namespaces is a kv-class plan that leaves the
+// Worker alone. Besides the tenants the configuration manages, the bulk of the route data is
+// seeded through the API, as other tenant resources would have written it.
 func TestAccKVMigrate_Runbook(t *testing.T) {
 	srv, apiURL := startRunbookEdge(t)
 	moduleDir, err := filepath.Abs("../../modules/edge")
@@ -66,6 +66,38 @@ module "edge" {
 }
 `, moduleDir, runbookScript, extra)
 	}
+	// Tenant resources the configuration manages, in the routes namespace ns names.
+	tenants := func(ns string) string {
+		return fmt.Sprintf(`
+resource "kamuidash_tenant_app" "shop" {
+  name                = "shop"
+  routes_namespace_id = %[1]s
+  origin              = "origin.kamui.test"
+  namespace           = "tenant-shop"
+  service             = "web"
+  port                = 8080
+}
+
+resource "kamuidash_tenant_app" "blog" {
+  name                = "blog"
+  routes_namespace_id = %[1]s
+  origin              = "origin.kamui.test"
+  namespace           = "tenant-blog"
+  service             = "web"
+  port                = 8080
+}
+
+resource "kamuidash_route_record" "docs" {
+  app                 = "docs"
+  routes_namespace_id = %[1]s
+  static = {
+    prefix = "sites/docs/v1/"
+  }
+}
+`, ns)
+	}
+	const managedTenants = 3
+	oldTenants, newTenants := tenants("module.edge.routes_namespace_id"), tenants("kamuidash_kv_namespace.routes_v2.id")
 	const newNamespaces = `
 resource "kamuidash_kv_namespace" "routes_v2" {
   title = "kamuidash-mig-routes-v2"
@@ -120,7 +152,7 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 	steps := []resource.TestStep{
 		{
 			// The environment as it is before the migration.
-			Config: edgeConfig(""),
+			Config: edgeConfig("") + oldTenants,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				guardVerdict{opts: guard.Options{AllowBootstrap: true}, allowed: true},
 			}},
@@ -131,7 +163,7 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 				seedServer(t, apiURL, srv, ns("kamuidash-mig-routes"), routes)
 				seedServer(t, apiURL, srv, ns("kamuidash-mig-domains"), domains)
 			},
-			Config: edgeConfig("") + newNamespaces,
+			Config: edgeConfig("") + newNamespaces + oldTenants,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("kamuidash_kv_namespace.routes_v2", plancheck.ResourceActionCreate),
 				plancheck.ExpectResourceAction("kamuidash_kv_namespace.domains_v2", plancheck.ResourceActionCreate),
@@ -147,11 +179,25 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 			Config: edgeConfig(`
   worker_routes_namespace_id  = kamuidash_kv_namespace.routes_v2.id
   worker_domains_namespace_id = kamuidash_kv_namespace.domains_v2.id
-`) + newNamespaces,
+`) + newNamespaces + oldTenants,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(runbookWorker, plancheck.ResourceActionUpdate),
 				guardVerdict{allowed: true, onlyClasses: []guard.Class{guard.ClassWorker}, changes: 1,
 					reasonHas: "only updates the Worker in place (" + runbookWorker + ")"},
+			}},
+		},
+		{
+			// (4) The tenants follow the new namespace id: updates in place that adopt the
+			// copies, a kv-class plan.
+			Config: edgeConfig(`
+  worker_routes_namespace_id  = kamuidash_kv_namespace.routes_v2.id
+  worker_domains_namespace_id = kamuidash_kv_namespace.domains_v2.id
+`) + newNamespaces + newTenants,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction("kamuidash_tenant_app.shop", plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction("kamuidash_tenant_app.blog", plancheck.ResourceActionUpdate),
+				plancheck.ExpectResourceAction("kamuidash_route_record.docs", plancheck.ResourceActionUpdate),
+				guardVerdict{allowed: true, onlyClasses: []guard.Class{guard.ClassKV}, changes: managedTenants},
 			}},
 		},
 		{
@@ -167,7 +213,7 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 			Config: edgeConfig(`
   routes_namespace_id  = kamuidash_kv_namespace.routes_v2.id
   domains_namespace_id = kamuidash_kv_namespace.domains_v2.id
-`) + newNamespaces,
+`) + newNamespaces + newTenants,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction("module.edge.kamuidash_kv_namespace.routes[0]", plancheck.ResourceActionDestroy),
 				plancheck.ExpectResourceAction("module.edge.kamuidash_kv_namespace.domains[0]", plancheck.ResourceActionDestroy),
@@ -182,8 +228,12 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 				}
 				for title, want := range map[string]map[string]Entry{"kamuidash-mig-routes-v2": routes, "kamuidash-mig-domains-v2": domains} {
 					got := srv.KVNamespaces()[slices.IndexFunc(srv.KVNamespaces(), func(n cfapi.KVNamespace) bool { return n.Title == title })].Entries
-					if len(got) != len(want) {
-						t.Errorf("%s holds %d keys, want %d", title, len(got), len(want))
+					extra := 0
+					if title == "kamuidash-mig-routes-v2" {
+						extra = managedTenants // the configuration's own records, copied and adopted
+					}
+					if len(got) != len(want)+extra {
+						t.Errorf("%s holds %d keys, want %d", title, len(got), len(want)+extra)
 					}
 					for k, w := range want {
 						sameEntry(t, k, got[k], w)
@@ -193,7 +243,7 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 			Config: edgeConfig(`
   routes_namespace_id  = kamuidash_kv_namespace.routes_v2.id
   domains_namespace_id = kamuidash_kv_namespace.domains_v2.id
-`) + newNamespaces,
+`) + newNamespaces + newTenants,
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 		},
 		{
