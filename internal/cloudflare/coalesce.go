@@ -15,8 +15,11 @@ import (
 // Each caller gets its own outcome, so a bulk call that half fails is reported on exactly the
 // requests that failed.
 type coalescer[T, R any] struct {
-	// linger is how long a batch stays open after its first request.
+	// linger is the longest a batch stays open after its first request.
 	linger time.Duration
+	// quiet closes a batch early when no request joined it for that long: Terraform starts
+	// the operations it may run at once together, so a pause means the wave is in. Zero: none.
+	quiet time.Duration
 	// fits reports whether next may join batch; when it may not (the batch is full, or next
 	// conflicts with a request in it), the batch is sent and next opens the following one.
 	fits func(batch []T, next T) bool
@@ -75,6 +78,10 @@ func (c *coalescer[T, R]) loop() {
 		}
 		items := []T{batch[0].item}
 		timer := time.NewTimer(c.linger)
+		var lull <-chan time.Time
+		if c.quiet > 0 {
+			lull = time.After(c.quiet)
+		}
 	gather:
 		for {
 			select {
@@ -84,7 +91,12 @@ func (c *coalescer[T, R]) loop() {
 					break gather
 				}
 				batch, items = append(batch, p), append(items, p.item)
+				if c.quiet > 0 {
+					lull = time.After(c.quiet)
+				}
 			case <-timer.C:
+				break gather
+			case <-lull:
 				break gather
 			}
 		}

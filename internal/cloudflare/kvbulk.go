@@ -27,9 +27,13 @@ const (
 // resource is told it failed.
 const kvBulkAttempts = 3
 
-// kvLinger is how long a KV batch waits for more requests after its first one: long enough to
-// gather what Terraform starts at once, short against an API round trip.
-const kvLinger = 100 * time.Millisecond
+// kvLinger is the longest a KV batch waits for more requests after its first one, and kvQuiet
+// the pause after which it goes out early: Terraform starts what it may run at once within
+// milliseconds, so a batch gathers a whole wave and adds little to each request's time.
+const (
+	kvLinger = 100 * time.Millisecond
+	kvQuiet  = 20 * time.Millisecond
+)
 
 // kvOp is one write or delete of a key.
 type kvOp struct {
@@ -93,6 +97,7 @@ func (b *KVBatches) writer(accountID, namespaceID string) *coalescer[kvOp, struc
 	if !ok {
 		w = &coalescer[kvOp, struct{}]{
 			linger: kvLinger,
+			quiet:  kvQuiet,
 			fits:   fitsKVWrite,
 			flush: func(ctx context.Context, ops []kvOp) []outcome[struct{}] {
 				return b.flushWrites(ctx, accountID, namespaceID, ops)
@@ -226,6 +231,7 @@ func (b *KVBatches) reader(accountID, namespaceID string) *coalescer[string, KVR
 	if !ok {
 		r = &coalescer[string, KVRead]{
 			linger: kvLinger,
+			quiet:  kvQuiet,
 			fits:   func(batch []string, _ string) bool { return len(batch) < kvBulkGetMaxKeys },
 			flush: func(ctx context.Context, keys []string) []outcome[KVRead] {
 				return b.flushReads(ctx, accountID, namespaceID, keys)

@@ -106,9 +106,11 @@ func (s kvStore[T]) refresh(ctx context.Context, namespaceID, key, stateRev stri
 }
 
 // ownerOf says whether key exists and which resource type owns it, from the shared listing when
-// it lists the key (its metadata names the owner) and from a read otherwise: a listing can lag
-// behind a write made elsewhere, so "not listed" is never taken for "absent".
-func (s kvStore[T]) ownerOf(ctx context.Context, namespaceID, key string) (owner string, found bool, diags diag.Diagnostics) {
+// it lists the key (its metadata names the owner) and from a read otherwise. A listing can lag
+// behind a write made elsewhere by up to a minute, so "not listed" is only taken for "absent"
+// when absentIfUnlisted is set (a create, where the listing was taken by this very process and a
+// key written elsewhere within that last minute is the one race left; see create).
+func (s kvStore[T]) ownerOf(ctx context.Context, namespaceID, key string, absentIfUnlisted bool) (owner string, found bool, diags diag.Diagnostics) {
 	meta, listed, err := s.data.listedKV(ctx, namespaceID, key)
 	if err != nil {
 		diags.Append(apiErrorDiag("Unable to List KV Keys", "Listing the namespace of the "+s.codec.noun+" "+quote(key), err))
@@ -118,15 +120,25 @@ func (s kvStore[T]) ownerOf(ctx context.Context, namespaceID, key string) (owner
 		m, _ := route.DecodeMetadata(meta)
 		return m.Owner, true, nil
 	}
+	if absentIfUnlisted && s.data.Economy {
+		return "", false, nil
+	}
 	doc, found, diags := s.get(ctx, namespaceID, key)
 	return doc.Owner, found, diags
 }
 
 // create writes v under a key that must not exist yet: an existing value is imported, never
-// overwritten.
-func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, purgeHost, importHint string) (T, diag.Diagnostics) {
+// overwritten. The namespace's listing (taken by this process, at most KVIndexMaxAge ago) is
+// what says the key is free, without a read per key: a thousand creates cost their bulk writes
+// and nothing else. Only a key another writer created within the listing's last minute can slip
+// through, as it could between any read and write: KV has no conditional write.
+//
+// A create purges nothing: the only route-cache entry a new host can have is a negative one,
+// which expires within the freshness budget's negative TTL (at most a minute) anyway, and purges
+// are the scarcest budget there is (five calls a minute on the smallest plan).
+func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, importHint string) (T, diag.Diagnostics) {
 	var zero T
-	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key, true)
 	if diags.HasError() {
 		return zero, diags
 	}
@@ -139,13 +151,13 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, pu
 				"Nothing was overwritten. To manage it here, import it: "+importHint)
 		return zero, diags
 	}
-	return s.put(ctx, namespaceID, key, v, purgeHost)
+	return s.put(ctx, namespaceID, key, v, "")
 }
 
 // update rewrites the value, refusing one that another resource type owns.
 func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
 	var zero T
-	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key, false)
 	if diags.HasError() {
 		return zero, diags
 	}
@@ -219,7 +231,7 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 
 // delete removes the value if this resource type owns it (or nobody claims it).
 func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost string) diag.Diagnostics {
-	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key, false)
 	if diags.HasError() || !found {
 		return diags
 	}

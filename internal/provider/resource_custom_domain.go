@@ -260,7 +260,8 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	plan.setHostname(active)
 
-	m, diags := r.store().put(ctx, ns, host, plan.mapping(), host)
+	// A new mapping needs no purge (see kvStore.create).
+	m, diags := r.store().put(ctx, ns, host, plan.mapping(), "")
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}

@@ -195,7 +195,7 @@ func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateReque
 	}
 	rec, _ := plan.record()
 	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec.App, rec, r.data.platformHost(rec.App), "terraform import <address> "+ns+"/"+rec.App)
+	written, diags := r.store().create(ctx, ns, rec.App, rec, "terraform import <address> "+ns+"/"+rec.App)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}

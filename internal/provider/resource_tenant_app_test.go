@@ -81,7 +81,8 @@ func TestAccTenantApp_Lifecycle(t *testing.T) {
 					if rev := s.RootModule().Resources[tenantAppAddr].Primary.Attributes["rev"]; rev != rec.Rev {
 						return fmt.Errorf("state rev %s != stored rev %s", rev, rec.Rev)
 					}
-					return edge.expectPurged("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")
+					// A create purges nothing (kvStore.create): a new host can only have a negative entry.
+					return edge.expectNotPurged("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")
 				},
 			},
 			{
@@ -105,7 +106,7 @@ func TestAccTenantApp_Lifecycle(t *testing.T) {
 					if rec.Dynamic.Upstream != "tenant-shop/web:9090" || rec.Dynamic.TimeoutMS != 2500 {
 						return fmt.Errorf("stored record after the move = %+v", rec.Dynamic)
 					}
-					return nil
+					return edge.expectPurged("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")
 				},
 			},
 			{
@@ -240,6 +241,13 @@ resource "kamuidash_tenant_app" "www" {
 			ExpectError: regexp.MustCompile(`(?s)reserved by the platform.*port`),
 		}},
 	})
+}
+
+func (e *testEdge) expectNotPurged(url string) error {
+	if err := e.expectPurged(url); err == nil {
+		return fmt.Errorf("%s was purged; purges: %+v", url, e.Purges())
+	}
+	return nil
 }
 
 func (e *testEdge) expectPurged(url string) error {
