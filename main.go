@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/kvmigrate"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/rollout"
@@ -47,6 +48,7 @@ var subcommands = map[string]subcommand{
 	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Command(bundledSources)},
 	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
 	"rollout":   {summary: "roll out environment by environment: plan, guard, apply that plan, smoke checks", run: rollout.Main},
+	"kv":        {summary: "kv migrate: copy KV namespaces into a new one with bulk calls, then verify every key", run: kvmigrate.Main},
 	"probe-key": {summary: "print the probe key (probe_key) derived from a signing secret read on stdin", run: runProbeKey},
 }
 

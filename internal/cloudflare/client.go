@@ -72,6 +72,14 @@ type Client struct {
 	Cache           *cache.CacheService
 	R2              *r2.R2Service
 	Rulesets        *rulesets.RulesetService
+
+	// What thousands of resources share instead of a call each: coalesced bulk KV writes,
+	// deletes and reads, one key listing per namespace, one custom hostname listing and poll
+	// per zone, batched purges.
+	KVBulk    *KVBatches
+	KVIndex   *KVIndex
+	Hostnames *HostnameIndex
+	Purges    *PurgeBatches
 }
 
 // New builds the client. It does not contact the API.
@@ -89,7 +97,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.RequestsPerFiveMinutes <= defaultBurst {
 		limit, burst = rate.Limit(float64(cfg.RequestsPerFiveMinutes)/300), 1
 	}
-	var rt http.RoundTripper = &rateLimited{limiter: rate.NewLimiter(limit, burst), next: cfg.Transport}
+	var rt http.RoundTripper = &rateLimited{limiter: rate.NewLimiter(limit, burst), budget: newSharedBudget(time.Now), next: cfg.Transport}
 	rt = retrying(cfg, rt)
 	rt = &logged{token: cfg.APIToken, next: rt}
 	httpClient := &http.Client{Transport: rt}
@@ -103,7 +111,7 @@ func New(cfg Config) (*Client, error) {
 		// and retry POSTs silently.
 		option.WithMaxRetries(0),
 	}
-	return &Client{
+	c := &Client{
 		Options:         opts,
 		HTTP:            httpClient,
 		KV:              kv.NewKVService(opts...),
@@ -114,7 +122,9 @@ func New(cfg Config) (*Client, error) {
 		Cache:           cache.NewCacheService(opts...),
 		R2:              r2.NewR2Service(opts...),
 		Rulesets:        rulesets.NewRulesetService(opts...),
-	}, nil
+	}
+	c.KVBulk, c.KVIndex, c.Hostnames, c.Purges = NewKVBatches(c), NewKVIndex(c), NewHostnameIndex(c), NewPurgeBatches(c)
+	return c, nil
 }
 
 func (cfg Config) withDefaults() (Config, error) {

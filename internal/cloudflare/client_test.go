@@ -124,6 +124,23 @@ func TestRetries5xxOnlyForIdempotentMethods(t *testing.T) {
 	}
 }
 
+// TestRetries5xxForPostsThatOnlyReadOrDelete: a bulk read, a bulk delete and a purge are POSTs
+// that change nothing when sent twice, so a 5xx retries them like a GET.
+func TestRetries5xxForPostsThatOnlyReadOrDelete(t *testing.T) {
+	for _, path := range []string{"/storage/kv/namespaces/ns/bulk/get", "/storage/kv/namespaces/ns/bulk/delete", "/zones/z/purge_cache"} {
+		req, _ := http.NewRequest(http.MethodPost, "http://api.test/client/v4/accounts/a"+path, nil)
+		if !isIdempotent(req) {
+			t.Errorf("POST %s is not retried on a 5xx", path)
+		}
+	}
+	for _, path := range []string{"/cfd_tunnel", "/storage/kv/namespaces", "/custom_hostnames"} {
+		req, _ := http.NewRequest(http.MethodPost, "http://api.test/client/v4/accounts/a"+path, nil)
+		if isIdempotent(req) {
+			t.Errorf("POST %s (a create) would be retried on a 5xx", path)
+		}
+	}
+}
+
 func TestRetriesAreBoundedAndKeepTheAPIError(t *testing.T) {
 	srv := newAPIServer(t, 500, 500, 500, 500, 500, 500, 500, 500)
 	c := newTestClient(t, srv.URL, nil)

@@ -60,6 +60,8 @@ func (c *Client) R2ListObjects(ctx context.Context, accountID, bucket, prefix st
 	pager := c.R2.Buckets.Objects.ListAutoPaging(ctx, bucket, r2.BucketObjectListParams{
 		AccountID: cf.F(accountID),
 		Prefix:    cf.F(prefix),
+		// The API's largest page (its default is 20): a site's refresh costs one listing.
+		PerPage: cf.F(int64(1000)),
 	})
 	for pager.Next() {
 		o := pager.Current()

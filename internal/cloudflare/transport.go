@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -22,26 +23,34 @@ func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, err
 	if ctx.Err() != nil {
 		return false, ctx.Err()
 	}
-	method, _ := ctx.Value(methodKey{}).(string)
+	req, _ := ctx.Value(requestKey{}).(*http.Request)
 	if err != nil {
 		retry, _ := retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
-		return retry && isIdempotent(method), nil
+		return retry && isIdempotent(req), nil
 	}
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		return true, nil
 	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return isIdempotent(method), nil
+		return isIdempotent(req), nil
 	}
 	return false, nil
 }
 
-type methodKey struct{}
+type requestKey struct{}
 
-func isIdempotent(method string) bool {
-	switch method {
+// isIdempotent says whether sending req twice does what sending it once does: the idempotent
+// methods, and the POSTs that only read or delete (a bulk read, a bulk delete, a purge).
+func isIdempotent(req *http.Request) bool {
+	if req == nil {
+		return false
+	}
+	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
 		return true
+	case http.MethodPost:
+		p := req.URL.Path
+		return strings.HasSuffix(p, "/bulk/get") || strings.HasSuffix(p, "/bulk/delete") || strings.HasSuffix(p, "/purge_cache")
 	}
 	return false
 }
@@ -82,17 +91,26 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 func min64(a, b int64) int64 { return min(a, b) }
 
 // rateLimited spends one token per attempt (retries included) before sending, so one provider
-// process stays under the API's per-token budget whatever the retry logic does.
+// process stays under the API's per-token budget whatever the retry logic does, and holds every
+// request while the server says the budget is spent (budget).
 type rateLimited struct {
 	limiter *rate.Limiter
+	budget  *sharedBudget
 	next    http.RoundTripper
 }
 
 func (t *rateLimited) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.budget.wait(req.Context()); err != nil {
+		return nil, err
+	}
 	if err := t.limiter.Wait(req.Context()); err != nil {
 		return nil, err
 	}
-	return t.next.RoundTrip(req)
+	resp, err := t.next.RoundTrip(req)
+	if err == nil {
+		t.budget.observe(req.Context(), resp)
+	}
+	return resp, err
 }
 
 // logged writes one debug line per attempt and one per response: method, path, status, attempt,
@@ -148,7 +166,7 @@ func retrying(cfg Config, next http.RoundTripper) http.RoundTripper {
 	}
 	rt := &retryablehttp.RoundTripper{Client: rc}
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		ctx := context.WithValue(req.Context(), methodKey{}, req.Method)
+		ctx := context.WithValue(req.Context(), requestKey{}, req)
 		return rt.RoundTrip(req.WithContext(ctx))
 	})
 }

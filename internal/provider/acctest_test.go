@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -19,6 +20,13 @@ type testEdge struct {
 
 func newTestEdge(t *testing.T, options ...func(*cfapi.Config)) *testEdge {
 	t.Helper()
+	return newTestEdgeBehind(t, nil, options...)
+}
+
+// newTestEdgeBehind is newTestEdge with wrap (when not nil) in front of the API server: a test's
+// call counter or fault of its own.
+func newTestEdgeBehind(t *testing.T, wrap func(http.Handler) http.Handler, options ...func(*cfapi.Config)) *testEdge {
+	t.Helper()
 	cfg := cfapi.Config{
 		StateDir:           t.TempDir(),
 		ZoneName:           "kamui.test",
@@ -32,7 +40,11 @@ func newTestEdge(t *testing.T, options ...func(*cfapi.Config)) *testEdge {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(srv)
+	var h http.Handler = srv
+	if wrap != nil {
+		h = wrap(srv)
+	}
+	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &testEdge{Server: srv, URL: hs.URL + cfapi.APIPrefix}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
@@ -61,7 +62,7 @@ type stored[T kvDoc] struct {
 }
 
 func (s kvStore[T]) get(ctx context.Context, namespaceID, key string) (doc stored[T], found bool, diags diag.Diagnostics) {
-	entry, found, err := s.data.Client.KVGet(ctx, s.data.AccountID, namespaceID, key)
+	entry, found, err := s.data.readKV(ctx, namespaceID, key)
 	if err != nil {
 		diags.Append(apiErrorDiag("Unable to Read KV Value", "Reading the "+s.codec.noun+" "+quote(key), err))
 		return doc, false, diags
@@ -69,27 +70,67 @@ func (s kvStore[T]) get(ctx context.Context, namespaceID, key string) (doc store
 	if !found {
 		return doc, false, nil
 	}
+	return s.decode(ctx, key, entry), true, nil
+}
+
+func (s kvStore[T]) decode(ctx context.Context, key string, entry kdcf.KVEntry) (doc stored[T]) {
 	meta, _ := route.DecodeMetadata(entry.Metadata)
 	doc.Owner = meta.Owner
 	v, err := s.codec.decode(entry.Value)
 	if err != nil {
 		tflog.Warn(ctx, "KV value does not decode; the next apply rewrites it", map[string]any{"key": key, "error": err.Error()})
-		return doc, true, nil
+		return doc
 	}
 	doc.Doc, doc.Valid = v, true
-	return doc, true, nil
+	return doc
+}
+
+// refresh is a resource's Read of its key. When the namespace's listing (shared by every
+// resource of the process) shows the key with the revision state already has, the value is not
+// read at all: unchanged is true, and state stands as it is. Otherwise (another revision, a
+// key the listing lacks, or per-resource mode) the value is read, in a bulk read shared with the
+// other resources' reads of the moment.
+func (s kvStore[T]) refresh(ctx context.Context, namespaceID, key, stateRev string) (doc stored[T], found, unchanged bool, diags diag.Diagnostics) {
+	if stateRev != "" && stateRev != unreadableRev {
+		meta, listed, err := s.data.listedKV(ctx, namespaceID, key)
+		if err != nil {
+			diags.Append(apiErrorDiag("Unable to List KV Keys", "Listing the namespace of the "+s.codec.noun+" "+quote(key), err))
+			return doc, false, false, diags
+		}
+		if m, ok := route.DecodeMetadata(meta); listed && ok && m.V == route.SchemaVersion && m.Rev == stateRev {
+			return stored[T]{Owner: m.Owner}, true, true, nil
+		}
+	}
+	doc, found, diags = s.get(ctx, namespaceID, key)
+	return doc, found, false, diags
+}
+
+// ownerOf says whether key exists and which resource type owns it, from the shared listing when
+// it lists the key (its metadata names the owner) and from a read otherwise: a listing can lag
+// behind a write made elsewhere, so "not listed" is never taken for "absent".
+func (s kvStore[T]) ownerOf(ctx context.Context, namespaceID, key string) (owner string, found bool, diags diag.Diagnostics) {
+	meta, listed, err := s.data.listedKV(ctx, namespaceID, key)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to List KV Keys", "Listing the namespace of the "+s.codec.noun+" "+quote(key), err))
+		return "", false, diags
+	}
+	if listed {
+		m, _ := route.DecodeMetadata(meta)
+		return m.Owner, true, nil
+	}
+	doc, found, diags := s.get(ctx, namespaceID, key)
+	return doc.Owner, found, diags
 }
 
 // create writes v under a key that must not exist yet: an existing value is imported, never
 // overwritten.
 func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, purgeHost, importHint string) (T, diag.Diagnostics) {
 	var zero T
-	existing, found, diags := s.get(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
 	if diags.HasError() {
 		return zero, diags
 	}
 	if found {
-		owner := existing.Owner
 		if owner == "" {
 			owner = "another tool"
 		}
@@ -104,18 +145,59 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, pu
 // update rewrites the value, refusing one that another resource type owns.
 func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
 	var zero T
-	existing, found, diags := s.get(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
 	if diags.HasError() {
 		return zero, diags
 	}
-	if found && existing.Owner != "" && existing.Owner != s.owner {
+	if found && owner != "" && owner != s.owner {
 		diags.AddError(titleCase(s.codec.noun)+" Owned Elsewhere",
-			"The "+s.codec.noun+" "+quote(key)+" is now owned by "+existing.Owner+", not "+s.owner+". "+
+			"The "+s.codec.noun+" "+quote(key)+" is now owned by "+owner+", not "+s.owner+". "+
 				"Nothing was overwritten. Remove one of the two resources from your configuration (terraform state rm) "+
 				"so that exactly one manages it.")
 		return zero, diags
 	}
 	return s.put(ctx, namespaceID, key, v, purgeHost)
+}
+
+// change is a resource's Update: an update in place, or a move when its namespace changed.
+func (s kvStore[T]) change(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	if fromNS != toNS {
+		return s.move(ctx, fromNS, toNS, key, v, purgeHost)
+	}
+	return s.update(ctx, toNS, key, v, purgeHost)
+}
+
+// move writes v under key in toNS, for a resource whose namespace changed: the route data
+// moved to a new namespace (`kv migrate` copies it), and the resource follows in place. A key
+// the target already holds with v's revision, and owned by this resource type (or nobody), is
+// adopted as it is, without a write; one another type owns is refused. The copy in fromNS is
+// left alone: the Worker may still read that namespace until its binding is switched, and it is
+// what a rollback switches back to; it goes when the old namespace is retired.
+func (s kvStore[T]) move(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+	var zero T
+	_, want, err := s.codec.encode(v)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Invalid "+titleCase(s.codec.noun), "The "+s.codec.noun+" "+quote(key)+" breaks the contract: "+err.Error())
+		return zero, diags
+	}
+	existing, found, diags := s.get(ctx, toNS, key)
+	if diags.HasError() {
+		return zero, diags
+	}
+	switch {
+	case found && existing.Owner != "" && existing.Owner != s.owner:
+		diags.AddError(titleCase(s.codec.noun)+" Owned Elsewhere",
+			"The namespace "+quote(toNS)+" already holds the "+s.codec.noun+" "+quote(key)+", owned by "+existing.Owner+
+				", not "+s.owner+". Nothing was written. Remove one of the two resources from your configuration, or the key from the namespace.")
+		return zero, diags
+	case found && existing.Valid && s.codec.rev(existing.Doc) == s.codec.rev(want):
+		tflog.Info(ctx, "Adopted the "+s.codec.noun+" the new namespace already holds", map[string]any{
+			"key": key, "from_namespace_id": fromNS, "namespace_id": toNS, "rev": s.codec.rev(want)})
+		return want, diags
+	}
+	tflog.Info(ctx, "Writing the "+s.codec.noun+" into its new namespace", map[string]any{"key": key, "from_namespace_id": fromNS, "namespace_id": toNS})
+	return s.put(ctx, toNS, key, v, purgeHost)
 }
 
 func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
@@ -126,7 +208,7 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 		return v, diags
 	}
 	rev := s.codec.rev(v)
-	if err := s.data.Client.KVPut(ctx, s.data.AccountID, namespaceID, key, value, route.EncodeMetadata(rev, s.owner)); err != nil {
+	if err := s.data.writeKV(ctx, namespaceID, key, value, route.EncodeMetadata(rev, s.owner)); err != nil {
 		diags.Append(apiErrorDiag("Unable to Write KV Value", "Writing the "+s.codec.noun+" "+quote(key), err))
 		return v, diags
 	}
@@ -137,16 +219,16 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 
 // delete removes the value if this resource type owns it (or nobody claims it).
 func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost string) diag.Diagnostics {
-	existing, found, diags := s.get(ctx, namespaceID, key)
+	owner, found, diags := s.ownerOf(ctx, namespaceID, key)
 	if diags.HasError() || !found {
 		return diags
 	}
-	if existing.Owner != "" && existing.Owner != s.owner {
+	if owner != "" && owner != s.owner {
 		diags.AddWarning(titleCase(s.codec.noun)+" Left in Place",
-			"The "+s.codec.noun+" "+quote(key)+" is owned by "+existing.Owner+", so it was not deleted.")
+			"The "+s.codec.noun+" "+quote(key)+" is owned by "+owner+", so it was not deleted.")
 		return diags
 	}
-	if err := s.data.Client.KVDelete(ctx, s.data.AccountID, namespaceID, key); err != nil {
+	if err := s.data.deleteKV(ctx, namespaceID, key); err != nil {
 		diags.Append(apiErrorDiag("Unable to Delete KV Value", "Deleting the "+s.codec.noun+" "+quote(key), err))
 		return diags
 	}
@@ -162,7 +244,7 @@ func (s kvStore[T]) purge(ctx context.Context, host string) diag.Diagnostics {
 	if host == "" || s.data.ZoneID == "" || s.data.PlatformDomain == "" {
 		return diags
 	}
-	if err := s.data.Client.PurgeURLs(ctx, s.data.ZoneID, []string{route.RouteCacheKey(s.data.PlatformDomain, host)}); err != nil {
+	if err := s.data.purgeURL(ctx, route.RouteCacheKey(s.data.PlatformDomain, host)); err != nil {
 		diags.AddWarning("Route Cache Not Purged",
 			"The "+s.codec.noun+" for "+quote(host)+" was written, but purging the edge's cached route failed; "+
 				"the change still shows within the freshness budget. Error: "+err.Error())

@@ -6,6 +6,7 @@ import (
 	"context"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -36,6 +37,10 @@ const (
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
 	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
 	EnvProbeKey       = "KAMUIDASH_PROBE_KEY"
+
+	// EnvAPIRequestsPerFiveMinutes paces the provider's API calls for an account whose limit
+	// is not Cloudflare's default of 1,200 per five minutes (and for benchmarks).
+	EnvAPIRequestsPerFiveMinutes = "KAMUIDASH_API_REQUESTS_PER_FIVE_MINUTES"
 )
 
 // providerSettings are the provider block's attributes with their environment fallbacks, in
@@ -71,6 +76,16 @@ type kamuidashProvider struct {
 	bundles *bundle.Builder
 }
 
+// providerEnvironment is every environment variable Configure reads: the settings' fallbacks
+// and the tuning knobs.
+func providerEnvironment() []string {
+	envs := []string{EnvAPIEconomy, EnvAPIRequestsPerFiveMinutes}
+	for _, s := range providerSettings {
+		envs = append(envs, s.env)
+	}
+	return envs
+}
+
 // providerModel is the provider block.
 type providerModel struct {
 	APIToken       types.String `tfsdk:"api_token"`
@@ -104,7 +119,10 @@ type providerData struct {
 	EdgeURL string
 	// ProbeKey signs propagation probes (nil: verify_propagation cannot be used).
 	ProbeKey []byte
-	Version  string
+	// Economy makes resources share listings and bulk calls (see kvaccess.go); off only with
+	// KAMUIDASH_API_ECONOMY=off.
+	Economy bool
+	Version string
 	// Bundles builds the embedded Worker and router sources.
 	Bundles *bundle.Builder
 }
@@ -267,11 +285,36 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
+	// Tuning knobs, from the environment only: they are about the account and the run, not the
+	// configuration.
+	economy := true
+	switch v := os.Getenv(EnvAPIEconomy); v {
+	case "", "on":
+	case "off":
+		economy = false
+	default:
+		resp.Diagnostics.AddError("Invalid "+EnvAPIEconomy, EnvAPIEconomy+" is "+quote(v)+"; set it to off (one call per resource) or leave it unset.")
+	}
+	perFiveMinutes := 0
+	if v := os.Getenv(EnvAPIRequestsPerFiveMinutes); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			resp.Diagnostics.AddError("Invalid "+EnvAPIRequestsPerFiveMinutes, EnvAPIRequestsPerFiveMinutes+" is "+quote(v)+
+				"; set it to the account's API requests per five minutes (Cloudflare's default is "+
+				strconv.Itoa(cloudflare.DefaultRequestsPerFiveMinutes)+"), or leave it unset.")
+		}
+		perFiveMinutes = n
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
 	// 4. Build the client once; every resource shares it and its rate limit.
 	client, err := cloudflare.New(cloudflare.Config{
-		APIToken:  token,
-		BaseURL:   baseURL,
-		UserAgent: "terraform-provider-kamuidash/" + p.version + " (terraform " + req.TerraformVersion + ")",
+		APIToken:               token,
+		BaseURL:                baseURL,
+		UserAgent:              "terraform-provider-kamuidash/" + p.version + " (terraform " + req.TerraformVersion + ")",
+		RequestsPerFiveMinutes: perFiveMinutes,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Create Cloudflare API Client",
@@ -290,6 +333,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		Environment:    environment,
 		EdgeURL:        edgeURL,
 		ProbeKey:       probeKey,
+		Economy:        economy,
 		Version:        p.version,
 		Bundles:        p.bundles,
 	}

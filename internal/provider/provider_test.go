@@ -37,9 +37,9 @@ const (
 // provider setting falls back to (a local edge's env file exports most of them).
 func clearProviderEnv(t *testing.T) {
 	t.Helper()
-	for _, s := range providerSettings {
-		t.Setenv(s.env, "")
-		os.Unsetenv(s.env)
+	for _, env := range providerEnvironment() {
+		t.Setenv(env, "")
+		os.Unsetenv(env)
 	}
 }
 
@@ -68,13 +68,13 @@ func TestEverySettingHasItsEnvironmentVariable(t *testing.T) {
 			t.Errorf("schema attribute %s is missing from providerSettings", name)
 		}
 	}
-	for _, s := range providerSettings {
-		t.Setenv(s.env, "left-over-"+s.env)
+	for _, env := range providerEnvironment() {
+		t.Setenv(env, "left-over-"+env)
 	}
 	clearProviderEnv(t)
-	for _, s := range providerSettings {
-		if v, ok := os.LookupEnv(s.env); ok {
-			t.Errorf("%s is still set (%q) after clearProviderEnv", s.env, v)
+	for _, env := range providerEnvironment() {
+		if v, ok := os.LookupEnv(env); ok {
+			t.Errorf("%s is still set (%q) after clearProviderEnv", env, v)
 		}
 	}
 }

@@ -115,10 +115,9 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 				Validators:          []validator.String{dnsLabel()},
 			},
 			"domains_namespace_id": schema.StringAttribute{
-				MarkdownDescription: "The ID of the `DOMAINS` KV namespace the edge Worker reads. Changing it replaces the domain.",
+				MarkdownDescription: "The ID of the `DOMAINS` KV namespace the edge Worker reads. Changing it moves the mapping to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write; the custom hostname is untouched.",
 				Required:            true,
 				Validators:          []validator.String{hexID()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "The mapping's status: `active` routes the host; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
@@ -227,7 +226,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 			"The DOMAINS namespace already maps "+quote(host)+". Nothing was changed. To manage it here, import it: "+importHint)
 		return
 	}
-	if _, found, err := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host); err != nil {
+	if _, found, err := r.data.findCustomHostname(ctx, host); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Custom Hostname", "Looking up "+quote(host), err))
 		return
 	} else if found {
@@ -241,6 +240,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
 		return
 	}
+	r.data.notedHostname(created)
 	tflog.Info(ctx, "Created custom hostname; waiting for it to become active", map[string]any{"hostname": host, "id": created.ID})
 
 	// Save what exists now, so a failed wait leaves the hostname in state (tainted) instead of
@@ -293,7 +293,7 @@ func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHos
 		case <-time.After(wait):
 		}
 		wait = min(wait*3/2, r.maxPollInterval)
-		next, found, err := r.data.Client.GetCustomHostname(ctx, r.data.ZoneID, h.ID)
+		next, found, err := r.data.pollCustomHostname(ctx, h.ID)
 		switch {
 		case err != nil && ctx.Err() != nil:
 			continue // the deadline passed mid-request; report it above
@@ -332,7 +332,7 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, found, err := r.data.Client.GetCustomHostname(ctx, r.data.ZoneID, state.CustomHostnameID.ValueString())
+	h, found, err := r.data.customHostname(ctx, state.CustomHostnameID.ValueString())
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Custom Hostname", "Reading custom hostname "+quote(state.Hostname.ValueString()), err))
 		return
@@ -354,11 +354,13 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 		}
 		state.DomainsNamespaceID = types.StringValue(ns)
 	}
-	doc, found, diags := r.store().get(ctx, state.DomainsNamespaceID.ValueString(), h.Hostname)
+	doc, found, unchanged, diags := r.store().refresh(ctx, state.DomainsNamespaceID.ValueString(), h.Hostname, state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	switch {
+	case unchanged:
+		// The listing shows the revision state has: the mapping is what state says.
 	case !found || !doc.Valid:
 		// The hostname exists but its mapping is missing or broken: a rev that matches no
 		// plan makes the next apply rewrite it.
@@ -411,9 +413,10 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Update Custom Hostname", "Changing the custom origin of "+quote(host), err))
 			return
 		}
+		r.data.notedHostname(h)
 		plan.setHostname(h)
 	}
-	m, diags := r.store().update(ctx, plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
+	m, diags := r.store().change(ctx, state.DomainsNamespaceID.ValueString(), plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -434,6 +437,7 @@ func (r *customDomainResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	r.data.forgotHostname(state.CustomHostnameID.ValueString())
 	if err := r.data.Client.DeleteCustomHostname(ctx, r.data.ZoneID, state.CustomHostnameID.ValueString()); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Custom Hostname", "Deleting custom hostname "+quote(host), err))
 	}

@@ -80,16 +80,15 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"app": schema.StringAttribute{
-				MarkdownDescription: "The app the record routes, a DNS label (the record's KV key). `apex` serves the platform domain itself. Changing it replaces the record.",
+				MarkdownDescription: "The app the record routes, a DNS label (the record's KV key). `apex` serves the platform domain itself. Changing it moves the record to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write.",
 				Required:            true,
 				Validators:          []validator.String{dnsLabel(), recordAppName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"routes_namespace_id": schema.StringAttribute{
-				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it replaces the record.",
+				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it moves the record to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write.",
 				Required:            true,
 				Validators:          []validator.String{hexID()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
@@ -263,6 +262,9 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 		rev = types.StringValue(enc.Rev)
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), rev)...)
+	if !plan.RoutesNamespaceID.IsUnknown() && !plan.App.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.RoutesNamespaceID.ValueString()+"/"+plan.App.ValueString())...)
+	}
 }
 
 func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -289,7 +291,7 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString())
+	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString(), state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -299,9 +301,12 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
-	if stored.Valid {
+	switch {
+	case unchanged:
+		// The listing shows the revision state has: the record is what state says.
+	case stored.Valid:
 		state.fromRecord(stored.Doc)
-	} else {
+	default:
 		state.Rev = types.StringValue(unreadableRev)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -315,11 +320,11 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
+	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	plan.ID = state.ID
+	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)

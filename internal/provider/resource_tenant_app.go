@@ -74,10 +74,9 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"routes_namespace_id": schema.StringAttribute{
-				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it replaces the app's record.",
+				MarkdownDescription: "The ID of the `ROUTES` KV namespace the edge Worker reads. Changing it moves the record to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write.",
 				Required:            true,
 				Validators:          []validator.String{hexID()},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"origin": schema.StringAttribute{
 				MarkdownDescription: "The tunnel's origin hostname that the Worker forwards the app's dynamic requests to.",
@@ -165,6 +164,9 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
 		return
 	}
+	if !plan.RoutesNamespaceID.IsUnknown() && !plan.Name.IsUnknown() {
+		plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + plan.Name.ValueString())
+	}
 	plan.PlatformHostname = types.StringNull()
 	if !plan.Name.IsUnknown() {
 		plan.PlatformHostname = optionalString(r.data.platformHost(plan.Name.ValueString()))
@@ -209,7 +211,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	stored, found, diags := r.store().get(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString())
+	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), state.Rev.ValueString())
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
@@ -220,6 +222,11 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
 	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
+	if unchanged {
+		// The listing shows the revision state has: the record is what state says.
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+		return
+	}
 	rec := stored.Doc
 	if !stored.Valid || rec.Kind != route.KindDynamic {
 		state.Rev = types.StringValue(unreadableRev)
@@ -250,11 +257,11 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().update(ctx, plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
+	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
-	plan.ID = state.ID
+	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)

@@ -17,22 +17,43 @@ locals {
 
   unknown_host = try("${var.unknown_host_label}.${local.platform_domain}", "")
   edge_base    = trimsuffix(var.edge_url, "/")
+
+  # The tenants' namespaces (outputs) and the Worker's: the same but for the binding switch of a
+  # route-data migration (README: migrating the route data to a new namespace).
+  routes_namespace_id         = var.routes_namespace_id != null ? var.routes_namespace_id : kamuidash_kv_namespace.routes[0].id
+  domains_namespace_id        = var.domains_namespace_id != null ? var.domains_namespace_id : kamuidash_kv_namespace.domains[0].id
+  worker_routes_namespace_id  = coalesce(var.worker_routes_namespace_id, local.routes_namespace_id)
+  worker_domains_namespace_id = coalesce(var.worker_domains_namespace_id, local.domains_namespace_id)
 }
 
+# The module's own namespaces, unless the environment brings its own (after a migration).
 resource "kamuidash_kv_namespace" "routes" {
+  count = var.routes_namespace_id == null ? 1 : 0
   title = coalesce(var.routes_namespace_title, "kamuidash-${var.environment}-routes")
 }
 
 resource "kamuidash_kv_namespace" "domains" {
+  count = var.domains_namespace_id == null ? 1 : 0
   title = coalesce(var.domains_namespace_title, "kamuidash-${var.environment}-domains")
+}
+
+# Environments applied before the namespaces became optional keep theirs.
+moved {
+  from = kamuidash_kv_namespace.routes
+  to   = kamuidash_kv_namespace.routes[0]
+}
+
+moved {
+  from = kamuidash_kv_namespace.domains
+  to   = kamuidash_kv_namespace.domains[0]
 }
 
 # Every later change of this resource (new provider version, settings) is an in-place upload;
 # roll it out on its own (the guard refuses a Worker change mixed with anything else).
 resource "kamuidash_edge_worker" "this" {
   name                 = local.worker_name
-  routes_namespace_id  = kamuidash_kv_namespace.routes.id
-  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  routes_namespace_id  = local.worker_routes_namespace_id
+  domains_namespace_id = local.worker_domains_namespace_id
   static_bucket        = local.static_bucket
   freshness_budget     = var.freshness_budget
   signing_secret       = var.signing_secret

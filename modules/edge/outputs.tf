@@ -1,11 +1,21 @@
 output "routes_namespace_id" {
   description = "The ID of the `ROUTES` KV namespace: the `routes_namespace_id` of every tenant app."
-  value       = kamuidash_kv_namespace.routes.id
+  value       = local.routes_namespace_id
 }
 
 output "domains_namespace_id" {
   description = "The ID of the `DOMAINS` KV namespace: the `domains_namespace_id` of every custom domain."
-  value       = kamuidash_kv_namespace.domains.id
+  value       = local.domains_namespace_id
+}
+
+output "worker_routes_namespace_id" {
+  description = "The ID of the `ROUTES` namespace the Worker reads: `routes_namespace_id` except during a route-data migration."
+  value       = local.worker_routes_namespace_id
+}
+
+output "worker_domains_namespace_id" {
+  description = "The ID of the `DOMAINS` namespace the Worker reads: `domains_namespace_id` except during a route-data migration."
+  value       = local.worker_domains_namespace_id
 }
 
 output "worker_name" {

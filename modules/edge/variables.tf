@@ -41,6 +41,50 @@ variable "domains_namespace_title" {
   }
 }
 
+variable "routes_namespace_id" {
+  description = "An existing `ROUTES` KV namespace to use instead of the module's own, such as the target of a route-data migration once it is the only one (see [migrating the route data](README.md#migrating-the-route-data-to-a-new-namespace)). Null means the module creates and owns `kamuidash-<environment>-routes`; setting it on an environment that has the module's own namespace deletes that namespace."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.routes_namespace_id == null || can(regex("^[0-9a-f]{32}$", var.routes_namespace_id))
+    error_message = "The namespace id must be a 32-character lower-case hexadecimal Cloudflare ID."
+  }
+}
+
+variable "domains_namespace_id" {
+  description = "An existing `DOMAINS` KV namespace to use instead of the module's own (see `routes_namespace_id`). Null means the module creates and owns `kamuidash-<environment>-domains`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.domains_namespace_id == null || can(regex("^[0-9a-f]{32}$", var.domains_namespace_id))
+    error_message = "The namespace id must be a 32-character lower-case hexadecimal Cloudflare ID."
+  }
+}
+
+variable "worker_routes_namespace_id" {
+  description = "The `ROUTES` namespace the Worker reads, when it must differ from `routes_namespace_id` (the tenants' namespace): the binding switch of a route-data migration, a Worker-only plan. Null means the Worker reads `routes_namespace_id`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.worker_routes_namespace_id == null || can(regex("^[0-9a-f]{32}$", var.worker_routes_namespace_id))
+    error_message = "The namespace id must be a 32-character lower-case hexadecimal Cloudflare ID."
+  }
+}
+
+variable "worker_domains_namespace_id" {
+  description = "The `DOMAINS` namespace the Worker reads, when it must differ from `domains_namespace_id` (see `worker_routes_namespace_id`). Null means the Worker reads `domains_namespace_id`."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.worker_domains_namespace_id == null || can(regex("^[0-9a-f]{32}$", var.worker_domains_namespace_id))
+    error_message = "The namespace id must be a 32-character lower-case hexadecimal Cloudflare ID."
+  }
+}
+
 variable "static_bucket" {
   description = "The R2 bucket static sites are served from (bound to the Worker as `STATIC`). Null means `kamuidash-<environment>-static`."
   type        = string

@@ -4,9 +4,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 )
 
-const purgeMaxFiles = 30 // Cloudflare's per-request limit for purge by URL
+// purgeMaxFiles is Cloudflare's per-request limit for purge by URL: 100 on every plan but
+// Enterprise (500); the local edge holds callers to the smaller one.
+const purgeMaxFiles = 100
 
 func (s *Server) registerPurgeRoutes() {
 	s.mux.HandleFunc("POST "+APIPrefix+"/zones/{zone_id}/purge_cache", s.handleJSON(s.purgeCache))
@@ -30,7 +33,7 @@ func (s *Server) purgeCache(r *http.Request) (any, any, func(), error) {
 			Message: "local edge implements purge by URL (files) only, not tags, hosts, prefixes or purge_everything"}
 	}
 	if len(body.Files) == 0 || len(body.Files) > purgeMaxFiles {
-		return nil, nil, nil, errBadRequest("files must list 1 to 30 URLs")
+		return nil, nil, nil, errBadRequest("files must list 1 to " + strconv.Itoa(purgeMaxFiles) + " URLs")
 	}
 	files := make([]string, 0, len(body.Files))
 	for _, f := range body.Files {
