@@ -174,12 +174,17 @@ func TestR2ObjectListingPageSizes(t *testing.T) {
 	if _, info := list("?per_page=5000"); info["per_page"] != float64(1000) {
 		t.Errorf("per_page=5000: result_info %v; want it clamped to 1000", info)
 	}
-	// The provider's helper follows the cursor over the default pages.
-	if objects, _, err := client.R2ListObjects(ctx, id.AccountID, "site-bucket", "sites/docs/"); err != nil || len(objects) != 30 {
-		t.Errorf("R2ListObjects: %d objects, %v; want 30", len(objects), err)
+	// cloudflare-go's pager, asking no page size, follows the cursor over two default pages.
+	pager := client.R2.Buckets.Objects.ListAutoPaging(ctx, "site-bucket", r2.BucketObjectListParams{AccountID: cf.F(id.AccountID)})
+	n := 0
+	for pager.Next() {
+		n++
+	}
+	if pager.Err() != nil || n != 30 {
+		t.Errorf("paging with the default page size saw %d objects (err %v), want 30", n, pager.Err())
 	}
 	st := srv.Calls()
 	if got := operationCalls(st, opListObjects).Calls; got != 3+2 {
-		t.Errorf("listing calls counted = %d, want 5 (three direct, two pages for the helper)", got)
+		t.Errorf("listing calls counted = %d, want 5 (three direct, two default pages for the pager)", got)
 	}
 }

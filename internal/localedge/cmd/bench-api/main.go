@@ -54,15 +54,15 @@ import (
 	"github.com/hashicorp/terraform-exec/tfexec"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/provider"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/workertest"
 )
 
-// The provider's switches the bench sets (read by internal/cloudflare).
+// The provider's switches the bench sets: its client-side limit, and the economy ("off":
+// one call per resource, the anchor).
 const (
-	// envRequestsPerFiveMinutes is the provider's client-side limit.
-	envRequestsPerFiveMinutes = "KAMUIDASH_API_REQUESTS_PER_FIVE_MINUTES"
-	// envEconomy=off makes the provider call the API once per resource (the anchor).
-	envEconomy = "KAMUIDASH_API_ECONOMY"
+	envRequestsPerFiveMinutes = provider.EnvAPIRequestsPerFiveMinutes
+	envEconomy                = provider.EnvAPIEconomy
 )
 
 // cloudflarePerSecond is Cloudflare's global limit as a rate: 1,200 per five minutes.
@@ -422,11 +422,11 @@ func (b *bench) runOne(ctx context.Context, spec runSpec, index int) (*runResult
 }
 
 // warnIfUnscaled says when the provider paced at Cloudflare's real rate although the bench
-// asked it to run scaled: a provider that does not read envRequestsPerFiveMinutes yet.
+// asked it to run scaled (a provider that ignores envRequestsPerFiveMinutes).
 func (b *bench) warnIfUnscaled(p *phaseResult) {
 	rate := float64(p.budgetCalls()) / max(p.wall.Seconds(), 0.001)
 	if b.scale > 1 && p.budgetCalls() > 200 && rate < 1.5*cloudflarePerSecond {
-		fmt.Printf("  note: the provider paced at %.1f calls/s, about Cloudflare's real rate: it does not read %s yet, so this run takes real time\n",
+		fmt.Printf("  note: the provider paced at %.1f calls/s, about Cloudflare's real rate: it did not follow %s, so this run takes real time\n",
 			rate, envRequestsPerFiveMinutes)
 	}
 }
