@@ -171,3 +171,13 @@ func (w *statusRecorder) Write(p []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// unwrapped is the writer under a statusRecorder: http.MaxBytesReader can make only
+// net/http's own writer close the connection after an oversized body (instead of reading the
+// rest of it as the next request).
+func unwrapped(w http.ResponseWriter) http.ResponseWriter {
+	if rec, ok := w.(*statusRecorder); ok {
+		return rec.ResponseWriter
+	}
+	return w
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -183,4 +184,35 @@ func putJSON(t *testing.T, method, url, token string, body any) (*http.Response,
 		t.Fatal(err)
 	}
 	return rawRequest(t, method, url, token, bytes.NewReader(data))
+}
+
+// zeros is an endless body that costs the client no memory.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestCalls_OversizedBodyStillClosesTheConnection: counting wraps the response writer, and
+// a body over the limit must still be answered 413 with the connection closed (net/http
+// closes it only when told through its own writer), not left to be read as the next request.
+// The server reads up to the 128 MB limit once.
+func TestCalls_OversizedBodyStillClosesTheConnection(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	req, err := http.NewRequest(http.MethodPost, ts.URL+APIPrefix+"/accounts/"+id.AccountID+"/storage/kv/namespaces",
+		io.LimitReader(zeros{}, maxBodyBytes+1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+id.APIToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !resp.Close {
+		t.Errorf("HTTP %d, connection closed %v; want 413 and the connection closed", resp.StatusCode, resp.Close)
+	}
+	if got := operationCalls(srv.Calls(), "POST /accounts/{account_id}/storage/kv/namespaces"); got.ByClass["4xx"] != 1 {
+		t.Errorf("the refused request was counted as %+v, want one 4xx", got)
+	}
 }
