@@ -3,12 +3,16 @@
 //
 //	terraform-provider-kamuidash localedge [--state-dir DIR] [--api ADDR] [--edge ADDR]
 //	    [--ready-file F] [--zone NAME] [--auto-validate DUR] [--kv-propagation DUR]
-//	    [--node-modules DIR] [--router] [--router-upstream-template T] [--router-namespace-prefix P]
-//	    [--router-secret-dir DIR]
+//	    [--api-rate-limit N/DUR] [--node-modules DIR] [--router] [--router-upstream-template T]
+//	    [--router-namespace-prefix P] [--router-secret-dir DIR]
 //
 // It starts:
 //
-//   - the Cloudflare-API-compatible server (package cfapi) on --api (default 127.0.0.1:8787);
+//   - the Cloudflare-API-compatible server (package cfapi) on --api (default 127.0.0.1:8787),
+//     counting every call by operation (GET or DELETE /__localedge/calls with the API token
+//     reads or resets the counts; cmd/bench-api, `make bench-api`, reads them between the
+//     phases of a Terraform run) and, with --api-rate-limit (1200/5m is Cloudflare's global
+//     limit; default off), enforcing the rate limit with Cloudflare's 429 and headers;
 //   - the uploaded Workers in the real workerd (package runtime: Miniflare from the repo's
 //     node_modules, driven by an embedded Node host), byte-exact modules and their bindings;
 //   - the edge on --edge (default 127.0.0.1:8788): each request goes to the Worker its Host

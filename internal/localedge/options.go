@@ -31,6 +31,10 @@ type Options struct {
 	AutoValidate time.Duration
 	// KVPropagation delays KV writes on their way to the runtime, as KV's eventual consistency.
 	KVPropagation time.Duration
+	// APIRateLimit is the global API rate limit the API enforces, with Cloudflare's
+	// rate-limit headers (cfapi.RateLimit; --api-rate-limit 1200/5m is Cloudflare's). Default
+	// off.
+	APIRateLimit cfapi.RateLimit
 	// NodeModules is the node_modules holding Miniflare. Default: the nearest one found
 	// walking up from the working directory.
 	NodeModules string
@@ -81,6 +85,11 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.ZoneName, "zone", cfapi.DefaultZoneName, "zone name of a fresh state dir (the platform domain)")
 	fs.DurationVar(&o.AutoValidate, "auto-validate", 0, "activate custom hostnames this long after creation even without their TXT record (0: never)")
 	fs.DurationVar(&o.KVPropagation, "kv-propagation", cfapi.DefaultKVPropagationDelay, "delay before a KV write is visible to the Workers (Cloudflare: up to 60s; 0 means the API server's default)")
+	fs.Func("api-rate-limit", "enforce a global API rate limit of `REQUESTS/DURATION` with Cloudflare's rate-limit headers and a block of one DURATION once exceeded (Cloudflare: 1200/5m; default off)", func(v string) error {
+		l, err := cfapi.ParseRateLimit(v)
+		o.APIRateLimit = l
+		return err
+	})
 	fs.StringVar(&o.NodeModules, "node-modules", "", "node_modules directory holding miniflare (default: found walking up from the working directory)")
 	fs.BoolVar(&o.Router, "router", false, "build and start the router; tunnel ingress to the kamuidash-router service goes to it")
 	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")

@@ -22,6 +22,9 @@ func TestParseOptions(t *testing.T) {
 		{"--edge", "192.0.2.1:80"},
 		{"--kv-propagation", "-1s"},
 		{"--router-secret-dir", "/etc/kamuidash/signing"}, // without --router
+		{"--api-rate-limit", "1200"},
+		{"--api-rate-limit", "0/5m"},
+		{"--api-rate-limit", "1200/500ms"},
 		{"extra"},
 	} {
 		if _, err := parseOptions(args, io.Discard); err == nil {
@@ -31,6 +34,13 @@ func TestParseOptions(t *testing.T) {
 	o, err = parseOptions([]string{"--router", "--router-secret-dir", "/etc/kamuidash/signing"}, io.Discard)
 	if err != nil || o.RouterSecretDir != "/etc/kamuidash/signing" {
 		t.Errorf("--router --router-secret-dir: %+v, %v", o, err)
+	}
+	if o.APIRateLimit.Enabled() {
+		t.Errorf("the rate limit is on by default: %v", o.APIRateLimit)
+	}
+	o, err = parseOptions([]string{"--api-rate-limit", "1200/5m"}, io.Discard)
+	if err != nil || o.APIRateLimit != cfapi.CloudflareRateLimit {
+		t.Errorf("--api-rate-limit 1200/5m: %v, %v; want Cloudflare's limit", o.APIRateLimit, err)
 	}
 }
 

@@ -84,6 +84,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		ZoneName:           opts.ZoneName,
 		AutoValidate:       opts.AutoValidate,
 		KVPropagationDelay: opts.KVPropagation,
+		RateLimit:          opts.APIRateLimit,
 		Logger:             logger,
 		Hooks:              follow.hooks(),
 	})

@@ -34,7 +34,10 @@ func TestContractThroughPrism(t *testing.T) {
 		t.Fatalf("Prism is not installed (%s missing): run npm ci at the repo root", prism)
 	}
 
-	srv, ts := startServer(t, Config{})
+	// The rate limit is on (with room for all the traffic) so that every answer carries the
+	// rate-limit headers: the description declares none of them, and Prism must still accept
+	// the answers (it checks only the headers an operation declares).
+	srv, ts := startServer(t, Config{RateLimit: RateLimit{Requests: 100000, Window: 5 * time.Minute}})
 	id := srv.Identity()
 
 	spec := cloudflareSpec(t)
@@ -88,10 +91,16 @@ func TestContractThroughPrism(t *testing.T) {
 		}
 	}})
 
-	// An injected 429 must conform too (a Cloudflare failure envelope under the 4XX answer).
+	// An injected 429 must conform too (a Cloudflare failure envelope under the 4XX answer;
+	// the rate limit's own 429 is the same envelope).
 	must(t, "arm a 429", srv.SetFaults(FaultSpec{Status: http.StatusTooManyRequests, Count: 1}))
 	_, err = newClient(prismURL, id.APIToken, 0).KV.Namespaces.List(context.Background(), kv.NamespaceListParams{AccountID: cloudflare.F(id.AccountID)})
 	wantAPIError(t, "injected 429 through Prism", err, http.StatusTooManyRequests)
+	var apiErr *cloudflare.Error
+	if errors.As(err, &apiErr) && (apiErr.Response.Header.Get("Ratelimit") == "" || apiErr.Response.Header.Get("Ratelimit-Policy") != `"default";q=100000;w=300`) {
+		t.Errorf("through Prism the answer lost the rate-limit headers: Ratelimit %q, Ratelimit-Policy %q",
+			apiErr.Response.Header.Get("Ratelimit"), apiErr.Response.Header.Get("Ratelimit-Policy"))
+	}
 
 	if missing := unexercisedOperations(log.String()); len(missing) > 0 {
 		t.Errorf("the traffic no longer exercises %d contract operations: %s", len(missing), strings.Join(missing, ", "))

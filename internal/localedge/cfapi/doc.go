@@ -31,9 +31,30 @@
 // method and path (404 code 7003 for an unknown path, 405 code 10405 for an unsupported method
 // on a known one) and is logged: a provider must never mistake an emulation gap for success.
 // Faults for reliability tests (429 with Retry-After, 5xx, latency; for a count or a fraction
-// of requests) are set with [Config.Faults], [Server.SetFaults] or, at run time,
-// POST AdminPrefix+"/faults" with a [FaultSpec] as JSON (DELETE clears it; the API token is
-// required).
+// of requests; and bulk KV writes and deletes that report chosen keys, by prefix or fraction,
+// in unsuccessful_keys without applying them, [KVBulkFault]) are set with [Config.Faults],
+// [Server.SetFaults] or, at run time, POST AdminPrefix+"/faults" with a [FaultSpec] as JSON
+// (DELETE clears it; the API token is required).
+//
+// # Rate limit
+//
+// [Config.RateLimit] enforces Cloudflare's global API rate limit ([CloudflareRateLimit],
+// 1,200 requests per five minutes; the `localedge --api-rate-limit N/DUR` flag): a fixed
+// window opened by its first request; the request over the quota and every request for one
+// window after it answer 429 with Retry-After and Cloudflare's error envelope. While a limit
+// is set every authenticated API answer carries Cloudflare's Ratelimit and Ratelimit-Policy
+// headers (see [RateLimit]). Object-storage calls go through the REST API today and count
+// against it. Off by default: no limit, no headers.
+//
+// # Call accounting
+//
+// Every API request is counted by operation (the method and route pattern as registered,
+// without APIPrefix; unrouted requests under [UnroutedOperation]) and by status class, with
+// the account's REST budget and object-storage traffic (R2 object reads, writes, deletes and
+// listings) apart: [Server.Calls], [Server.ResetCalls], or at run time GET
+// AdminPrefix+"/calls" for a [CallStats] snapshot and DELETE to reset it (answering what it
+// held). Admin requests are neither counted nor limited. `make bench-api` reads it between
+// the phases of a Terraform run.
 //
 // # Contract
 //

@@ -1,20 +1,27 @@
 package cfapi
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
 
 // FaultSpec describes injected failures for reliability tests. A request to the API is
-// affected when Count is positive (the next Count requests, then the spec clears itself) or,
-// with Count zero, with probability Fraction. An affected request waits Latency, then answers
-// Status (if non-zero) instead of being served; with Status zero it is served after the delay.
+// affected when Count is positive (the next Count requests, then these fields clear
+// themselves) or, with Count zero, with probability Fraction. An affected request waits
+// Latency, then answers Status (if non-zero) instead of being served; with Status zero it is
+// served after the delay. KVBulk, independent of the rest, makes bulk KV writes and deletes
+// fail part of their keys.
 type FaultSpec struct {
 	// Status is 429 or a 5xx. Zero injects latency only.
 	Status int `json:"status,omitempty"`
@@ -26,6 +33,51 @@ type FaultSpec struct {
 	Fraction float64 `json:"fraction,omitempty"`
 	// Count of next requests affected.
 	Count int `json:"count,omitempty"`
+	// KVBulk, when set, makes bulk KV writes and deletes (PUT …/bulk, DELETE …/bulk, POST
+	// …/bulk/delete) report the keys it chooses in unsuccessful_keys without writing or
+	// deleting them, as Cloudflare's bulk endpoints can; the other keys are applied and the
+	// call answers 200 with successful_key_count. Default nil: bulk calls apply every key.
+	KVBulk *KVBulkFault `json:"kv_bulk,omitempty"`
+}
+
+// KVBulkFault chooses the keys a bulk KV write or delete fails. A key is chosen when it
+// starts with KeyPrefix and, if KeyFraction is set, falls into that fraction of keys; at least
+// one of the two must be set.
+type KVBulkFault struct {
+	// KeyPrefix chooses the keys starting with it. Default "": any key (KeyFraction decides).
+	KeyPrefix string `json:"key_prefix,omitempty"`
+	// KeyFraction, 0..1, chooses that share of the keys by a hash of the key, so a key that
+	// fails once fails in every call while the fault lasts (a retry fails again). Default 0:
+	// every key KeyPrefix chooses.
+	KeyFraction float64 `json:"key_fraction,omitempty"`
+	// Calls is how many bulk writes and deletes the fault affects before it clears itself.
+	// Default 0: every one until the faults are cleared.
+	Calls int `json:"calls,omitempty"`
+}
+
+// fails reports whether the fault chooses key.
+func (f *KVBulkFault) fails(key string) bool {
+	if !strings.HasPrefix(key, f.KeyPrefix) {
+		return false
+	}
+	if f.KeyFraction == 0 || f.KeyFraction >= 1 {
+		return true
+	}
+	sum := sha256.Sum256([]byte(key)) // FNV's high bits barely move between keys like app001, app002
+	return float64(binary.BigEndian.Uint64(sum[:8]))/math.MaxUint64 < f.KeyFraction
+}
+
+func (f *KVBulkFault) validate() error {
+	if f.KeyPrefix == "" && f.KeyFraction == 0 {
+		return errors.New("kv_bulk must choose keys: set key_prefix, key_fraction or both")
+	}
+	if f.KeyFraction < 0 || f.KeyFraction > 1 {
+		return fmt.Errorf("kv_bulk.key_fraction must be within 0..1, got %v", f.KeyFraction)
+	}
+	if f.Calls < 0 {
+		return fmt.Errorf("kv_bulk.calls must not be negative, got %d", f.Calls)
+	}
+	return nil
 }
 
 func (f FaultSpec) active() bool {
@@ -42,7 +94,19 @@ func (f FaultSpec) validate() error {
 	if f.Count < 0 || f.LatencyMillis < 0 || f.RetryAfterSeconds < 0 {
 		return fmt.Errorf("count, latency_ms and retry_after_seconds must not be negative")
 	}
+	if f.KVBulk != nil {
+		return f.KVBulk.validate()
+	}
 	return nil
+}
+
+// clone copies the spec so that no caller shares its KVBulk.
+func (f FaultSpec) clone() FaultSpec {
+	if f.KVBulk != nil {
+		bulk := *f.KVBulk
+		f.KVBulk = &bulk
+	}
+	return f
 }
 
 type faultInjector struct {
@@ -50,7 +114,7 @@ type faultInjector struct {
 	spec FaultSpec
 }
 
-func newFaultInjector(spec FaultSpec) *faultInjector { return &faultInjector{spec: spec} }
+func newFaultInjector(spec FaultSpec) *faultInjector { return &faultInjector{spec: spec.clone()} }
 
 // pick decides whether this request is affected and consumes one from Count.
 func (f *faultInjector) pick() (FaultSpec, bool) {
@@ -63,11 +127,35 @@ func (f *faultInjector) pick() (FaultSpec, bool) {
 	if spec.Count > 0 {
 		f.spec.Count--
 		if f.spec.Count == 0 {
-			f.spec = FaultSpec{}
+			f.spec = FaultSpec{KVBulk: f.spec.KVBulk} // the bulk fault has its own count
 		}
 		return spec, true
 	}
 	return spec, rand.Float64() < spec.Fraction
+}
+
+// bulkFailures returns the keys of one bulk write or delete that the KVBulk fault fails (nil
+// when there is none) and consumes one of its Calls.
+func (f *faultInjector) bulkFailures(keys []string) map[string]bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	bulk := f.spec.KVBulk
+	if bulk == nil {
+		return nil
+	}
+	if bulk.Calls > 0 {
+		bulk.Calls--
+		if bulk.Calls == 0 {
+			f.spec.KVBulk = nil
+		}
+	}
+	failed := map[string]bool{}
+	for _, k := range keys {
+		if bulk.fails(k) {
+			failed[k] = true
+		}
+	}
+	return failed
 }
 
 // inject applies a fault to the request if one is due; it reports whether it answered.
@@ -108,24 +196,21 @@ func (s *Server) SetFaults(spec FaultSpec) error {
 		return err
 	}
 	s.faults.mu.Lock()
-	s.faults.spec = spec
+	s.faults.spec = spec.clone()
 	s.faults.mu.Unlock()
 	return nil
 }
 
-// Faults returns the active fault injection (Count is what remains).
+// Faults returns the active fault injection (Count and KVBulk.Calls are what remains).
 func (s *Server) Faults() FaultSpec {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
-	return s.faults.spec
+	return s.faults.spec.clone()
 }
 
-// serveAdmin serves AdminPrefix: GET/POST/DELETE /faults.
-func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != AdminPrefix+"/faults" {
-		s.unimplemented(w, r)
-		return
-	}
+// serveFaults serves AdminPrefix+"/faults": GET shows the active faults, POST (or PUT) a
+// FaultSpec replaces them, DELETE clears them.
+func (s *Server) serveFaults(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		writeResult(w, s.Faults(), nil)

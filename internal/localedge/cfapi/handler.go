@@ -26,7 +26,7 @@ type rawHandler func(w http.ResponseWriter, r *http.Request) error
 func (s *Server) handleJSON(h jsonHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		// Read the body before taking the lock so a slow upload does not stall other requests.
-		body, readErr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+		body, readErr := io.ReadAll(http.MaxBytesReader(unwrapped(w), r.Body, maxBodyBytes))
 		if readErr != nil {
 			writeError(w, asAPIError(readErr))
 			return

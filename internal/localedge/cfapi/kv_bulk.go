@@ -32,7 +32,8 @@ func (s *Server) bulkWriteKV(r *http.Request) (any, any, func(), error) {
 	if len(items) > kvBulkMax {
 		return nil, nil, nil, errBadRequest(fmt.Sprintf("at most %d pairs per bulk write", kvBulkMax))
 	}
-	// Validate everything first: a bulk write is all or nothing here.
+	// Validate everything first: a malformed bulk write is refused whole. Only the KVBulk
+	// fault makes some keys unsuccessful.
 	entries := make([]*KVEntry, len(items))
 	for i, it := range items {
 		if err := validateKVKey(it.Key); err != nil {
@@ -56,15 +57,50 @@ func (s *Server) bulkWriteKV(r *http.Request) (any, any, func(), error) {
 		}
 		entries[i] = &KVEntry{Value: value, Metadata: meta, Expiration: exp}
 	}
+	keys := make([]string, len(items))
+	for i, it := range items {
+		keys[i] = it.Key
+	}
+	failed := s.bulkFailures(r, keys)
 	events := make([]KVEvent, 0, len(items))
 	for i, it := range items {
+		if failed[it.Key] {
+			continue
+		}
 		ns.Entries[it.Key] = entries[i]
 		events = append(events, KVEvent{NamespaceID: ns.ID, Key: it.Key, Entry: entries[i].clone(), WrittenAt: s.now()})
 	}
 	if err := s.save(fileKV); err != nil {
 		return nil, nil, nil, err
 	}
-	return kvBulkResult{SuccessfulKeyCount: len(items), UnsuccessfulKeys: []string{}}, nil, s.notifyKV(events), nil
+	return bulkResult(keys, failed), nil, s.notifyKV(events), nil
+}
+
+// bulkFailures asks the KVBulk fault which keys of this bulk call fail, and logs it.
+func (s *Server) bulkFailures(r *http.Request, keys []string) map[string]bool {
+	failed := s.faults.bulkFailures(keys)
+	if len(failed) > 0 {
+		s.log.Info("cfapi: injecting a partial bulk KV failure", "method", r.Method, "path", r.URL.Path,
+			"keys", len(keys), "unsuccessful", len(failed))
+	}
+	return failed
+}
+
+// bulkResult is the answer of a bulk write or delete of keys of which failed were not
+// applied; a key sent twice and failed is listed once.
+func bulkResult(keys []string, failed map[string]bool) kvBulkResult {
+	res := kvBulkResult{UnsuccessfulKeys: []string{}}
+	listed := map[string]bool{}
+	for _, k := range keys {
+		switch {
+		case !failed[k]:
+			res.SuccessfulKeyCount++
+		case !listed[k]:
+			listed[k] = true
+			res.UnsuccessfulKeys = append(res.UnsuccessfulKeys, k)
+		}
+	}
+	return res
 }
 
 func (s *Server) bulkDeleteKV(r *http.Request) (any, any, func(), error) {
@@ -79,15 +115,19 @@ func (s *Server) bulkDeleteKV(r *http.Request) (any, any, func(), error) {
 	if len(keys) > kvBulkMax {
 		return nil, nil, nil, errBadRequest(fmt.Sprintf("at most %d keys per bulk delete", kvBulkMax))
 	}
+	failed := s.bulkFailures(r, keys)
 	events := make([]KVEvent, 0, len(keys))
 	for _, key := range keys {
+		if failed[key] {
+			continue
+		}
 		delete(ns.Entries, key)
 		events = append(events, KVEvent{NamespaceID: ns.ID, Key: key, Deleted: true, WrittenAt: s.now()})
 	}
 	if err := s.save(fileKV); err != nil {
 		return nil, nil, nil, err
 	}
-	return kvBulkResult{SuccessfulKeyCount: len(keys), UnsuccessfulKeys: []string{}}, nil, s.notifyKV(events), nil
+	return bulkResult(keys, failed), nil, s.notifyKV(events), nil
 }
 
 // bulkGetKV answers {"values": {key: value}} or, withMetadata, {key: {value, metadata,

@@ -25,7 +25,10 @@ const (
 )
 
 const (
-	r2ListDefault = 1000 // Cloudflare's default and maximum objects per listing page
+	// Objects per listing page: the REST API's default and maximum (its OpenAPI description;
+	// the S3 API's ListObjectsV2 pages by 1,000). A site of 30 files takes two default pages.
+	r2ListDefault = 20
+	r2ListMax     = 1000
 	// r2MaxObjectBytes bounds one upload through this API (Cloudflare's single-request limit
 	// is larger; the local edge keeps objects in a JSON file, so it stays well below).
 	r2MaxObjectBytes = 64 << 20
@@ -163,7 +166,7 @@ func (s *Server) listR2Objects(r *http.Request) (any, any, func(), error) {
 		if convErr != nil || n < 1 {
 			return nil, nil, nil, errBadRequest("per_page must be a positive integer")
 		}
-		perPage = min(n, r2ListDefault)
+		perPage = min(n, r2ListMax)
 	}
 	after := q.Get("cursor")
 	if after == "" {

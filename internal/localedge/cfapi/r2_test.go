@@ -2,6 +2,8 @@ package cfapi
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -132,5 +134,57 @@ func TestR2ObjectsThroughTheProvidersClient(t *testing.T) {
 	}
 	if o := buckets[0].Objects["sites/docs/v1/assets/app 1.js"]; o == nil || o.ContentType != "text/javascript" || string(o.Content) != "console.log(1)" {
 		t.Fatalf("after restart the object is %+v", o)
+	}
+}
+
+// TestR2ObjectListingPageSizes: without per_page a listing gives the REST API's default of
+// 20 objects a page, per_page is honoured up to 1,000 and clamped beyond, so a client that
+// does not ask for large pages pays for the pages it would pay for on Cloudflare.
+func TestR2ObjectListingPageSizes(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	client, err := kdcf.New(kdcf.Config{APIToken: id.APIToken, BaseURL: ts.URL + APIPrefix + "/", UserAgent: "test", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := client.R2EnsureBucket(ctx, id.AccountID, "site-bucket"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", fmt.Sprintf("sites/docs/v1/page-%02d.html", i), []byte("x"), "text/html"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	list := func(query string) (objects int, info map[string]any) {
+		t.Helper()
+		resp, env := rawRequest(t, http.MethodGet, ts.URL+APIPrefix+"/accounts/"+id.AccountID+"/r2/buckets/site-bucket/objects"+query, id.APIToken, nil)
+		var result []json.RawMessage
+		if err := json.Unmarshal(env.Result, &result); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("list %s: HTTP %d, %v", query, resp.StatusCode, err)
+		}
+		return len(result), env.Info
+	}
+	if n, info := list(""); n != 20 || info["per_page"] != float64(20) || info["is_truncated"] != true {
+		t.Errorf("default page: %d objects, result_info %v; want 20, truncated", n, info)
+	}
+	if n, info := list("?per_page=1000"); n != 30 || info["per_page"] != float64(1000) || info["is_truncated"] != false {
+		t.Errorf("per_page=1000: %d objects, result_info %v; want all 30", n, info)
+	}
+	if _, info := list("?per_page=5000"); info["per_page"] != float64(1000) {
+		t.Errorf("per_page=5000: result_info %v; want it clamped to 1000", info)
+	}
+	// cloudflare-go's pager, asking no page size, follows the cursor over two default pages.
+	pager := client.R2.Buckets.Objects.ListAutoPaging(ctx, "site-bucket", r2.BucketObjectListParams{AccountID: cf.F(id.AccountID)})
+	n := 0
+	for pager.Next() {
+		n++
+	}
+	if pager.Err() != nil || n != 30 {
+		t.Errorf("paging with the default page size saw %d objects (err %v), want 30", n, pager.Err())
+	}
+	st := srv.Calls()
+	if got := operationCalls(st, opListObjects).Calls; got != 3+2 {
+		t.Errorf("listing calls counted = %d, want 5 (three direct, two default pages for the pager)", got)
 	}
 }

@@ -51,13 +51,18 @@ type Config struct {
 	// time with Server.SetFaults or POST AdminPrefix+"/faults".
 	Faults FaultSpec
 
+	// RateLimit is the global API rate limit enforced on authenticated API requests, with
+	// Cloudflare's rate-limit headers on their answers (CloudflareRateLimit is Cloudflare's).
+	// Default: the zero RateLimit, nothing enforced and no headers.
+	RateLimit RateLimit
+
 	// Logger receives a line per unimplemented request, injected fault and state error.
 	// Secrets (token, tunnel secrets, KV values, script bodies) are never logged.
 	// Default slog.Default().
 	Logger *slog.Logger
 
-	// Now is the clock used for timestamps, KV expiration and custom hostname auto-validation.
-	// Default time.Now.
+	// Now is the clock used for timestamps, KV expiration, custom hostname auto-validation,
+	// the rate limit's windows and the call accounting. Default time.Now.
 	Now func() time.Time
 
 	// Hooks report changes to the local edge's runtime. Default: all nil (nothing is called).
@@ -73,6 +78,8 @@ type Server struct {
 	hooks  Hooks
 	mux    *http.ServeMux
 	faults *faultInjector
+	limit  *rateLimiter
+	calls  *callCounter
 
 	timersMu sync.Mutex // guards timers and closed
 	timers   map[*time.Timer]struct{}
@@ -99,6 +106,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.Faults.validate(); err != nil {
 		return nil, fmt.Errorf("cfapi: Config.Faults: %w", err)
 	}
+	if err := cfg.RateLimit.validate(); err != nil {
+		return nil, fmt.Errorf("cfapi: Config.RateLimit: %w", err)
+	}
 	s := &Server{cfg: cfg, log: cfg.Logger, now: cfg.Now, hooks: cfg.Hooks, timers: map[*time.Timer]struct{}{}}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -107,6 +117,8 @@ func New(cfg Config) (*Server, error) {
 		s.now = time.Now
 	}
 	s.faults = newFaultInjector(cfg.Faults)
+	s.limit = newRateLimiter(cfg.RateLimit, s.now)
+	s.calls = newCallCounter(s.now())
 	if err := s.load(); err != nil {
 		return nil, fmt.Errorf("cfapi: load state from %s: %w", cfg.StateDir, err)
 	}
@@ -241,29 +253,31 @@ func (s *Server) reload(file string) error {
 	return err
 }
 
-// ServeHTTP serves the API under APIPrefix and the admin endpoints under AdminPrefix.
+// ServeHTTP serves the API under APIPrefix and the admin endpoints under AdminPrefix. Every
+// request except the admin ones is counted (Calls); an authenticated API request then passes
+// the rate limit and the fault injection, in that order, before it is served.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch {
-	case strings.HasPrefix(r.URL.Path, AdminPrefix+"/"):
-		if !s.authorize(w, r) {
-			return
+	if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") {
+		if s.authorize(w, r) {
+			s.serveAdmin(w, r)
 		}
-		s.serveAdmin(w, r)
-	case strings.HasPrefix(r.URL.Path, APIPrefix+"/"):
-		if !s.authorize(w, r) {
-			return
-		}
-		if s.faults.inject(w, r, s.log) {
-			return
-		}
-		if _, pattern := s.mux.Handler(r); pattern == "" {
-			s.unimplemented(w, r)
-			return
-		}
-		s.mux.ServeHTTP(w, r)
-	default:
-		s.unimplemented(w, r)
+		return
 	}
+	op := s.operation(r)
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() { s.calls.record(op, rec.status) }()
+	if op == UnroutedOperation && !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
+		s.unimplemented(rec, r)
+		return
+	}
+	if !s.authorize(rec, r) || !s.limit.admit(rec) || s.faults.inject(rec, r, s.log) {
+		return
+	}
+	if op == UnroutedOperation {
+		s.unimplemented(rec, r)
+		return
+	}
+	s.mux.ServeHTTP(rec, r)
 }
 
 // unimplemented answers a request outside the emulated subset. It distinguishes a known path

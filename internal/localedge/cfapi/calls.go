@@ -1,0 +1,183 @@
+package cfapi
+
+import (
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// UnroutedOperation is the operation under which requests matching no emulated route are
+// counted (whatever their method and path; the log names each one).
+const UnroutedOperation = "(unrouted)"
+
+// objectStorageRoute is the prefix of the R2 object routes (reads, writes, deletes and the
+// listing), counted apart from the rest of the API.
+const objectStorageRoute = "/accounts/{account_id}/r2/buckets/{bucket_name}/objects"
+
+// CallStats counts the API requests the server received (everything except AdminPrefix)
+// since it started or since the last ResetCalls: by operation and status class, with the
+// account's REST budget and object-storage traffic apart. Object-storage calls still go
+// through the REST API today, so Cloudflare counts them against the global rate limit too
+// (and so does RateLimit); they are apart because a static site's objects move to an
+// S3-compatible endpoint, which does not.
+type CallStats struct {
+	// Since is when counting started (the server's start or the last reset).
+	Since time.Time `json:"since"`
+	// REST totals every request except object storage, unrouted ones included.
+	REST CallTotals `json:"rest"`
+	// ObjectStorage totals R2 object GET, PUT and DELETE and the object listing.
+	ObjectStorage CallTotals `json:"object_storage"`
+	// Operations has one entry per operation requested, sorted by Operation.
+	Operations []OperationCalls `json:"operations"`
+}
+
+// CallTotals counts requests and their answers.
+type CallTotals struct {
+	Calls int `json:"calls"`
+	// ByClass counts answers by status class: "2xx", "3xx", "4xx", "5xx".
+	ByClass map[string]int `json:"by_class"`
+	// TooManyRequests counts the 429 answers (also in ByClass["4xx"]), from the rate limit or
+	// an injected fault.
+	TooManyRequests int `json:"too_many_requests"`
+}
+
+// OperationCalls is one operation's count.
+type OperationCalls struct {
+	// Operation is the method and route pattern as registered, without APIPrefix, e.g.
+	// "PUT /accounts/{account_id}/storage/kv/namespaces/{namespace_id}/bulk", or
+	// UnroutedOperation.
+	Operation string `json:"operation"`
+	// ObjectStorage says the operation is counted in CallStats.ObjectStorage.
+	ObjectStorage bool `json:"object_storage"`
+	CallTotals
+}
+
+// Calls returns a snapshot of the call accounting.
+func (s *Server) Calls() CallStats { return s.calls.snapshot(false, s.now()) }
+
+// ResetCalls starts the accounting afresh and returns what it held until then (one atomic
+// step, so no request is lost between reading and resetting).
+func (s *Server) ResetCalls() CallStats { return s.calls.snapshot(true, s.now()) }
+
+type callCounter struct {
+	mu    sync.Mutex
+	since time.Time
+	ops   map[string]*OperationCalls
+}
+
+func newCallCounter(now time.Time) *callCounter {
+	return &callCounter{since: now, ops: map[string]*OperationCalls{}}
+}
+
+func (c *callCounter) record(op string, status int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	o := c.ops[op]
+	if o == nil {
+		o = &OperationCalls{Operation: op, ObjectStorage: isObjectStorage(op), CallTotals: CallTotals{ByClass: map[string]int{}}}
+		c.ops[op] = o
+	}
+	o.add(status)
+}
+
+func (t *CallTotals) add(status int) {
+	t.Calls++
+	t.ByClass[statusClass(status)]++
+	if status == http.StatusTooManyRequests {
+		t.TooManyRequests++
+	}
+}
+
+func (t *CallTotals) merge(o CallTotals) {
+	t.Calls += o.Calls
+	t.TooManyRequests += o.TooManyRequests
+	for k, v := range o.ByClass {
+		t.ByClass[k] += v
+	}
+}
+
+func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := CallStats{
+		Since:         c.since,
+		REST:          CallTotals{ByClass: map[string]int{}},
+		ObjectStorage: CallTotals{ByClass: map[string]int{}},
+		Operations:    []OperationCalls{},
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.ops)) {
+		o := *c.ops[name]
+		o.ByClass = maps.Clone(o.ByClass)
+		out.Operations = append(out.Operations, o)
+		if o.ObjectStorage {
+			out.ObjectStorage.merge(o.CallTotals)
+		} else {
+			out.REST.merge(o.CallTotals)
+		}
+	}
+	if reset {
+		c.since, c.ops = now, map[string]*OperationCalls{}
+	}
+	return out
+}
+
+func isObjectStorage(op string) bool {
+	_, route, _ := strings.Cut(op, " ")
+	return route == objectStorageRoute || strings.HasPrefix(route, objectStorageRoute+"/")
+}
+
+func statusClass(status int) string {
+	if status < 100 || status > 599 {
+		status = http.StatusOK // nothing written: net/http answers 200
+	}
+	return string(rune('0'+status/100)) + "xx"
+}
+
+// operation names the request's operation: the mux pattern it matches, without APIPrefix.
+func (s *Server) operation(r *http.Request) string {
+	if !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
+		return UnroutedOperation
+	}
+	_, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		return UnroutedOperation
+	}
+	method, route, _ := strings.Cut(pattern, " ")
+	return method + " " + strings.TrimPrefix(route, APIPrefix)
+}
+
+// statusRecorder remembers the status a handler answered with.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// unwrapped is the writer under a statusRecorder: http.MaxBytesReader can make only
+// net/http's own writer close the connection after an oversized body (instead of reading the
+// rest of it as the next request).
+func unwrapped(w http.ResponseWriter) http.ResponseWriter {
+	if rec, ok := w.(*statusRecorder); ok {
+		return rec.ResponseWriter
+	}
+	return w
+}
