@@ -17,8 +17,8 @@ import (
 type coalescer[T, R any] struct {
 	// linger is the longest a batch stays open after its first request.
 	linger time.Duration
-	// quiet closes a batch early when no request joined it for that long: Terraform starts
-	// the operations it may run at once together, so a pause means the wave is in. Zero: none.
+	// quiet closes a batch early when no request joined it for that long: a pause longer than
+	// the gap between two operations Terraform starts means nothing more is coming. Zero: none.
 	quiet time.Duration
 	// fits reports whether next may join batch; when it may not (the batch is full, or next
 	// conflicts with a request in it), the batch is sent and next opens the following one.

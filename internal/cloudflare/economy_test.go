@@ -155,6 +155,38 @@ func TestKVBatches_ConcurrentWritesAndDeletesShareBulkCalls(t *testing.T) {
 	}
 }
 
+// Terraform does not start its -parallelism operations at once: its core hands them out one
+// after another, tens a second. Batches must still fill up to what is in flight instead of
+// going out per cohort (with a lull shorter than the gap between two starts they never merge:
+// 1,000 records once took 312 bulk writes at -parallelism=100).
+func TestKVBatches_StaggeredStartsFillBatchesToTheParallelism(t *testing.T) {
+	a := newLocalAPI(t)
+	ns := a.namespace(t)
+	ctx := context.Background()
+	const n, inFlight, gap = 300, 50, 10 * time.Millisecond
+	slots := make(chan struct{}, inFlight)
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := 0; i < n; i++ {
+		slots <- struct{}{} // like Terraform's semaphore: start only while a slot is free…
+		wg.Add(1)
+		go func() {
+			defer func() { <-slots; wg.Done() }()
+			errs[i] = a.c.KVBulk.Put(ctx, a.id.AccountID, ns, fmt.Sprintf("app-%03d", i), []byte(`{}`), `{"v":1,"rev":"r","owner":"test"}`)
+		}()
+		time.Sleep(gap) // …and one after another
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("put %d: %v", i, err)
+		}
+	}
+	if got, goal := a.calls.count("PUT bulk"), n/inFlight+2; got > goal {
+		t.Errorf("%d writes started %v apart, at most %d in flight, took %d bulk writes, want ≤ %d", n, gap, inFlight, got, goal)
+	}
+}
+
 func TestKVBatches_ConcurrentReadsShareBulkReads(t *testing.T) {
 	a := newLocalAPI(t)
 	ns := a.namespace(t)

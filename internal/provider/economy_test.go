@@ -276,21 +276,23 @@ func changeRecord(t *testing.T, edge *testEdge, ns, app string, port int) {
 	resp.Body.Close()
 }
 
-// TestAccEconomy_CreatesShareBulkWrites: 60 new apps at Terraform's default parallelism (10)
-// are written with about ⌈60/10⌉ bulk writes, no single-key write, no read (the listing says
-// the keys are free) and no purge (a new host has nothing worth purging).
+// TestAccEconomy_CreatesShareBulkWrites: 60 new apps and 20 custom domains at Terraform's
+// default parallelism (10) are written with about ⌈80/10⌉ bulk writes, no single-key write, no
+// read (the listings say the keys are free) and no purge (a new host has nothing worth purging).
 func TestAccEconomy_CreatesShareBulkWrites(t *testing.T) {
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap)
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: manyTenants(edge, 60, 0, 8080),
+			Config: manyTenants(edge, 60, 20, 8080),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{planCheckFunc(func() error {
+				// Terraform's default -parallelism is 10.
+				const goal = 60/10 + 20/10 + 2
 				writes, single := tap.count("kv bulk write"), tap.count("kv single write")
 				reads := tap.count("kv read") + tap.count("kv bulk read")
-				if single != 0 || writes == 0 || writes > 60/10+2 || reads != 0 || tap.count("purge") != 0 {
-					return fmt.Errorf("creating 60 apps made %s: want at most %d bulk writes, no single-key write, read or purge", tap.summary(), 60/10+2)
+				if single != 0 || writes == 0 || writes > goal || reads != 0 || tap.count("purge") != 0 {
+					return fmt.Errorf("creating 60 apps and 20 custom domains made %s: want at most %d bulk writes, no single-key write, read or purge", tap.summary(), goal)
 				}
 				return nil
 			})}},

@@ -217,7 +217,8 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	importHint := "terraform import <address> " + host
 
 	// Refuse before creating anything: an existing mapping or hostname is imported, not taken over.
-	_, found, diags := r.store().get(ctx, ns, host)
+	// Both are looked up in this process's shared listings (see kvStore.create), not read one by one.
+	_, found, diags := r.store().ownerOf(ctx, ns, host, true)
 	if resp.Diagnostics.Append(diags...); diags.HasError() {
 		return
 	}

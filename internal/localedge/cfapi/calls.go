@@ -53,6 +53,9 @@ type OperationCalls struct {
 	// ObjectStorage says the operation is counted in CallStats.ObjectStorage.
 	ObjectStorage bool `json:"object_storage"`
 	CallTotals
+	// ByNamespace counts the calls of a KV namespace operation by namespace id (route data and
+	// domain mappings live in two namespaces, and a bulk write serves one).
+	ByNamespace map[string]int `json:"by_namespace,omitempty"`
 }
 
 // Calls returns a snapshot of the call accounting.
@@ -72,7 +75,7 @@ func newCallCounter(now time.Time) *callCounter {
 	return &callCounter{since: now, ops: map[string]*OperationCalls{}}
 }
 
-func (c *callCounter) record(op string, status int) {
+func (c *callCounter) record(op, namespaceID string, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.ops[op]
@@ -81,6 +84,12 @@ func (c *callCounter) record(op string, status int) {
 		c.ops[op] = o
 	}
 	o.add(status)
+	if namespaceID != "" {
+		if o.ByNamespace == nil {
+			o.ByNamespace = map[string]int{}
+		}
+		o.ByNamespace[namespaceID]++
+	}
 }
 
 func (t *CallTotals) add(status int) {
@@ -111,6 +120,7 @@ func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
 	for _, name := range slices.Sorted(maps.Keys(c.ops)) {
 		o := *c.ops[name]
 		o.ByClass = maps.Clone(o.ByClass)
+		o.ByNamespace = maps.Clone(o.ByNamespace)
 		out.Operations = append(out.Operations, o)
 		if o.ObjectStorage {
 			out.ObjectStorage.merge(o.CallTotals)
@@ -136,17 +146,31 @@ func statusClass(status int) string {
 	return string(rune('0'+status/100)) + "xx"
 }
 
-// operation names the request's operation: the mux pattern it matches, without APIPrefix.
-func (s *Server) operation(r *http.Request) string {
+// operation names the request's operation: the mux pattern it matches, without APIPrefix, and
+// the KV namespace it addresses, if any.
+func (s *Server) operation(r *http.Request) (op, namespaceID string) {
 	if !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
-		return UnroutedOperation
+		return UnroutedOperation, ""
 	}
 	_, pattern := s.mux.Handler(r)
 	if pattern == "" {
-		return UnroutedOperation
+		return UnroutedOperation, ""
 	}
 	method, route, _ := strings.Cut(pattern, " ")
-	return method + " " + strings.TrimPrefix(route, APIPrefix)
+	return method + " " + strings.TrimPrefix(route, APIPrefix), segmentOf(route, r.URL.Path, "{namespace_id}")
+}
+
+// segmentOf returns the segment of path at the position of wildcard in the mux pattern route
+// ("" when route has none). The mux fills PathValue only on the request it dispatches, and a
+// request refused by the rate limit or a fault never gets there.
+func segmentOf(route, path, wildcard string) string {
+	routeSegs, pathSegs := strings.Split(route, "/"), strings.Split(path, "/")
+	for i, seg := range routeSegs {
+		if seg == wildcard && i < len(pathSegs) {
+			return pathSegs[i]
+		}
+	}
+	return ""
 }
 
 // statusRecorder remembers the status a handler answered with.

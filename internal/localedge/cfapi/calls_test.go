@@ -106,6 +106,16 @@ func TestCalls_CountedByOperationAndClass(t *testing.T) {
 	wantOp(opPutObject, 2, map[string]int{"2xx": 2}, 0, true)
 	wantOp(opListObjects, 1, map[string]int{"2xx": 1}, 0, true)
 	wantOp(UnroutedOperation, 2, map[string]int{"4xx": 2}, 0, false)
+	// KV namespace operations are also counted by namespace; the rest are not.
+	if got := operationCalls(st, opBulkWrite).ByNamespace; !sameCounts(got, map[string]int{ns.ID: 1}) {
+		t.Errorf("bulk writes by namespace = %v, want one in %s", got, ns.ID)
+	}
+	if got := operationCalls(st, opGetValue).ByNamespace; !sameCounts(got, map[string]int{ns.ID: 1}) {
+		t.Errorf("value reads by namespace = %v, want one in %s (a 404 counts too)", got, ns.ID)
+	}
+	if got := operationCalls(st, opListNamespaces).ByNamespace; got != nil {
+		t.Errorf("the namespace listing counted by namespace: %v", got)
+	}
 	if len(st.Operations) != 8 {
 		t.Errorf("operations counted: %+v, want exactly the 8 requested (admin requests are not API calls)", st.Operations)
 	}

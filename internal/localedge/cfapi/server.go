@@ -263,9 +263,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	op := s.operation(r)
+	op, namespaceID := s.operation(r)
 	rec := &statusRecorder{ResponseWriter: w}
-	defer func() { s.calls.record(op, rec.status) }()
+	defer func() { s.calls.record(op, namespaceID, rec.status) }()
 	if op == UnroutedOperation && !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
 		s.unimplemented(rec, r)
 		return
