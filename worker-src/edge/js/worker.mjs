@@ -217,18 +217,24 @@ function respond(a, cached, object, ctx) {
   for (const source of [cached, object]) {
     if (source && source.body && source.body !== body && !source.bodyUsed) source.body.cancel().catch(() => {});
   }
-  if (body && length !== "") body = slice(body, Number(offset), Number(length));
-  const response = new Response(body, { status, headers });
-  if (storeKey !== "") {
-    const stored = new Response(response.clone().body, { status, headers: storeHeaders });
+  if (storeKey !== "" && body) {
+    let copy = body;
+    if (typeof body !== "string") [body, copy] = body.tee();
+    const stored = new Response(copy, { status, headers: storeHeaders });
     ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
   }
-  return response;
+  if (body && typeof body !== "string") {
+    if (length !== "") body = slice(body, Number(offset), Number(length));
+    // workerd ignores a Content-Length header given with a stream (and a tee loses the
+    // source's length): the stream leaves with the length the core set, not chunked.
+    const size = headers.find(([name]) => name.toLowerCase() === "content-length");
+    if (size) body = body.pipeThrough(new FixedLengthStream(Number(size[1])));
+  }
+  return new Response(body, { status, headers });
 }
 
-// slice is the part of a stream the core's 206 names: length bytes from offset, through a
-// FixedLengthStream so that the response carries that Content-Length. Reading stops at the
-// end of the part; the bytes before it are read and dropped.
+// slice is the part of a stream the core's 206 names: length bytes from offset. Reading
+// stops at the end of the part; the bytes before it are read and dropped.
 function slice(stream, offset, length) {
   let skip = offset, left = length;
   const part = new TransformStream({
@@ -241,7 +247,7 @@ function slice(stream, offset, length) {
       if (left === 0) controller.terminate();
     },
   });
-  return stream.pipeThrough(part).pipeThrough(new FixedLengthStream(length));
+  return stream.pipeThrough(part);
 }
 
 // forward carries out the core's upstream plan with the received body stream and an
