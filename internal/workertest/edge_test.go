@@ -181,6 +181,7 @@ func seedR2() map[string]map[string]Object {
 		"sites/docs/v1/404.html":         {Text: "<h1>docs 404</h1>", ContentType: "text/html"},
 		"sites/docs/v1/cached.html":      {Text: "<h1>cached once</h1>", ContentType: "text/html"},
 		"sites/spa/v1/index.html":        {Text: "<div id=app>spa</div>", ContentType: "text/html"},
+		"sites/docs/v1/data.txt":         {Text: deliveryBody, ContentType: "text/plain"},
 	}}
 }
 

@@ -80,7 +80,10 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 	hdr.Set("Cache-Control", clientStaticCacheControl)
 	hdr.Set("X-Request-Id", ex.id)
 	p.Header = hdr
-	return p
+	if status == 404 {
+		return p // the site's 404 page is never a 304 or a 206
+	}
+	return ex.represent(p, req.Header)
 }
 
 // contentTTL is how long a content entry may live so that the chain KV edge cache → route

@@ -19,6 +19,32 @@
 // hostname as a second layer. Only static content, stored by the core itself under the public
 // URL and checked by its private marker, is ever cached.
 //
+// # Conditional requests and ranges are decided here, for both sources
+//
+// Static answers tell browsers to revalidate every time (max-age=0, must-revalidate), so
+// 304 and 206 are what make that cheap. R2's get has range and onlyIf options, and
+// cache.match answers Range and If-None-Match itself when they are on the request it is
+// given; using them would split the rules between two layers that behave differently (and
+// differently again in Miniflare). Instead the core owns every case (represent.go), from the
+// metadata of a complete 200 representation, whichever source it came from:
+//
+//   - R2: the adapter reads the whole object (get, or head for HEAD) and reports its size,
+//     ETag and upload time as Content-Length, ETag and Last-Modified;
+//   - the content cache: the entry is the stored complete 200 with the same headers;
+//     cache.match is given the bare URL, so it never applies a condition or a range itself.
+//
+// If-None-Match (weak comparison, "*", lists) decides 304, If-Modified-Since only without it
+// (IMF-fixdate only: another form is ignored, which costs a 200, never a wrong 304). A single
+// "bytes=" range of a GET gives 206 with Content-Range, or 416 past the end; several ranges
+// and malformed ones get the whole 200. If-Range compares strongly with the ETag (or equals
+// Last-Modified), so a resumed download never splices two versions. HEAD answers as a GET
+// without Range (RFC 9110 §14.2 defines ranges for GET only). The core names the bytes
+// (Plan.Range); worker.mjs cuts them from the body stream, whose earlier bytes are read and
+// dropped, and sends every static stream with the Content-Length the core set. Only a
+// complete 200 is ever stored; a 304 or 206 stores nothing. The site's 404 page is answered
+// as a 404 whatever the conditions; the SPA fallback is the 200 representation of its URL
+// (the index, stored under that URL), so it revalidates like any other page.
+//
 // # Bindings
 //
 // The Worker reads its whole configuration from these Worker bindings; the provider must

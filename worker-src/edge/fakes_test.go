@@ -118,11 +118,18 @@ func (c *fakeCache) store(key string, e Entry) {
 	c.entries[key] = cacheItem{e, c.clock.Now().Add(time.Duration(secs) * time.Second)}
 }
 
+// fakeObjects answers with the metadata R2's binding gives the adapter (size, ETag,
+// upload time) and the whole body: ranges are cut from it by the adapter (Plan.Range).
 type fakeObjects struct {
 	data  map[string]string
 	err   error
 	reads []string
 }
+
+// fakeModified is every fake object's upload time, as the adapter formats it.
+const fakeModified = "Sun, 29 Nov 2026 11:00:00 GMT"
+
+func fakeETag(key string) string { return `"e-` + key + `"` }
 
 func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
 	o.reads = append(o.reads, key)
@@ -133,7 +140,8 @@ func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
 	if !ok {
 		return Object{}, false, nil
 	}
-	obj := Object{Header: Header{{"Content-Type", "text/html"}, {"ETag", `"e-` + key + `"`}}}
+	obj := Object{Header: Header{{"Content-Type", "text/html"}, {"ETag", fakeETag(key)},
+		{"Last-Modified", fakeModified}, {"Content-Length", strconv.Itoa(len(v))}}}
 	if withBody {
 		obj.Body = TextBody(v)
 	}
@@ -226,6 +234,7 @@ func newWorld(t testing.TB) *world {
 			"sites/docs/v1/guide/start.html": "start",
 			"sites/docs/v1/404.html":         "docs 404",
 			"sites/spa/v1/index.html":        "spa index",
+			"sites/docs/v1/data.txt":         "0123456789abcdefghij",
 		}},
 		log: &fakeLog{},
 	}
@@ -255,6 +264,19 @@ func (w *world) kvReads() int { return w.routes.count() + w.domains.count() }
 
 func get(host, path string) *Request {
 	return &Request{Method: "GET", URL: "https://" + host + path, Header: Header{{"Accept", "*/*"}}}
+}
+
+// sent is the body the adapter sends for p: the part Range names, or all of it.
+func sent(t *testing.T, p Plan) string {
+	t.Helper()
+	s := bodyText(t, p.Body)
+	if r := p.Range; r != nil {
+		if r.Offset+r.Length > int64(len(s)) {
+			t.Fatalf("range %+v outside a body of %d bytes", *r, len(s))
+		}
+		s = s[r.Offset : r.Offset+r.Length]
+	}
+	return s
 }
 
 func bodyText(t *testing.T, b Body) string {

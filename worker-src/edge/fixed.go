@@ -12,6 +12,7 @@ var (
 	fixedUnknownHost    = fixedAnswer{404, "Not found: no application is served at this address."}
 	fixedStaticNotFound = fixedAnswer{404, "Not found."}
 	fixedMethod         = fixedAnswer{405, "Method not allowed: static content answers GET and HEAD."}
+	fixedRange          = fixedAnswer{416, "Range not satisfiable."}
 	fixedBadConfig      = fixedAnswer{500, "Internal error: the edge is misconfigured."}
 	fixedBadRecord      = fixedAnswer{502, "Bad gateway: the route for this address is invalid."}
 	fixedUnreachable    = fixedAnswer{502, "Bad gateway: the application could not be reached."}

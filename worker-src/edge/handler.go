@@ -36,14 +36,16 @@ type Lookup struct {
 
 // Plan is the core's decision for one request. Exactly one of two shapes:
 //
-//   - Forward == nil: answer with Status, Header and Body (nil: no body); afterwards, if
-//     Store != nil, put a copy of the same response into the content cache.
+//   - Forward == nil: answer with Status, Header and Body (nil: no body), only Range of
+//     Body when it is set (a 206); afterwards, if Store != nil, put a copy of the same
+//     response into the content cache (only ever a complete 200).
 //   - Forward != nil: make that upstream request (with the received body), then call
 //     Exchange.UpstreamResponse or Exchange.UpstreamFailed.
 type Plan struct {
 	Status  int
 	Header  Header
 	Body    Body
+	Range   *ByteRange
 	Store   *Store
 	Forward *Forward
 	// CachePuts are route-cache entries to store after responding (any plan shape).
@@ -394,6 +396,9 @@ func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
 	p := Plan{Status: e.Status, Header: hdr, Body: e.Body}
 	if ex.method == "HEAD" {
 		p.Body = nil
+	}
+	if p.Status == 200 {
+		p = ex.represent(p, ex.req.Header)
 	}
 	return p, true
 }

@@ -18,7 +18,8 @@
 //   W  call run
 //   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
 //   R  status, body kind (N none, T text, C the looked-up content entry's, O run's object),
-//      body text, header, store key, store header; puts
+//      body text, range offset and length ("" "": the whole body), header, store key,
+//      store header; puts
 //   E  delete count, names..., header to set (finish's answer to "ok")
 //   X  the token is unknown (answered as an adapter failure)
 // puts: count, then key, status, header, body text each (route-cache entries to store).
@@ -149,14 +150,17 @@ const io = {
     return { f: f.join("\0") + "\0", r: hit || null };
   },
   // r2 reads a static object (or only its metadata); the headers the core uses travel as
-  // fields (Content-Type, ETag, Last-Modified), the object stays here for its body.
+  // fields (Content-Type, ETag, Last-Modified, Content-Length), the object stays here for
+  // its body. The whole object is read: the core decides 304/206 from this metadata and
+  // respond sends the part it names, as it does for a content-cache entry.
   async r2(bucket, key, withBody) {
     const o = withBody ? await bucket.get(key) : await bucket.head(key);
     if (!o) return null;
     const ct = o.httpMetadata && typeof o.httpMetadata.contentType === "string" ? o.httpMetadata.contentType : "";
     const etag = typeof o.httpEtag === "string" ? o.httpEtag : "";
     const modified = o.uploaded instanceof Date ? o.uploaded.toUTCString() : "";
-    return { h: [ct, etag, modified].join("\0") + "\0", o };
+    const size = Number.isSafeInteger(o.size) ? String(o.size) : "";
+    return { h: [ct, etag, modified, size].join("\0") + "\0", o };
   },
 };
 
@@ -201,19 +205,49 @@ async function serve(request, env, ctx) {
 // respond builds the core's own, cached or static response; with a store key it also puts
 // a copy (a tee of the stream) into the content cache with the core's stored headers.
 function respond(a, cached, object, ctx) {
-  const status = a.int(), bodyKind = a.next(), text = a.next(), headers = a.header();
-  const storeKey = a.next(), storeHeaders = a.header();
+  const status = a.int(), bodyKind = a.next(), text = a.next();
+  const offset = a.next(), length = a.next();
+  const headers = a.header(), storeKey = a.next(), storeHeaders = a.header();
   a.puts(ctx);
   let body = null;
   if (bodyKind === "T") body = text;
   else if (bodyKind === "C" && cached) body = cached.body;
   else if (bodyKind === "O" && object) body = object.body;
-  const response = new Response(body, { status, headers });
-  if (storeKey !== "") {
-    const stored = new Response(response.clone().body, { status, headers: storeHeaders });
+  // A body the core did not ask for (a 304's) is released rather than left to the runtime.
+  for (const source of [cached, object]) {
+    if (source && source.body && source.body !== body && !source.bodyUsed) source.body.cancel().catch(() => {});
+  }
+  if (storeKey !== "" && body) {
+    let copy = body;
+    if (typeof body !== "string") [body, copy] = body.tee();
+    const stored = new Response(copy, { status, headers: storeHeaders });
     ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
   }
-  return response;
+  if (body && typeof body !== "string") {
+    if (length !== "") body = slice(body, Number(offset), Number(length));
+    // workerd ignores a Content-Length header given with a stream (and a tee loses the
+    // source's length): the stream leaves with the length the core set, not chunked.
+    const size = headers.find(([name]) => name.toLowerCase() === "content-length");
+    if (size) body = body.pipeThrough(new FixedLengthStream(Number(size[1])));
+  }
+  return new Response(body, { status, headers });
+}
+
+// slice is the part of a stream the core's 206 names: length bytes from offset. Reading
+// stops at the end of the part; the bytes before it are read and dropped.
+function slice(stream, offset, length) {
+  let skip = offset, left = length;
+  const part = new TransformStream({
+    transform(chunk, controller) {
+      const from = Math.min(skip, chunk.byteLength);
+      skip -= from;
+      const take = chunk.subarray(from, from + Math.min(left, chunk.byteLength - from));
+      left -= take.byteLength;
+      if (take.byteLength) controller.enqueue(take);
+      if (left === 0) controller.terminate();
+    },
+  });
+  return stream.pipeThrough(part);
 }
 
 // forward carries out the core's upstream plan with the received body stream and an

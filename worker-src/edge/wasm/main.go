@@ -234,6 +234,13 @@ func plan(token int, p edge.Plan) (a *answer, obj js.Value) {
 			a.str("N")
 			a.str("")
 		}
+		if r := p.Range; r != nil {
+			a.int(int(r.Offset))
+			a.int(int(r.Length))
+		} else {
+			a.str("")
+			a.str("")
+		}
 		a.header(p.Header)
 		if p.Store != nil {
 			a.str(p.Store.Key)
@@ -512,7 +519,7 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 	}
 	f := &fields{[]byte(v.Get("h").String())}
 	var o edge.Object
-	for _, name := range []string{"Content-Type", "ETag", "Last-Modified"} {
+	for _, name := range []string{"Content-Type", "ETag", "Last-Modified", "Content-Length"} {
 		if s := f.next(); s != "" {
 			o.Header.Set(name, s)
 		}
