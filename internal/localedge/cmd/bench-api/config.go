@@ -179,6 +179,25 @@ func writeConfig(dir string, sz sizes, signingSecret, cacheMarker string) error 
 	return os.WriteFile(filepath.Join(dir, "main.tf"), []byte(mainTF), 0o644)
 }
 
+// editSiteFile changes one file of the first site (a page, or the index of a two-file site):
+// the "edit one file of one site" phase.
+func editSiteFile(dir string) error {
+	site := filepath.Join(dir, "sites", siteName(0))
+	file := filepath.Join(site, "page-02.html")
+	if _, err := os.Stat(file); err != nil {
+		file = filepath.Join(site, "index.html")
+	}
+	f, err := os.OpenFile(file, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString("<p>edited by bench-api</p>\n"); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // writeApps writes apps.json; the first changed apps get another upstream timeout, which
 // changes their route records (the "change of N apps" phase).
 func writeApps(dir string, sz sizes, changed int) error {
