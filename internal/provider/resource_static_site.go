@@ -322,16 +322,25 @@ const uploadProgressEvery = 50
 func (r *staticSiteResource) upload(ctx context.Context, bucket, prefix string, m *staticsite.Manifest) error {
 	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "prefix": prefix, "files": len(m.Files)})
 	for i, f := range m.Files {
-		content, err := f.Content()
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", f.Path, err)
-		}
-		if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, prefix+f.Path, content, f.ContentType); err != nil {
-			return fmt.Errorf("uploading %s: %w", f.Path, err)
+		if err := r.uploadFile(ctx, bucket, prefix, f); err != nil {
+			return err
 		}
 		if (i+1)%uploadProgressEvery == 0 {
 			tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": i + 1, "files": len(m.Files)})
 		}
+	}
+	return nil
+}
+
+// uploadFile streams one file to R2: a large file costs upload time, not memory.
+func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, prefix string, f staticsite.File) error {
+	content, err := f.Open()
+	if err != nil {
+		return err // names the file already
+	}
+	defer content.Close()
+	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, prefix+f.Path, content, f.Size, f.ContentType); err != nil {
+		return fmt.Errorf("uploading %s: %w", f.Path, err)
 	}
 	return nil
 }
