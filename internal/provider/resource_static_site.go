@@ -81,7 +81,8 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"source_dir": schema.StringAttribute{
 				MarkdownDescription: "The directory holding the built site (for example `${path.module}/site`). It is read at plan time; " +
-					"symbolic links are refused and hidden files skipped.",
+					"hidden files are skipped, a symbolic link is uploaded under its own path only if it points at a file inside the directory, " +
+					"and names the edge cannot serve (invalid UTF-8, control characters, backslashes, over 1,024 bytes) fail the plan.",
 				Required:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
@@ -121,7 +122,7 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("source_dir"), "Unusable Static Site Directory",
 			"The static site "+quote(plan.Name.ValueString())+" cannot be read from "+quote(plan.SourceDir.ValueString())+". "+
-				"Point source_dir at the directory of the built site (regular files only).\n\nError: "+err.Error())
+				"Point source_dir at the directory of the built site (regular files, or links to files inside it).\n\nError: "+err.Error())
 		return
 	}
 	plan.Version = types.StringValue(manifest.Version)
