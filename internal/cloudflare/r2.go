@@ -1,8 +1,8 @@
 package cloudflare
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 
@@ -35,15 +35,31 @@ func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (
 	return err == nil, err
 }
 
-// R2PutObject uploads one object with its content type.
-func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, content []byte, contentType string) error {
-	_, err := c.R2.Buckets.Objects.Upload(ctx, bucket, objectKeyPath(key), bytes.NewReader(content),
+// R2PutObject uploads one object of size bytes with its content type, streaming body.
+//
+// body is an io.ReadSeeker because of the retrying transport: go-retryablehttp rewinds a
+// seekable body for each attempt, but reads any other body whole into memory first. The
+// request declares its Content-Length, so it is not sent chunked.
+func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
+	_, err := c.R2.Buckets.Objects.Upload(ctx, bucket, objectKeyPath(key), seekBody{body},
 		r2.BucketObjectUploadParams{AccountID: cf.F(accountID)},
 		// Upload sends application/octet-stream; R2 stores the request's Content-Type as the
 		// object's, which the Worker serves.
-		option.WithHeader("Content-Type", contentType))
+		option.WithHeader("Content-Type", contentType),
+		// cloudflare-go knows the length of a *bytes.Reader only.
+		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+			req.ContentLength = size
+			return next(req)
+		}))
 	return err
 }
+
+// seekBody hands cloudflare-go a body it passes through as it is (an io.ReadCloser) and that
+// the retrying transport can rewind (an io.Seeker). Closing is the caller's: the transport
+// closes a request body after each attempt, and a retry must still read the file.
+type seekBody struct{ io.ReadSeeker }
+
+func (seekBody) Close() error { return nil }
 
 // R2DeleteObject deletes one object; a missing object is not an error.
 func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key string) error {

@@ -81,7 +81,8 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"source_dir": schema.StringAttribute{
 				MarkdownDescription: "The directory holding the built site (for example `${path.module}/site`). It is read at plan time; " +
-					"symbolic links are refused and hidden files skipped.",
+					"hidden files are skipped, a symbolic link is uploaded under its own path only if it points at a file inside the directory, " +
+					"and names the edge cannot serve (invalid UTF-8, control characters, backslashes, over 1,024 bytes) fail the plan.",
 				Required:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
@@ -121,7 +122,7 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("source_dir"), "Unusable Static Site Directory",
 			"The static site "+quote(plan.Name.ValueString())+" cannot be read from "+quote(plan.SourceDir.ValueString())+". "+
-				"Point source_dir at the directory of the built site (regular files only).\n\nError: "+err.Error())
+				"Point source_dir at the directory of the built site (regular files, or links to files inside it).\n\nError: "+err.Error())
 		return
 	}
 	plan.Version = types.StringValue(manifest.Version)
@@ -322,16 +323,25 @@ const uploadProgressEvery = 50
 func (r *staticSiteResource) upload(ctx context.Context, bucket, prefix string, m *staticsite.Manifest) error {
 	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "prefix": prefix, "files": len(m.Files)})
 	for i, f := range m.Files {
-		content, err := f.Content()
-		if err != nil {
-			return fmt.Errorf("reading %s: %w", f.Path, err)
-		}
-		if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, prefix+f.Path, content, f.ContentType); err != nil {
-			return fmt.Errorf("uploading %s: %w", f.Path, err)
+		if err := r.uploadFile(ctx, bucket, prefix, f); err != nil {
+			return err
 		}
 		if (i+1)%uploadProgressEvery == 0 {
 			tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": i + 1, "files": len(m.Files)})
 		}
+	}
+	return nil
+}
+
+// uploadFile streams one file to R2: a large file costs upload time, not memory.
+func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, prefix string, f staticsite.File) error {
+	content, err := f.Open()
+	if err != nil {
+		return err // names the file already
+	}
+	defer content.Close()
+	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, prefix+f.Path, content, f.Size, f.ContentType); err != nil {
+		return fmt.Errorf("uploading %s: %w", f.Path, err)
 	}
 	return nil
 }

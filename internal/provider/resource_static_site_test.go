@@ -247,3 +247,25 @@ func TestAccStaticSite_BadDirectoryFailsAtPlan(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccStaticSite_EscapingLinkFailsAtPlan: a link that leaves source_dir fails the plan with
+// the link's path, before anything is uploaded.
+func TestAccStaticSite_EscapingLinkFailsAtPlan(t *testing.T) {
+	edge := newTestEdge(t)
+	outer := t.TempDir()
+	dir := filepath.Join(outer, "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>docs</h1>", "assets/app.js": "1"})
+	writeFiles(t, filepath.Join(outer, "private"), map[string]string{"key.pem": "secret"})
+	if err := os.Symlink("../../private/key.pem", filepath.Join(dir, "assets", "key.pem")); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{{
+			Config:      staticSiteConfig(edge, dir),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Unusable Static Site Directory.*"assets/key.pem"\s+is\s+a\s+symbolic\s+link\s+to\s+"\.\./\.\./private/key.pem",\s+which\s+is\s+outside\s+the\s+site\s+directory`),
+		}},
+	})
+}

@@ -10,21 +10,30 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Limits keep a plan from reading something that is not a static site (a home directory, a
-// node_modules tree) into memory.
+// node_modules tree). Files are hashed and uploaded as streams, so MaxFileBytes bounds upload
+// time, not memory: 128 MiB takes a 100 MB video, equals the local edge's object limit (cfapi's
+// r2MaxObjectBytes), and stays far below R2's single-request upload limit (4.995 GiB,
+// developers.cloudflare.com/r2/platform/limits).
 const (
 	MaxFiles      = 20000
 	MaxTotalBytes = 512 << 20
-	MaxFileBytes  = 64 << 20
+	MaxFileBytes  = 128 << 20
 )
+
+// MaxPathBytes is the longest path the Worker serves (staticPath in worker-src/edge/deliver.go):
+// a longer file could be uploaded but never answered.
+const MaxPathBytes = 1024
 
 // VersionLength is how many hex digits of the content hash name a version: 64 bits, so two
 // different sites of one app never share a prefix in practice.
@@ -59,26 +68,36 @@ func Prefix(name, version string) string { return SitePrefix(name) + version + "
 func SitePrefix(name string) string { return "sites/" + name + "/" }
 
 // Read walks dir and builds its manifest. Hidden files and directories (a leading ".") are
-// left out, so a checkout's .git never ships. Symbolic links and other non-regular files are
-// refused rather than followed, so the site is exactly what the directory shows.
+// left out, so a checkout's .git never ships. Every name is checked (see checkName), so a path
+// the Worker would not serve fails the plan with that path instead of uploading a dead file.
+//
+// Symbolic links: dir itself may be one (a "current" release link); it is resolved once.
+// Inside the site, a link to a regular, visible file that is also inside the site is uploaded
+// under the link's path with the target's content, as a build tool's alias for a versioned
+// asset. Every other link is refused with its path: one that leaves the site (a relative "..",
+// an absolute path elsewhere) would publish a file the directory does not hold; one that
+// dangles or loops has no content; one to a directory could repeat a tree or reach around the
+// checks, and copying the directory says the same thing plainly.
 func Read(dir string) (*Manifest, error) {
-	info, err := os.Stat(dir)
+	root, err := siteRoot(dir)
 	if err != nil {
-		return nil, fmt.Errorf("reading the site directory: %w", err)
-	}
-	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a directory", dir)
+		return nil, err
 	}
 	var (
 		files []File
 		total int64
 	)
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if p == root {
 			return err
 		}
-		if p == dir {
-			return nil
+		rel, relErr := filepath.Rel(root, p)
+		if relErr != nil {
+			return relErr
+		}
+		rel = filepath.ToSlash(rel)
+		if err != nil {
+			return fmt.Errorf("reading %q: %w", rel, err)
 		}
 		if strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
@@ -86,29 +105,24 @@ func Read(dir string) (*Manifest, error) {
 			}
 			return nil
 		}
+		if err := checkName(rel); err != nil {
+			return err
+		}
 		if d.IsDir() {
 			return nil
 		}
-		rel, err := filepath.Rel(dir, p)
+		source, size, err := resolve(root, p, rel, d)
 		if err != nil {
 			return err
 		}
-		rel = filepath.ToSlash(rel)
-		if !d.Type().IsRegular() {
-			return fmt.Errorf("%s is not a regular file (symbolic links and devices are not uploaded); copy the file into the site directory instead", rel)
+		if size > MaxFileBytes {
+			return fmt.Errorf("%q is %d bytes; a static site file may be at most %d bytes", rel, size, MaxFileBytes)
 		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		if fi.Size() > MaxFileBytes {
-			return fmt.Errorf("%s is %d bytes; a static site file may be at most %d bytes", rel, fi.Size(), MaxFileBytes)
-		}
-		total += fi.Size()
+		total += size
 		if len(files) == MaxFiles || total > MaxTotalBytes {
 			return fmt.Errorf("the site is larger than %d files or %d bytes; is source_dir the built site, not the project?", MaxFiles, MaxTotalBytes)
 		}
-		files = append(files, File{Path: rel, ContentType: ContentType(rel), Size: fi.Size(), source: p})
+		files = append(files, File{Path: rel, ContentType: ContentType(rel), Size: size, source: source})
 		return nil
 	})
 	if err != nil {
@@ -121,21 +135,138 @@ func Read(dir string) (*Manifest, error) {
 
 	version := sha256.New()
 	for i := range files {
-		content, err := os.ReadFile(files[i].source)
+		sum, etag, err := hashFile(files[i])
 		if err != nil {
 			return nil, err
 		}
-		m := md5.Sum(content)
-		files[i].ETag = hex.EncodeToString(m[:])
-		s := sha256.Sum256(content)
+		files[i].ETag = etag
 		// Length-prefixed fields: no two different sites hash the same input.
-		fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, s)
+		fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, sum)
 	}
 	return &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}, nil
 }
 
-// Content reads a file's bytes for upload.
-func (f File) Content() ([]byte, error) { return os.ReadFile(f.source) }
+// siteRoot resolves dir once, so a source_dir that is itself a link is read through and every
+// link inside is judged against the real directory.
+func siteRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("reading the site directory: %w", err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("reading the site directory: %w", err)
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return "", fmt.Errorf("reading the site directory: %w", err)
+	}
+	if !info.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", dir)
+	}
+	return root, nil
+}
+
+// checkName refuses a path the Worker would not serve. The rules are staticPath's in
+// worker-src/edge/deliver.go (no control character, DEL or backslash; at most MaxPathBytes
+// bytes): keep the two in step. Invalid UTF-8 is refused as well, since R2 keys are UTF-8.
+// Read checks every directory and file as it walks, so each path segment is checked once,
+// and the first bad one is the path reported. Paths are %q-quoted so odd bytes show.
+func checkName(rel string) error {
+	if !utf8.ValidString(rel) {
+		return fmt.Errorf("%q is not valid UTF-8; rename it", rel)
+	}
+	for i := 0; i < len(rel); i++ {
+		if c := rel[i]; c < 0x20 || c == 0x7f || c == '\\' {
+			return fmt.Errorf("%q contains a control character or a backslash, which the Worker does not serve; rename it", rel)
+		}
+	}
+	if len(rel) > MaxPathBytes {
+		return fmt.Errorf("%q is %d bytes long; the Worker serves paths of at most %d bytes", rel, len(rel), MaxPathBytes)
+	}
+	return nil
+}
+
+// resolve says where a walked file's content is read from, and its size.
+func resolve(root, p, rel string, d fs.DirEntry) (source string, size int64, err error) {
+	switch {
+	case d.Type().IsRegular():
+		info, err := d.Info()
+		if err != nil {
+			return "", 0, fmt.Errorf("reading %q: %w", rel, err)
+		}
+		return p, info.Size(), nil
+	case d.Type()&fs.ModeSymlink != 0:
+		return resolveLink(root, p, rel)
+	default:
+		return "", 0, fmt.Errorf("%q is not a regular file (devices, sockets and pipes are not uploaded); copy the file into the site directory instead", rel)
+	}
+}
+
+// resolveLink follows a link to its final target and accepts it only as a regular, visible
+// file inside root (see Read for why).
+func resolveLink(root, p, rel string) (string, int64, error) {
+	says, _ := os.Readlink(p) // for the message only
+	target, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", 0, fmt.Errorf("%q is a symbolic link to %q that cannot be followed (dangling or a loop): %w", rel, says, err)
+	}
+	inside, err := filepath.Rel(root, target)
+	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
+		return "", 0, fmt.Errorf("%q is a symbolic link to %q, which is outside the site directory; only links to files inside it are followed, so copy the file in instead", rel, says)
+	}
+	for _, seg := range strings.Split(filepath.ToSlash(inside), "/") {
+		if strings.HasPrefix(seg, ".") && inside != "." { // "." is the site root itself
+			return "", 0, fmt.Errorf("%q is a symbolic link to %q, a hidden file; hidden files are not uploaded under any name", rel, says)
+		}
+	}
+	info, err := os.Stat(target)
+	if err != nil {
+		return "", 0, fmt.Errorf("reading %q: %w", rel, err)
+	}
+	if !info.Mode().IsRegular() {
+		return "", 0, fmt.Errorf("%q is a symbolic link to %q, which is not a regular file; only links to files are followed, so copy a directory in instead", rel, says)
+	}
+	return target, info.Size(), nil
+}
+
+// hashFile streams a file through SHA-256 and MD5 at once, so memory does not grow with the
+// file. A length that differs from the walk's means the file changed while it was read.
+func hashFile(f File) (sum []byte, etag string, err error) {
+	r, err := os.Open(f.source)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading %q: %w", f.Path, err)
+	}
+	defer r.Close()
+	s, m := sha256.New(), md5.New()
+	n, err := io.Copy(io.MultiWriter(s, m), r)
+	if err != nil {
+		return nil, "", fmt.Errorf("reading %q: %w", f.Path, err)
+	}
+	if n != f.Size {
+		return nil, "", fmt.Errorf("%q changed while the site was read (%d bytes, then %d); plan again once it is written", f.Path, f.Size, n)
+	}
+	return s.Sum(nil), hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// Open opens a file's content for upload; the caller closes it. It seeks so an upload can
+// stream it and rewind it for a retry. A file whose size is not the manifest's changed after
+// Read and is refused rather than uploaded under the manifest's ETag.
+func (f File) Open() (io.ReadSeekCloser, error) {
+	r, err := os.Open(f.source)
+	if err != nil {
+		return nil, fmt.Errorf("reading %q: %w", f.Path, err)
+	}
+	info, err := r.Stat()
+	if err == nil && info.Size() != f.Size {
+		err = fmt.Errorf("%q changed after the site was read (%d bytes, now %d); plan again", f.Path, f.Size, info.Size())
+	}
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
 
 // ContentType is the media type served for a path, from a fixed table of web formats so the
 // result does not depend on the machine's mime.types; anything else is

@@ -3,8 +3,10 @@ package staticsite
 import (
 	"crypto/md5"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -12,15 +14,7 @@ import (
 func writeSite(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeSiteAt(t, dir, files)
 	return dir
 }
 
@@ -75,8 +69,8 @@ func TestRead_SkipsHiddenAndRefusesWhatIsNotASite(t *testing.T) {
 	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "passwd")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
-		t.Fatalf("a symbolic link was accepted: %v", err)
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), `"passwd" is a symbolic link to "/etc/passwd", which is outside`) {
+		t.Fatalf("an absolute link out of the site was accepted: %v", err)
 	}
 	if _, err := Read(writeSite(t, map[string]string{".only-hidden": "x"})); err == nil || !strings.Contains(err.Error(), "no files") {
 		t.Fatalf("an empty site was accepted: %v", err)
@@ -101,3 +95,215 @@ func TestPrefix(t *testing.T) {
 		t.Fatalf("Prefix = %q", got)
 	}
 }
+
+func TestRead_Links(t *testing.T) {
+	// Each case adds one link to a fresh site; want is "" when it is accepted, else a part of
+	// the error, which must name the link's path.
+	for name, tc := range map[string]struct {
+		link, target, want string
+	}{
+		"relative out":    {"assets/escape", "../../outside", `"assets/escape" is a symbolic link to "../../outside", which is outside the site directory`},
+		"absolute out":    {"passwd", "/etc/passwd", `"passwd" is a symbolic link to "/etc/passwd", which is outside the site directory`},
+		"dangling":        {"gone.html", "missing.html", `"gone.html" is a symbolic link to "missing.html" that cannot be followed`},
+		"loop":            {"loop", "loop", `"loop" is a symbolic link to "loop" that cannot be followed`},
+		"directory":       {"docs", "assets", `"docs" is a symbolic link to "assets", which is not a regular file`},
+		"ancestor":        {"assets/up", "..", `"assets/up" is a symbolic link to "..", which is not a regular file`},
+		"hidden target":   {"env.txt", ".env", `"env.txt" is a symbolic link to ".env", a hidden file`},
+		"file inside":     {"latest.js", "assets/app.js", ""},
+		"absolute inside": {"abs.js", "", ""}, // target filled in below: the site's own assets/app.js
+		"link to link":    {"alias.js", "latest-src.js", ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			outer := t.TempDir()
+			if err := os.WriteFile(filepath.Join(outer, "outside"), []byte("secret"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(outer, "site")
+			writeSiteAt(t, dir, map[string]string{"index.html": "x", "assets/app.js": "app", ".env": "TOKEN=1"})
+			target := tc.target
+			if name == "absolute inside" {
+				target = filepath.Join(dir, "assets", "app.js")
+			}
+			if name == "link to link" {
+				if err := os.Symlink("assets/app.js", filepath.Join(dir, "latest-src.js")); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(tc.link))); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Read(dir)
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want one containing %s", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The link is uploaded under its own path with the target's content.
+			f := fileAt(t, m, tc.link)
+			if sum := md5.Sum([]byte("app")); f.ETag != hex.EncodeToString(sum[:]) || f.Size != 3 || f.ContentType != "text/javascript; charset=utf-8" {
+				t.Fatalf("link %s = %+v, want the content of assets/app.js", tc.link, f)
+			}
+			if got := readAll(t, f); got != "app" {
+				t.Fatalf("link %s opens %q", tc.link, got)
+			}
+		})
+	}
+}
+
+func TestRead_SourceDirMayBeALink(t *testing.T) {
+	dir := writeSite(t, map[string]string{"index.html": "x"})
+	link := filepath.Join(t.TempDir(), "current")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink, err := Read(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	direct, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaLink.Version != direct.Version || len(viaLink.Files) != 1 || viaLink.Files[0].Path != "index.html" {
+		t.Fatalf("through the link %+v, directly %+v", viaLink, direct)
+	}
+}
+
+func TestRead_RefusesNamesTheWorkerWouldNotServe(t *testing.T) {
+	// 808 bytes of directories: a file system allows 255 bytes per name, not 1,024.
+	deep := strings.Repeat(strings.Repeat("d", 100)+"/", 8)
+	for name, tc := range map[string]struct{ path, want string }{
+		"invalid UTF-8 file":      {"bad\xff.html", `"bad\xff.html" is not valid UTF-8`},
+		"invalid UTF-8 directory": {"dir\xc3/index.html", `"dir\xc3" is not valid UTF-8`},
+		"control character":       {"tab\there.html", `"tab\there.html" contains a control character`},
+		"DEL":                     {"del\x7f.html", `"del\x7f.html" contains a control character`},
+		"backslash":               {`a\b.html`, `"a\\b.html" contains a control character or a backslash`},
+		"too long":                {deep + strings.Repeat("x", 217), "bytes long; the Worker serves paths of at most 1024 bytes"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := Read(writeSite(t, map[string]string{"index.html": "x", tc.path: "y"}))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %s", err, tc.want)
+			}
+		})
+	}
+	// At the limit is fine: 1,024 bytes is what the Worker still serves.
+	long := deep + strings.Repeat("x", 216)
+	if _, err := Read(writeSite(t, map[string]string{long: "y"})); err != nil {
+		t.Fatalf("a %d-byte path was refused: %v", len(long), err)
+	}
+	// A hidden file is skipped, not refused, whatever its name.
+	if _, err := Read(writeSite(t, map[string]string{"index.html": "x", ".bad\xff": "y"})); err != nil {
+		t.Fatalf("a hidden file with an odd name was refused: %v", err)
+	}
+}
+
+// TestRead_LargeFileInBoundedMemory: a 100 MB file is hashed as a stream. The file is sparse,
+// so the test costs no disk; its bytes are still read and hashed.
+func TestRead_LargeFileInBoundedMemory(t *testing.T) {
+	const size = 100 << 20
+	dir := writeSite(t, map[string]string{"index.html": "x"})
+	f, err := os.Create(filepath.Join(dir, "video.mp4"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Read(dir)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("Read allocated %d bytes for a %d-byte file", allocated, size)
+	if allocated > 16<<20 {
+		t.Errorf("Read allocated %d bytes for a %d-byte file: it holds the file in memory", allocated, size)
+	}
+	h := md5.New()
+	if _, err := io.Copy(h, io.LimitReader(zeros{}, size)); err != nil {
+		t.Fatal(err)
+	}
+	if v := fileAt(t, m, "video.mp4"); v.Size != size || v.ETag != hex.EncodeToString(h.Sum(nil)) {
+		t.Fatalf("video.mp4 = %+v, want %d bytes with the MD5 of zeros", v, size)
+	}
+}
+
+func TestRead_RefusesAFileOverTheLimit(t *testing.T) {
+	dir := writeSite(t, map[string]string{"index.html": "x"})
+	if err := os.Truncate(filepath.Join(dir, "index.html"), MaxFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), `"index.html" is 134217729 bytes`) {
+		t.Fatalf("a file over the limit was accepted: %v", err)
+	}
+}
+
+func TestOpen_RefusesAFileChangedSinceRead(t *testing.T) {
+	dir := writeSite(t, map[string]string{"index.html": "x"})
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("longer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := m.Files[0].Open(); err == nil || !strings.Contains(err.Error(), `"index.html" changed after the site was read`) {
+		if r != nil {
+			r.Close()
+		}
+		t.Fatalf("a changed file opened: %v", err)
+	}
+}
+
+func writeSiteAt(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func fileAt(t *testing.T, m *Manifest, p string) File {
+	t.Helper()
+	for _, f := range m.Files {
+		if f.Path == p {
+			return f
+		}
+	}
+	t.Fatalf("%s is not in the manifest", p)
+	return File{}
+}
+
+func readAll(t *testing.T, f File) string {
+	t.Helper()
+	r, err := f.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// zeros is an endless stream of zero bytes: the content of a sparse file.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }

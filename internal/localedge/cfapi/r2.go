@@ -29,9 +29,10 @@ const (
 	// the S3 API's ListObjectsV2 pages by 1,000). A site of 30 files takes two default pages.
 	r2ListDefault = 20
 	r2ListMax     = 1000
-	// r2MaxObjectBytes bounds one upload through this API (Cloudflare's single-request limit
-	// is larger; the local edge keeps objects in a JSON file, so it stays well below).
-	r2MaxObjectBytes = 64 << 20
+	// r2MaxObjectBytes bounds one upload through this API: the provider's largest static site
+	// file (staticsite.MaxFileBytes), and maxBodyBytes. Cloudflare's single-request limit is
+	// far larger (4.995 GiB); the local edge keeps objects in a JSON file, so it stays below.
+	r2MaxObjectBytes = 128 << 20
 )
 
 // r2BucketName is Cloudflare's rule for bucket names: 3–63 lower-case letters, digits and

@@ -35,7 +35,7 @@ func TestR2ObjectsThroughTheProvidersClient(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", "a.txt", []byte("x"), "text/plain"); err == nil {
+	if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", "a.txt", strings.NewReader("x"), 1, "text/plain"); err == nil {
 		t.Fatal("upload into a missing bucket succeeded; R2 answers NoSuchBucket")
 	}
 	if _, found, err := client.R2ListObjects(ctx, id.AccountID, "site-bucket", ""); err != nil || found {
@@ -60,7 +60,7 @@ func TestR2ObjectsThroughTheProvidersClient(t *testing.T) {
 		if strings.HasSuffix(key, ".js") {
 			ct = "text/javascript"
 		}
-		if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", key, []byte(body), ct); err != nil {
+		if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", key, strings.NewReader(body), int64(len(body)), ct); err != nil {
 			t.Fatalf("put %q: %v", key, err)
 		}
 	}
@@ -152,7 +152,7 @@ func TestR2ObjectListingPageSizes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 30 {
-		if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", fmt.Sprintf("sites/docs/v1/page-%02d.html", i), []byte("x"), "text/html"); err != nil {
+		if err := client.R2PutObject(ctx, id.AccountID, "site-bucket", fmt.Sprintf("sites/docs/v1/page-%02d.html", i), strings.NewReader("x"), 1, "text/html"); err != nil {
 			t.Fatal(err)
 		}
 	}
