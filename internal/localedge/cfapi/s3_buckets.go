@@ -75,7 +75,11 @@ func (s *Server) s3ListObjectsV2(w http.ResponseWriter, r *http.Request, t s3Tar
 		return err
 	}
 	last := ""
-	for _, key := range slices.Sorted(maps.Keys(b.Objects)) {
+	keys := slices.Sorted(maps.Keys(b.Objects))
+	if res.MaxKeys == 0 {
+		keys = nil // nothing asked for: an empty, complete answer rather than a token of ""
+	}
+	for _, key := range keys {
 		if !strings.HasPrefix(key, res.Prefix) || key <= after {
 			continue
 		}

@@ -134,6 +134,10 @@ func TestS3RoundTripWithTheAWSSDK(t *testing.T) {
 			if !slices.Equal(objects, []string{"index.html"}) || !slices.Equal(prefixes, []string{"assets/", "docs/"}) {
 				t.Errorf("delimited listing = objects %v, prefixes %v; want [index.html] and [assets/ docs/]", objects, prefixes)
 			}
+			none, err := c.ListObjectsV2(bg, &s3.ListObjectsV2Input{Bucket: aws.String(s3TestBucket), MaxKeys: aws.Int32(0)})
+			if err != nil || len(none.Contents) != 0 || aws.ToBool(none.IsTruncated) {
+				t.Errorf("max-keys=0 listing = %+v, %v; want an empty, complete answer", none, err)
+			}
 			prefixed, err := c.ListObjectsV2(bg, &s3.ListObjectsV2Input{Bucket: aws.String(s3TestBucket), Prefix: aws.String("assets/"), StartAfter: aws.String("assets/app 1.js")})
 			if err != nil || len(prefixed.Contents) != 1 || aws.ToString(prefixed.Contents[0].Key) != "assets/css/site.css" {
 				t.Errorf("prefix + start-after listing = %+v, %v; want only assets/css/site.css", prefixed, err)
