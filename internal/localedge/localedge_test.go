@@ -45,6 +45,7 @@ const greeterJS = `export default {
     if (url.pathname.startsWith("/static/")) {
       const obj = await env.STATIC.get(url.pathname.slice("/static/".length));
       if (!obj) return new Response("no object", { status: 404 });
+      if (url.searchParams.has("meta")) return new Response(String(obj.customMetadata[url.searchParams.get("meta")]));
       return new Response(obj.body, { headers: { "Content-Type": obj.httpMetadata.contentType || "none" } });
     }
     if (url.pathname === "/elsewhere") {
@@ -177,11 +178,14 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	s3c := s3.New(s3.Options{Region: "auto", BaseEndpoint: aws.String(env["KAMUIDASH_R2_S3_ENDPOINT"]), UsePathStyle: true,
 		Credentials: credentials.NewStaticCredentialsProvider(env["KAMUIDASH_R2_ACCESS_KEY_ID"], env["KAMUIDASH_R2_SECRET_ACCESS_KEY"], "")})
 	_, err = s3c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("site-bucket"), Key: aws.String("sites/docs/s3.html"),
-		Body: strings.NewReader("<h1>over s3</h1>"), ContentType: aws.String("text/html")})
+		Body: strings.NewReader("<h1>over s3</h1>"), ContentType: aws.String("text/html"), Metadata: map[string]string{"version": "7"}})
 	must(t, "S3 PutObject", err)
 	edge.eventually(t, "the S3 upload is served by the binding", "shop.kamui.test", "/static/sites/docs/s3.html", func(s int, b string) bool {
 		return s == 200 && b == "<h1>over s3</h1>"
 	})
+	if status, body := edge.get(t, "shop.kamui.test", "/static/sites/docs/s3.html?meta=version"); status != 200 || body != "7" {
+		t.Errorf("the binding's customMetadata.version of the S3 upload: HTTP %d %q, want 7 (x-amz-meta-version)", status, body)
+	}
 	_, err = s3c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("site-bucket"), Key: aws.String("sites/docs/s3.html")})
 	must(t, "S3 DeleteObject", err)
 	edge.eventually(t, "the S3 delete reaches the binding", "shop.kamui.test", "/static/sites/docs/s3.html", func(s int, b string) bool {
