@@ -1,7 +1,6 @@
 package cfapi
 
 import (
-	"context"
 	"crypto/subtle"
 	"net/http"
 	"net/url"
@@ -104,7 +103,7 @@ func verifySigV4(r *http.Request, keyID, secret string, now time.Time) *s3Error 
 	}
 	signer := v4.NewSigner(func(o *v4.SignerOptions) { o.DisableURIPathEscaping = true }) // S3 signs the path as sent
 	creds := aws.Credentials{AccessKeyID: keyID, SecretAccessKey: secret}
-	if signErr := signer.SignHTTP(context.Background(), creds, signed, payloadHash, s3Service, s3Region, signedAt); signErr != nil {
+	if signErr := signer.SignHTTP(r.Context(), creds, signed, payloadHash, s3Service, s3Region, signedAt); signErr != nil {
 		return s3Errorf(http.StatusInternalServerError, "InternalError", "The local edge could not recompute the signature.")
 	}
 	want, _ := parseSigV4Authorization(signed.Header.Get("Authorization"))
