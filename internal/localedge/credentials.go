@@ -10,8 +10,10 @@ import (
 )
 
 // envFile is what a user pastes (or sources) to point the provider at the local edge, as
-// export lines in a fixed order. It holds the API token and the signing secret, so it is
-// written 0600.
+// export lines in a fixed order. It holds the API token, the signing secret and the R2 S3
+// secret access key, so it is written 0600. The S3 endpoint is the API listener's address
+// with cfapi.S3Prefix: the AWS SDK keeps a path in its BaseEndpoint, so one listener serves
+// both APIs.
 func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string) []byte {
 	var b strings.Builder
 	for _, kv := range [][2]string{
@@ -23,6 +25,9 @@ func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string) []byte {
 		{"KAMUIDASH_EDGE_URL", edgeURL},
 		{"KAMUIDASH_PROBE_KEY", route.EncodeProbeKey(route.ProbeKey([]byte(signingSecret)))},
 		{envLocalSigningSecret, signingSecret},
+		{"KAMUIDASH_R2_S3_ENDPOINT", apiURL + cfapi.S3Prefix},
+		{"KAMUIDASH_R2_ACCESS_KEY_ID", id.R2AccessKeyID},
+		{"KAMUIDASH_R2_SECRET_ACCESS_KEY", id.R2SecretAccessKey},
 	} {
 		b.WriteString("export " + kv[0] + "=" + shellQuote(kv[1]) + "\n")
 	}

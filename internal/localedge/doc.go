@@ -36,7 +36,11 @@
 // carry the local edge's own signing secret (KAMUIDASH_LOCAL_SIGNING_SECRET, made on the first
 // start) and the probe key derived from it (KAMUIDASH_PROBE_KEY): a Worker given that secret
 // answers the propagation probes the provider signs with that key, from the first apply on. A
-// Worker loaded with another secret is logged as a warning. --ready-file is written
+// Worker loaded with another secret is logged as a warning. R2's S3-compatible endpoint is
+// served on the API listener under cfapi.S3Prefix (KAMUIDASH_R2_S3_ENDPOINT, for the AWS
+// SDK's BaseEndpoint with path-style addressing), signed with the key pair made with the
+// identity (KAMUIDASH_R2_ACCESS_KEY_ID, KAMUIDASH_R2_SECRET_ACCESS_KEY); its objects are the
+// REST API's, so the Workers' R2 bindings serve them. --ready-file is written
 // (atomically, with the same lines) once everything listens, and removed on exit. SIGINT or
 // SIGTERM stops everything it started and exits 0.
 //

@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/cache"
 	"github.com/cloudflare/cloudflare-go/v7/dns"
@@ -42,6 +45,7 @@ const greeterJS = `export default {
     if (url.pathname.startsWith("/static/")) {
       const obj = await env.STATIC.get(url.pathname.slice("/static/".length));
       if (!obj) return new Response("no object", { status: 404 });
+      if (url.searchParams.has("meta")) return new Response(String(obj.customMetadata[url.searchParams.get("meta")]));
       return new Response(obj.body, { headers: { "Content-Type": obj.httpMetadata.contentType || "none" } });
     }
     if (url.pathname === "/elsewhere") {
@@ -81,7 +85,8 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	envBytes, err := os.ReadFile(envPath)
 	must(t, "read env file", err)
 	env := parseEnv(t, envBytes)
-	for _, k := range []string{"CLOUDFLARE_API_TOKEN", "KAMUIDASH_API_BASE_URL", "KAMUIDASH_ACCOUNT_ID", "KAMUIDASH_ZONE_ID", "KAMUIDASH_PLATFORM_DOMAIN", "KAMUIDASH_EDGE_URL"} {
+	for _, k := range []string{"CLOUDFLARE_API_TOKEN", "KAMUIDASH_API_BASE_URL", "KAMUIDASH_ACCOUNT_ID", "KAMUIDASH_ZONE_ID", "KAMUIDASH_PLATFORM_DOMAIN", "KAMUIDASH_EDGE_URL",
+		"KAMUIDASH_R2_S3_ENDPOINT", "KAMUIDASH_R2_ACCESS_KEY_ID", "KAMUIDASH_R2_SECRET_ACCESS_KEY"} {
 		if env[k] == "" || env[k] != edge.env[k] {
 			t.Errorf("%s: env file %q, ready file %q", k, env[k], edge.env[k])
 		}
@@ -167,6 +172,28 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 	edge.eventually(t, "the deleted object is gone", "shop.kamui.test", "/static/sites/docs/gone.txt", func(s int, b string) bool {
 		return s == 404 && b == "no object"
 	})
+
+	// R2 over S3, with the env file's key pair and the AWS SDK: the Worker's binding serves
+	// the object too, and an S3 delete takes it away.
+	s3c := s3.New(s3.Options{Region: "auto", BaseEndpoint: aws.String(env["KAMUIDASH_R2_S3_ENDPOINT"]), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(env["KAMUIDASH_R2_ACCESS_KEY_ID"], env["KAMUIDASH_R2_SECRET_ACCESS_KEY"], "")})
+	_, err = s3c.PutObject(ctx, &s3.PutObjectInput{Bucket: aws.String("site-bucket"), Key: aws.String("sites/docs/s3.html"),
+		Body: strings.NewReader("<h1>over s3</h1>"), ContentType: aws.String("text/html"), Metadata: map[string]string{"version": "7"}})
+	must(t, "S3 PutObject", err)
+	edge.eventually(t, "the S3 upload is served by the binding", "shop.kamui.test", "/static/sites/docs/s3.html", func(s int, b string) bool {
+		return s == 200 && b == "<h1>over s3</h1>"
+	})
+	if status, body := edge.get(t, "shop.kamui.test", "/static/sites/docs/s3.html?meta=version"); status != 200 || body != "7" {
+		t.Errorf("the binding's customMetadata.version of the S3 upload: HTTP %d %q, want 7 (x-amz-meta-version)", status, body)
+	}
+	_, err = s3c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String("site-bucket"), Key: aws.String("sites/docs/s3.html")})
+	must(t, "S3 DeleteObject", err)
+	edge.eventually(t, "the S3 delete reaches the binding", "shop.kamui.test", "/static/sites/docs/s3.html", func(s int, b string) bool {
+		return s == 404 && b == "no object"
+	})
+	if strings.Contains(edge.stderr.String(), env["KAMUIDASH_R2_SECRET_ACCESS_KEY"]) {
+		t.Errorf("the R2 secret access key appears in the logs")
+	}
 
 	// The tunnel: origin.kamui.test → CNAME to the tunnel → ingress to a loopback server.
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

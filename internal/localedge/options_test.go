@@ -64,7 +64,8 @@ func TestMain_MissingNodeModulesSaysNpmCi(t *testing.T) {
 }
 
 func TestEnvFile(t *testing.T) {
-	id := cfapi.Identity{AccountID: "acc", ZoneID: "zone", ZoneName: "kamui.test", APIToken: "tok'en"}
+	id := cfapi.Identity{AccountID: "acc", ZoneID: "zone", ZoneName: "kamui.test", APIToken: "tok'en",
+		R2AccessKeyID: "r2key", R2SecretAccessKey: "r2secret"}
 	const secret = "local-signing-secret-0123456789abcdef"
 	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788", secret))
 	want := "export CLOUDFLARE_API_TOKEN='tok'\\''en'\n" +
@@ -74,7 +75,10 @@ func TestEnvFile(t *testing.T) {
 		"export KAMUIDASH_PLATFORM_DOMAIN=kamui.test\n" +
 		"export KAMUIDASH_EDGE_URL=http://127.0.0.1:8788\n" +
 		"export KAMUIDASH_PROBE_KEY=" + route.EncodeProbeKey(route.ProbeKey([]byte(secret))) + "\n" +
-		"export KAMUIDASH_LOCAL_SIGNING_SECRET=" + secret + "\n"
+		"export KAMUIDASH_LOCAL_SIGNING_SECRET=" + secret + "\n" +
+		"export KAMUIDASH_R2_S3_ENDPOINT=http://127.0.0.1:8787/r2-s3\n" +
+		"export KAMUIDASH_R2_ACCESS_KEY_ID=r2key\n" +
+		"export KAMUIDASH_R2_SECRET_ACCESS_KEY=r2secret\n"
 	if got != want {
 		t.Errorf("env file:\n%s\nwant:\n%s", got, want)
 	}

@@ -157,7 +157,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		}
 		defer os.Remove(opts.ReadyFile)
 	}
-	fmt.Fprintf(stdout, "ready: API %s, edge %s (stop with Ctrl-C or SIGTERM)\n", apiURL+cfapi.APIPrefix, edgeURL)
+	fmt.Fprintf(stdout, "ready: API %s, R2 over S3 %s, edge %s (stop with Ctrl-C or SIGTERM)\n", apiURL+cfapi.APIPrefix, apiURL+cfapi.S3Prefix, edgeURL)
 
 	select {
 	case <-ctx.Done():

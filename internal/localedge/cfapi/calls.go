@@ -19,17 +19,21 @@ const objectStorageRoute = "/accounts/{account_id}/r2/buckets/{bucket_name}/obje
 
 // CallStats counts the API requests the server received (everything except AdminPrefix)
 // since it started or since the last ResetCalls: by operation and status class, with the
-// account's REST budget and object-storage traffic apart. Object-storage calls still go
-// through the REST API today, so Cloudflare counts them against the global rate limit too
-// (and so does RateLimit); they are apart because a static site's objects move to an
-// S3-compatible endpoint, which does not.
+// account's REST budget, REST object-storage traffic and the S3-compatible endpoint apart.
+// Object-storage calls through the REST API count against the global rate limit on
+// Cloudflare (and so does RateLimit); S3 calls (S3Prefix) do not, which is why a static
+// site's objects move there.
 type CallStats struct {
 	// Since is when counting started (the server's start or the last reset).
 	Since time.Time `json:"since"`
 	// REST totals every request except object storage, unrouted ones included.
 	REST CallTotals `json:"rest"`
-	// ObjectStorage totals R2 object GET, PUT and DELETE and the object listing.
+	// ObjectStorage totals R2 object GET, PUT and DELETE and the object listing through the
+	// REST API.
 	ObjectStorage CallTotals `json:"object_storage"`
+	// S3 totals the requests to the S3-compatible endpoint, refused ones (bad signature,
+	// unsupported operation) included. None of them is in REST or ObjectStorage.
+	S3 CallTotals `json:"s3"`
 	// Operations has one entry per operation requested, sorted by Operation.
 	Operations []OperationCalls `json:"operations"`
 }
@@ -48,10 +52,12 @@ type CallTotals struct {
 type OperationCalls struct {
 	// Operation is the method and route pattern as registered, without APIPrefix, e.g.
 	// "PUT /accounts/{account_id}/storage/kv/namespaces/{namespace_id}/bulk", or
-	// UnroutedOperation.
+	// UnroutedOperation, or for the S3 endpoint "S3 " and the S3 action, e.g. "S3 PutObject".
 	Operation string `json:"operation"`
 	// ObjectStorage says the operation is counted in CallStats.ObjectStorage.
 	ObjectStorage bool `json:"object_storage"`
+	// S3 says the operation is counted in CallStats.S3.
+	S3 bool `json:"s3,omitempty"`
 	CallTotals
 	// ByNamespace counts the calls of a KV namespace operation by namespace id (route data and
 	// domain mappings live in two namespaces, and a bulk write serves one).
@@ -80,7 +86,7 @@ func (c *callCounter) record(op, namespaceID string, status int) {
 	defer c.mu.Unlock()
 	o := c.ops[op]
 	if o == nil {
-		o = &OperationCalls{Operation: op, ObjectStorage: isObjectStorage(op), CallTotals: CallTotals{ByClass: map[string]int{}}}
+		o = &OperationCalls{Operation: op, ObjectStorage: isObjectStorage(op), S3: isS3Operation(op), CallTotals: CallTotals{ByClass: map[string]int{}}}
 		c.ops[op] = o
 	}
 	o.add(status)
@@ -115,6 +121,7 @@ func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
 		Since:         c.since,
 		REST:          CallTotals{ByClass: map[string]int{}},
 		ObjectStorage: CallTotals{ByClass: map[string]int{}},
+		S3:            CallTotals{ByClass: map[string]int{}},
 		Operations:    []OperationCalls{},
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.ops)) {
@@ -122,9 +129,12 @@ func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
 		o.ByClass = maps.Clone(o.ByClass)
 		o.ByNamespace = maps.Clone(o.ByNamespace)
 		out.Operations = append(out.Operations, o)
-		if o.ObjectStorage {
+		switch {
+		case o.S3:
+			out.S3.merge(o.CallTotals)
+		case o.ObjectStorage:
 			out.ObjectStorage.merge(o.CallTotals)
-		} else {
+		default:
 			out.REST.merge(o.CallTotals)
 		}
 	}
@@ -133,6 +143,11 @@ func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
 	}
 	return out
 }
+
+// s3OperationPrefix starts the operation name of every S3 endpoint request.
+const s3OperationPrefix = "S3 "
+
+func isS3Operation(op string) bool { return strings.HasPrefix(op, s3OperationPrefix) }
 
 func isObjectStorage(op string) bool {
 	_, route, _ := strings.Cut(op, " ")

@@ -43,22 +43,37 @@
 // window opened by its first request; the request over the quota and every request for one
 // window after it answer 429 with Retry-After and Cloudflare's error envelope. While a limit
 // is set every authenticated API answer carries Cloudflare's Ratelimit and Ratelimit-Policy
-// headers (see [RateLimit]). Object-storage calls go through the REST API today and count
-// against it. Off by default: no limit, no headers.
+// headers (see [RateLimit]). Object-storage calls through the REST API count against it;
+// S3 calls do not. Off by default: no limit, no headers.
 //
 // # Call accounting
 //
 // Every API request is counted by operation (the method and route pattern as registered,
-// without APIPrefix; unrouted requests under [UnroutedOperation]) and by status class, with
-// the account's REST budget and object-storage traffic (R2 object reads, writes, deletes and
-// listings) apart: [Server.Calls], [Server.ResetCalls], or at run time GET
+// without APIPrefix; unrouted requests under [UnroutedOperation]; S3 requests as "S3 " and
+// the S3 action) and by status class, with the account's REST budget, REST object-storage
+// traffic (R2 object reads, writes, deletes and listings) and S3 traffic apart: [Server.Calls], [Server.ResetCalls], or at run time GET
 // AdminPrefix+"/calls" for a [CallStats] snapshot and DELETE to reset it (answering what it
 // held). Admin requests are neither counted nor limited. `make bench-api` reads it between
 // the phases of a Terraform run.
 //
+// # R2 over S3
+//
+// Under [S3Prefix] the server speaks R2's S3-compatible API, path-style
+// (S3Prefix/<bucket>/<key>), over the same buckets and objects as the REST routes (and the
+// same R2Changed hook): PutObject, GetObject (Range and conditional headers), HeadObject,
+// DeleteObject, DeleteObjects, ListObjectsV2, HeadBucket and CreateBucket; anything else
+// answers NotImplemented, errors are S3's XML. Every request must carry a SigV4 signature by
+// [Identity.R2AccessKeyID] for region "auto" and service "s3", within 15 minutes of the
+// server's clock; the AWS SDK's signer recomputes it. Upload bodies are checked against the
+// signed payload hash, Content-MD5 and x-amz-checksum-* (header, or aws-chunked trailer with
+// STREAMING-UNSIGNED-PAYLOAD-TRAILER), so the AWS SDK works in either checksum mode. Signed
+// streaming (STREAMING-AWS4-HMAC-SHA256-PAYLOAD), presigned URLs, multipart uploads and
+// CopyObject are not implemented.
+//
 // # Contract
 //
 // contract_test.go drives the provider's cloudflare-go traffic through Prism, validating every
-// request and response against the OpenAPI description carried in the cloudflare-go module.
+// request and response against the OpenAPI description carried in the cloudflare-go module
+// (S3 is outside it; s3_test.go drives the endpoint with the AWS SDK instead).
 // It needs `npm ci` at the repo root.
 package cfapi

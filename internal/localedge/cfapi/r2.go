@@ -148,8 +148,10 @@ func (o *R2Object) view(key string) r2ObjectView {
 	if o.ContentType != "" {
 		md["contentType"] = o.ContentType
 	}
+	custom := map[string]string{}
+	maps.Copy(custom, o.CustomMetadata)
 	return r2ObjectView{Key: key, ETag: o.ETag, Size: len(o.Content), LastModified: o.Uploaded.UTC().Format(time.RFC3339Nano),
-		StorageClass: "Standard", HTTPMetadata: md, CustomMetadata: map[string]string{}}
+		StorageClass: "Standard", HTTPMetadata: md, CustomMetadata: custom}
 }
 
 // listR2Objects lists keys in order, filtered by prefix, with an opaque cursor (the last key
@@ -297,5 +299,6 @@ func (s *Server) notifyR2(ev R2Event) func() {
 func (o *R2Object) clone() *R2Object {
 	c := *o
 	c.Content = slices.Clone(o.Content)
+	c.CustomMetadata = maps.Clone(o.CustomMetadata)
 	return &c
 }

@@ -146,6 +146,10 @@ func (s *Server) load() error {
 			zone = DefaultZoneName
 		}
 		s.identity = Identity{AccountID: newID(), ZoneID: newID(), ZoneName: zone, APIToken: newSecret(20)}
+	}
+	if s.identity.R2AccessKeyID == "" || s.identity.R2SecretAccessKey == "" {
+		// R2's shapes: a 32-hex key id and a 64-hex secret.
+		s.identity.R2AccessKeyID, s.identity.R2SecretAccessKey = newID(), newSecret(32)
 		if err := saveJSON(s.path(fileIdentity), s.identity); err != nil {
 			return err
 		}
@@ -253,14 +257,20 @@ func (s *Server) reload(file string) error {
 	return err
 }
 
-// ServeHTTP serves the API under APIPrefix and the admin endpoints under AdminPrefix. Every
-// request except the admin ones is counted (Calls); an authenticated API request then passes
-// the rate limit and the fault injection, in that order, before it is served.
+// ServeHTTP serves the API under APIPrefix, the S3-compatible R2 endpoint under S3Prefix and
+// the admin endpoints under AdminPrefix. Every request except the admin ones is counted
+// (Calls); an authenticated API request then passes the rate limit and the fault injection,
+// in that order, before it is served. S3 requests pass neither: they do not spend the
+// account's REST budget on Cloudflare either.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if strings.HasPrefix(r.URL.Path, AdminPrefix+"/") {
 		if s.authorize(w, r) {
 			s.serveAdmin(w, r)
 		}
+		return
+	}
+	if isS3Path(r.URL.Path) {
+		s.serveS3(w, r)
 		return
 	}
 	op, namespaceID := s.operation(r)

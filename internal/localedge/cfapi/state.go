@@ -25,6 +25,11 @@ type Identity struct {
 	ZoneName  string `json:"zone_name"`
 	// APIToken is the only bearer token the server accepts. Never log it.
 	APIToken string `json:"api_token"`
+	// R2AccessKeyID and R2SecretAccessKey are the only key pair the S3-compatible endpoint
+	// (S3Prefix) accepts, as an R2 API token's S3 credentials are on Cloudflare. A state dir
+	// made before the endpoint existed gets them at its next start. Never log the secret.
+	R2AccessKeyID     string `json:"r2_access_key_id"`
+	R2SecretAccessKey string `json:"r2_secret_access_key"`
 }
 
 // Module is one uploaded Worker module, stored byte-exact.
@@ -220,6 +225,9 @@ type R2Object struct {
 	// ETag is the hex MD5 of the content, as R2 reports for a single-request upload.
 	ETag     string    `json:"etag"`
 	Uploaded time.Time `json:"uploaded"`
+	// CustomMetadata is the user metadata sent with an S3 PutObject (x-amz-meta-*, names
+	// lower-cased); the REST upload sends none.
+	CustomMetadata map[string]string `json:"custom_metadata,omitempty"`
 }
 
 // R2Bucket is one R2 bucket and its objects.

@@ -71,9 +71,10 @@ func (h *Host) DeleteKV(ctx context.Context, namespaceID, key string) error {
 	return err
 }
 
-// PutR2 writes one object into the runtime's copy of a bucket, with its content type.
+// PutR2 writes one object into the runtime's copy of a bucket, with its content type and
+// custom metadata (sent by S3 uploads as x-amz-meta-*).
 func (h *Host) PutR2(ctx context.Context, bucket, key string, o *cfapi.R2Object) error {
-	_, err := h.call(ctx, "r2Put", map[string]any{"bucket": bucket, "key": key, "value": o.Content, "contentType": o.ContentType}, false)
+	_, err := h.call(ctx, "r2Put", map[string]any{"bucket": bucket, "key": key, "value": o.Content, "contentType": o.ContentType, "customMetadata": o.CustomMetadata}, false)
 	return err
 }
 

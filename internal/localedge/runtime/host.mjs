@@ -13,7 +13,7 @@
 //       the new scripts; persisted KV and R2 survive)
 //   {"id": n, "op": "kvPut", "ns": id, "key": k, "value": base64, "metadata": any, "expiration": s}
 //   {"id": n, "op": "kvDelete", "ns": id, "key": k}
-//   {"id": n, "op": "r2Put", "bucket": name, "key": k, "value": base64, "contentType": t}
+//   {"id": n, "op": "r2Put", "bucket": name, "key": k, "value": base64, "contentType": t, "customMetadata": {…}|null}
 //   {"id": n, "op": "r2Delete", "bucket": name, "key": k}
 //   {"id": n, "op": "purge", "urls": [...]}     drops Cache API entries (one cache per instance)
 // stdout: "ok <id> <json>" or "err <id> <message>" per command, "log: <level> <line>" per
@@ -160,7 +160,10 @@ async function handle(cmd) {
     }
     case "r2Put": {
       const bucket = await mf.getR2Bucket(bucketBinding(cmd.bucket), INTERNAL);
-      await bucket.put(cmd.key, decode(cmd.value), { httpMetadata: { contentType: cmd.contentType } });
+      await bucket.put(cmd.key, decode(cmd.value), {
+        httpMetadata: { contentType: cmd.contentType },
+        customMetadata: cmd.customMetadata ?? {},
+      });
       return {};
     }
     case "r2Delete": {
