@@ -50,6 +50,10 @@ type Config struct {
 	// Transport sends the requests; default a pooled go-cleanhttp transport. Tests inject one.
 	Transport http.RoundTripper
 
+	// R2S3, when set, sends static-site object traffic through R2's S3-compatible API instead
+	// of the REST API (R2PutObject, R2DeleteObject, R2ListObjects); buckets stay on REST.
+	R2S3 *R2S3Config
+
 	jitter func(n int64) int64 // default math/rand; tests make it exact
 }
 
@@ -80,6 +84,8 @@ type Client struct {
 	KVIndex   *KVIndex
 	Hostnames *HostnameIndex
 	Purges    *PurgeBatches
+
+	r2s3 *r2S3 // nil: objects go through the REST API
 }
 
 // New builds the client. It does not contact the API.
@@ -124,6 +130,9 @@ func New(cfg Config) (*Client, error) {
 		Rulesets:        rulesets.NewRulesetService(opts...),
 	}
 	c.KVBulk, c.KVIndex, c.Hostnames, c.Purges = NewKVBatches(c), NewKVIndex(c), NewHostnameIndex(c), NewPurgeBatches(c)
+	if cfg.R2S3 != nil {
+		c.r2s3 = newR2S3(*cfg.R2S3)
+	}
 	return c, nil
 }
 

@@ -41,6 +41,9 @@ func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (
 // seekable body for each attempt, but reads any other body whole into memory first. The
 // request declares its Content-Length, so it is not sent chunked.
 func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
+	if c.r2s3 != nil {
+		return c.r2s3.put(ctx, bucket, key, body, size, contentType)
+	}
 	_, err := c.R2.Buckets.Objects.Upload(ctx, bucket, objectKeyPath(key), seekBody{body},
 		r2.BucketObjectUploadParams{AccountID: cf.F(accountID)},
 		// Upload sends application/octet-stream; R2 stores the request's Content-Type as the
@@ -63,6 +66,9 @@ func (seekBody) Close() error { return nil }
 
 // R2DeleteObject deletes one object; a missing object is not an error.
 func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key string) error {
+	if c.r2s3 != nil {
+		return c.r2s3.delete(ctx, bucket, key)
+	}
 	_, err := c.R2.Buckets.Objects.Delete(ctx, bucket, objectKeyPath(key), r2.BucketObjectDeleteParams{AccountID: cf.F(accountID)})
 	if isStatus(err, http.StatusNotFound) {
 		return nil
@@ -73,6 +79,9 @@ func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key stri
 // R2ListObjects lists every object under prefix, following the cursor. A missing bucket is
 // reported as found=false.
 func (c *Client) R2ListObjects(ctx context.Context, accountID, bucket, prefix string) (objects []R2Object, found bool, err error) {
+	if c.r2s3 != nil {
+		return c.r2s3.list(ctx, bucket, prefix)
+	}
 	pager := c.R2.Buckets.Objects.ListAutoPaging(ctx, bucket, r2.BucketObjectListParams{
 		AccountID: cf.F(accountID),
 		Prefix:    cf.F(prefix),

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
@@ -47,6 +48,16 @@ func newTestEdgeBehind(t *testing.T, wrap func(http.Handler) http.Handler, optio
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
 	return &testEdge{Server: srv, URL: hs.URL + cfapi.APIPrefix}
+}
+
+// providerBlockWithS3 is providerBlock with the edge's R2 S3 endpoint and key pair.
+func (e *testEdge) providerBlockWithS3() string {
+	id := e.Identity()
+	return strings.TrimSuffix(e.providerBlock(), "}\n") + fmt.Sprintf(`  r2_s3_endpoint       = %q
+  r2_access_key_id     = %q
+  r2_secret_access_key = %q
+}
+`, strings.TrimSuffix(e.URL, cfapi.APIPrefix)+cfapi.S3Prefix, id.R2AccessKeyID, id.R2SecretAccessKey)
 }
 
 // providerBlock configures the provider for this edge.

@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"io/fs"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -38,6 +39,12 @@ const (
 	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
 	EnvProbeKey       = "KAMUIDASH_PROBE_KEY"
 
+	// R2's S3-compatible API: the key pair and the account's endpoint. With them, static-site
+	// objects travel over S3 and spend none of the REST rate limit.
+	EnvR2S3Endpoint      = "KAMUIDASH_R2_S3_ENDPOINT"
+	EnvR2AccessKeyID     = "KAMUIDASH_R2_ACCESS_KEY_ID"
+	EnvR2SecretAccessKey = "KAMUIDASH_R2_SECRET_ACCESS_KEY"
+
 	// EnvAPIRequestsPerFiveMinutes paces the provider's API calls for an account whose limit
 	// is not Cloudflare's default of 1,200 per five minutes (and for benchmarks).
 	EnvAPIRequestsPerFiveMinutes = "KAMUIDASH_API_REQUESTS_PER_FIVE_MINUTES"
@@ -57,6 +64,9 @@ var providerSettings = []struct {
 	{"environment", EnvEnvironment, false},
 	{"edge_url", EnvEdgeURL, false},
 	{"probe_key", EnvProbeKey, false},
+	{"r2_s3_endpoint", EnvR2S3Endpoint, false},
+	{"r2_access_key_id", EnvR2AccessKeyID, false},
+	{"r2_secret_access_key", EnvR2SecretAccessKey, false},
 }
 
 // New returns the provider factory for the given release version ("dev" for local builds).
@@ -96,6 +106,9 @@ type providerModel struct {
 	Environment    types.String `tfsdk:"environment"`
 	EdgeURL        types.String `tfsdk:"edge_url"`
 	ProbeKey       types.String `tfsdk:"probe_key"`
+	R2S3Endpoint   types.String `tfsdk:"r2_s3_endpoint"`
+	R2AccessKeyID  types.String `tfsdk:"r2_access_key_id"`
+	R2SecretKey    types.String `tfsdk:"r2_secret_access_key"`
 }
 
 // values maps each attribute of providerSettings to its value in the block.
@@ -103,6 +116,7 @@ func (m providerModel) values() map[string]types.String {
 	return map[string]types.String{
 		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "api_base_url": m.APIBaseURL,
 		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
+		"r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID, "r2_secret_access_key": m.R2SecretKey,
 	}
 }
 
@@ -188,6 +202,24 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"Worker answers only probes signed with it; holding it signs no request. Needed only where a resource sets " +
 					"`verify_propagation`; after rotating the signing secret, set the key of the new one. It may also be set with " +
 					"the `" + EnvProbeKey + "` environment variable, which a local edge's env file exports.",
+				Optional:  true,
+				Sensitive: true,
+			},
+			"r2_s3_endpoint": schema.StringAttribute{
+				MarkdownDescription: "The account's R2 S3-compatible endpoint (an https URL; a local edge's is http). With it and an R2 " +
+					"access key pair, `kamuidash_static_site` uploads, lists and deletes its objects through R2's S3 API, which does not " +
+					"count against the account's API rate limit; without them, through the REST API. It may also be set with the `" +
+					EnvR2S3Endpoint + "` environment variable, which a local edge's env file exports.",
+				Optional: true,
+			},
+			"r2_access_key_id": schema.StringAttribute{
+				MarkdownDescription: "The access key ID of an R2 API token with object read and write on the static bucket. Set with " +
+					"`r2_s3_endpoint` and `r2_secret_access_key`, or the `" + EnvR2AccessKeyID + "` environment variable.",
+				Optional: true,
+			},
+			"r2_secret_access_key": schema.StringAttribute{
+				MarkdownDescription: "The secret of that R2 access key. It may also be set with the `" + EnvR2SecretAccessKey +
+					"` environment variable, which keeps it out of configuration files.",
 				Optional:  true,
 				Sensitive: true,
 			},
@@ -281,6 +313,8 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 			"The edge_url value (from the provider block or "+EnvEdgeURL+") must be an http or https URL without a path, "+
 				"such as http://127.0.0.1:8788 for a local edge.")
 	}
+	r2S3, r2Diags := r2S3Settings(resolved)
+	resp.Diagnostics.Append(r2Diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -315,6 +349,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		BaseURL:                baseURL,
 		UserAgent:              "terraform-provider-kamuidash/" + p.version + " (terraform " + req.TerraformVersion + ")",
 		RequestsPerFiveMinutes: perFiveMinutes,
+		R2S3:                   r2S3,
 	})
 	if err != nil {
 		resp.Diagnostics.AddError("Unable to Create Cloudflare API Client",
@@ -384,4 +419,34 @@ func configuredData(raw any, diags *diag.Diagnostics) *providerData {
 		diags.Append(unexpectedProviderDataDiag())
 	}
 	return data
+}
+
+// r2S3Settings checks the R2 S3 settings: all three or none (objects then go through the REST
+// API). Values are not echoed: the key pair is a credential, and an endpoint may carry one.
+func r2S3Settings(resolved map[string]string) (*cloudflare.R2S3Config, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	endpoint, keyID, secret := resolved["r2_s3_endpoint"], resolved["r2_access_key_id"], resolved["r2_secret_access_key"]
+	if endpoint == "" && keyID == "" && secret == "" {
+		return nil, diags
+	}
+	for _, s := range []struct{ attr, env, value string }{
+		{"r2_s3_endpoint", EnvR2S3Endpoint, endpoint},
+		{"r2_access_key_id", EnvR2AccessKeyID, keyID},
+		{"r2_secret_access_key", EnvR2SecretAccessKey, secret},
+	} {
+		if s.value == "" {
+			diags.AddAttributeError(path.Root(s.attr), "Incomplete R2 S3 Settings",
+				"r2_s3_endpoint, r2_access_key_id and r2_secret_access_key go together, and "+s.attr+" (or "+s.env+") is not set. "+
+					"Set all three to send static-site objects through R2's S3 API, or none to use the REST API.")
+		}
+	}
+	if u, err := url.Parse(endpoint); endpoint != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || u.RawQuery != "") {
+		diags.AddAttributeError(path.Root("r2_s3_endpoint"), "Invalid Provider Setting",
+			"The r2_s3_endpoint value (from the provider block or "+EnvR2S3Endpoint+") must be an http or https URL without "+
+				"credentials or a query: the account's R2 S3 endpoint, or a local edge's KAMUIDASH_R2_S3_ENDPOINT.")
+	}
+	if diags.HasError() {
+		return nil, diags
+	}
+	return &cloudflare.R2S3Config{Endpoint: endpoint, AccessKeyID: keyID, SecretAccessKey: secret}, diags
 }

@@ -87,9 +87,21 @@ func (e *testEdge) checkNoSiteObjects(*terraform.State) error {
 	return nil
 }
 
-func TestAccStaticSite_Lifecycle(t *testing.T) {
+func TestAccStaticSite_Lifecycle(t *testing.T) { testStaticSiteLifecycle(t, false) }
+
+// Over S3: the same lifecycle with an R2 key pair set, every object call through the S3 API
+// and none through the REST API.
+func TestAccStaticSite_LifecycleOverS3(t *testing.T) { testStaticSiteLifecycle(t, true) }
+
+func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 	edge := newTestEdge(t)
 	dir := filepath.Join(t.TempDir(), "site")
+	config := func() string {
+		if overS3 {
+			return edge.providerBlockWithS3() + strings.TrimPrefix(staticSiteConfig(edge, dir), edge.providerBlock())
+		}
+		return staticSiteConfig(edge, dir)
+	}
 	v1 := map[string]string{"index.html": "<h1>v1</h1>", "assets/app.js": "console.log(1)", ".git/HEAD": "ref: main"}
 	v2 := map[string]string{"index.html": "<h1>v2</h1>", "assets/app.js": "console.log(1)"}
 	v3 := map[string]string{"index.html": "<h1>v3</h1>", "404.html": "gone"}
@@ -101,7 +113,7 @@ func TestAccStaticSite_Lifecycle(t *testing.T) {
 		CheckDestroy:             edge.checkNoSiteObjects,
 		Steps: []resource.TestStep{
 			{
-				Config: staticSiteConfig(edge, dir),
+				Config: config(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionCreate),
@@ -130,13 +142,13 @@ func TestAccStaticSite_Lifecycle(t *testing.T) {
 			},
 			{
 				// The same files plan nothing.
-				Config:           staticSiteConfig(edge, dir),
+				Config:           config(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
 				// New content is an in-place update to a new prefix; the replaced version stays.
 				PreConfig: func() { writeFiles(t, dir, v2) },
-				Config:    staticSiteConfig(edge, dir),
+				Config:    config(),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate),
@@ -156,7 +168,7 @@ func TestAccStaticSite_Lifecycle(t *testing.T) {
 				// A third version: the oldest goes, the one it replaces stays; a file dropped
 				// from the site is not in the new version.
 				PreConfig: func() { writeFiles(t, dir, v3) },
-				Config:    staticSiteConfig(edge, dir),
+				Config:    config(),
 				Check: func(s *terraform.State) error {
 					prefixV3 := s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["prefix"]
 					want := []string{strings.Split(prefixV2, "/")[2], strings.Split(prefixV3, "/")[2]}
@@ -185,6 +197,13 @@ func TestAccStaticSite_Lifecycle(t *testing.T) {
 			},
 		},
 	})
+	calls := edge.Calls()
+	if overS3 && (calls.ObjectStorage.Calls != 0 || calls.S3.Calls == 0) {
+		t.Errorf("over S3: %d object calls through the REST API and %d through S3, want none and some", calls.ObjectStorage.Calls, calls.S3.Calls)
+	}
+	if !overS3 && calls.S3.Calls != 0 {
+		t.Errorf("without a key pair: %d calls through S3", calls.S3.Calls)
+	}
 }
 
 func TestAccStaticSite_DriftImportAndConflicts(t *testing.T) {
@@ -266,6 +285,23 @@ func TestAccStaticSite_EscapingLinkFailsAtPlan(t *testing.T) {
 			Config:      staticSiteConfig(edge, dir),
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Unusable Static Site Directory.*"assets/key.pem"\s+is\s+a\s+symbolic\s+link\s+to\s+"\.\./\.\./private/key.pem",\s+which\s+is\s+outside\s+the\s+site\s+directory`),
+		}},
+	})
+}
+
+// Half the R2 S3 settings is an error naming what is missing, never a silent fall-back to the
+// REST API.
+func TestAccStaticSite_IncompleteS3SettingsAreRefused(t *testing.T) {
+	edge := newTestEdge(t)
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "hi"})
+	block := strings.TrimSuffix(edge.providerBlock(), "}\n") + "  r2_secret_access_key = \"s3cr3t-value\"\n}\n"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      block + strings.TrimPrefix(staticSiteConfig(edge, dir), edge.providerBlock()),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Incomplete R2 S3 Settings.*r2_s3_endpoint \(or\s+KAMUIDASH_R2_S3_ENDPOINT\) is not set`),
 		}},
 	})
 }

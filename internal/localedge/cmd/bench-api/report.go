@@ -191,6 +191,7 @@ func (b *bench) printPhaseTable(cols []column) {
 	rows = append(rows,
 		row{name: "REST calls", value: count(func(p *phaseResult) int { return p.calls.REST.Calls })},
 		row{name: "object-storage calls", value: count(func(p *phaseResult) int { return p.calls.ObjectStorage.Calls })},
+		row{name: "S3 calls (R2's S3 API, outside the REST budget)", value: count(func(p *phaseResult) int { return p.calls.S3.Calls })},
 		row{name: "KV write calls (single and bulk)", value: count(func(p *phaseResult) int { return p.kvWriteCalls() })},
 		row{name: "  of them to the routes namespace", value: count(func(p *phaseResult) int { return p.routeWriteCalls() })},
 		row{name: "429 answers", value: count(func(p *phaseResult) int { return p.rateLimited() })},
@@ -306,8 +307,8 @@ func (b *bench) printGoals() {
 		fmt.Printf("   first apply REST calls: %d (the goal, 1,400, is for the issue's sizes)\n", apply.calls.REST.Calls)
 	}
 	if edit := b.phaseOf(modeEconomy, p, phaseEdit); edit != nil && edit.na == "" {
-		fmt.Printf("   a one-file site edit ≤ 4 calls (issue 14: object, manifest, record, purge): %d (%d REST + %d object-storage), %s\n",
-			edit.budgetCalls(), edit.calls.REST.Calls, edit.calls.ObjectStorage.Calls, verdict(edit.budgetCalls() <= 4))
+		fmt.Printf("   a one-file site edit ≤ 4 calls (issue 14: object, manifest, record, purge): %d (%d REST + %d object-storage + %d S3), %s\n",
+			edit.allCalls(), edit.calls.REST.Calls, edit.calls.ObjectStorage.Calls, edit.calls.S3.Calls, verdict(edit.allCalls() <= 4))
 	}
 	total := 0
 	for _, r := range b.runs {
@@ -354,7 +355,7 @@ func (b *bench) printLastLine() {
 	fmt.Printf("bench-api: refresh_calls=%s create_kv_calls=%s static_edit_calls=%s first_apply_calls=%s refresh_calls_per_resource_mode=%s\n",
 		value(b.phaseOf(modeEconomy, b.parallelism, phasePlan), rest),
 		value(apply, (*phaseResult).routeWriteCalls),
-		value(b.phaseOf(modeEconomy, b.parallelism, phaseEdit), (*phaseResult).budgetCalls),
+		value(b.phaseOf(modeEconomy, b.parallelism, phaseEdit), (*phaseResult).allCalls),
 		value(apply, rest),
 		value(b.phaseOf(modeAnchor, b.parallelism, phasePlan), rest))
 }
