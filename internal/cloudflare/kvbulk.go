@@ -34,11 +34,12 @@ const kvBulkAttempts = 3
 // that gap sends a batch per cohort and the cohorts never merge (20 ms gave 312 bulk writes for
 // 1,000 records). A lull several gaps long means no more requests are coming: every operation
 // Terraform may run is waiting here or elsewhere, and the batch is as large as it can get
-// (10 bulk writes for those 1,000 records). The linger bounds the wait when requests trickle in
-// without a lull; a single write waits kvQuiet.
+// (10 bulk writes for those 1,000 records). The gaps stretch on a loaded machine (200 ms left
+// too little margin there), so the lull is 300 ms. The linger bounds the wait when requests
+// trickle in without a lull; a single write waits kvQuiet.
 const (
 	kvLinger = 5 * time.Second
-	kvQuiet  = 200 * time.Millisecond
+	kvQuiet  = 300 * time.Millisecond
 )
 
 // kvOp is one write or delete of a key.

@@ -277,8 +277,8 @@ func changeRecord(t *testing.T, edge *testEdge, ns, app string, port int) {
 }
 
 // TestAccEconomy_CreatesShareBulkWrites: 60 new apps and 20 custom domains at Terraform's
-// default parallelism (10) are written with about ⌈80/10⌉ bulk writes, no single-key write, no
-// read (the listings say the keys are free) and no purge (a new host has nothing worth purging).
+// default parallelism (10) share bulk writes, with no single-key write, no read (the listings
+// say the keys are free) and no purge (a new host has nothing worth purging).
 func TestAccEconomy_CreatesShareBulkWrites(t *testing.T) {
 	tap := newAPITap()
 	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
@@ -287,8 +287,12 @@ func TestAccEconomy_CreatesShareBulkWrites(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: manyTenants(edge, 60, 20, 8080),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{planCheckFunc(func() error {
-				// Terraform's default -parallelism is 10.
-				const goal = 60/10 + 20/10 + 2
+				// At Terraform's default -parallelism (10) the floor is ⌈60/10⌉ + ⌈20/10⌉ = 8; the
+				// mappings are written as their hostnames validate, in poll rounds, and a loaded
+				// machine stretches Terraform's gaps between starts past the batches' lull, so
+				// the bound asks for sharing (a call per 4 writes at most), not the floor.
+				// TestKVBatches_StaggeredStartsFillBatchesToTheParallelism pins the batching.
+				const goal = (60 + 20) / 4
 				writes, single := tap.count("kv bulk write"), tap.count("kv single write")
 				reads := tap.count("kv read") + tap.count("kv bulk read")
 				if single != 0 || writes == 0 || writes > goal || reads != 0 || tap.count("purge") != 0 {
