@@ -331,7 +331,7 @@ func TestKVIndex_OneListingServesEveryLookup(t *testing.T) {
 
 	// Past its age the listing is taken again.
 	now := time.Now()
-	a.c.KVIndex.now = func() time.Time { return now.Add(2 * KVIndexMaxAge) }
+	a.c.KVIndex.listings.now = func() time.Time { return now.Add(2 * KVIndexMaxAge) }
 	if _, listed, _ := a.c.KVIndex.Lookup(ctx, a.id.AccountID, ns, "k0"); !listed {
 		t.Error("a fresh listing does not show k0, which the API still holds")
 	}

@@ -18,9 +18,9 @@ const hostnamesPerPage = 1000
 // Like KVIndex it notes what this process writes, and "not listed" means "look it up to be
 // sure". Safe for concurrent use.
 type HostnameIndex struct {
-	c      *Client
-	maxAge time.Duration
-	now    func() time.Time
+	c        *Client
+	listings *listings[string, map[string]*CustomHostname] // by zone: id → hostname
+	now      func() time.Time
 	// pollEvery is the shortest time between two poll rounds of a zone.
 	pollEvery time.Duration
 
@@ -28,19 +28,11 @@ type HostnameIndex struct {
 	zones map[string]*hostZone
 }
 
+// hostZone is a zone's shared poll: the round waiters are gathered for starts when its first
+// waiter arrives and pollEvery has passed since the last round; its result is every waiter's.
 type hostZone struct {
-	listing *hostListing
-	// round is the poll round waiters are gathered for: it starts when its first waiter
-	// arrives and pollEvery has passed since the last round; its result is every waiter's.
 	round     *pollRound
 	lastRound time.Time
-}
-
-type hostListing struct {
-	ready chan struct{}
-	err   error
-	at    time.Time
-	byID  map[string]*CustomHostname
 }
 
 type pollRound struct {
@@ -52,7 +44,8 @@ type pollRound struct {
 
 // NewHostnameIndex returns an empty index over client c.
 func NewHostnameIndex(c *Client) *HostnameIndex {
-	return &HostnameIndex{c: c, maxAge: KVIndexMaxAge, now: time.Now, pollEvery: 3 * time.Second, zones: map[string]*hostZone{}}
+	return &HostnameIndex{c: c, listings: newListings[string, map[string]*CustomHostname](KVIndexMaxAge),
+		now: time.Now, pollEvery: 3 * time.Second, zones: map[string]*hostZone{}}
 }
 
 func (x *HostnameIndex) zone(zoneID string) *hostZone {
@@ -70,9 +63,7 @@ func (x *HostnameIndex) ByID(ctx context.Context, zoneID, id string) (h *CustomH
 	if err != nil {
 		return nil, false, err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	h, listed = l.byID[id]
+	x.listings.read(l, func(byID map[string]*CustomHostname) { h, listed = byID[id] })
 	return h, listed, nil
 }
 
@@ -83,67 +74,39 @@ func (x *HostnameIndex) ByName(ctx context.Context, zoneID, hostname string) (h 
 	if err != nil {
 		return nil, false, err
 	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, h := range l.byID {
-		if h.Hostname == hostname {
-			return h, true, nil
-		}
-	}
-	return nil, false, nil
-}
-
-func (x *HostnameIndex) listing(ctx context.Context, zoneID string) (*hostListing, error) {
-	x.mu.Lock()
-	z := x.zone(zoneID)
-	l := z.listing
-	if l == nil || (isClosed(l.ready) && (l.err != nil || x.now().Sub(l.at) > x.maxAge)) {
-		l = &hostListing{ready: make(chan struct{})}
-		z.listing = l
-		x.mu.Unlock()
-		all, err := x.c.ListCustomHostnames(ctx, zoneID)
-		x.mu.Lock()
-		l.err, l.at = err, x.now()
-		if err == nil {
-			l.byID = make(map[string]*CustomHostname, len(all))
-			for _, h := range all {
-				l.byID[h.ID] = h
+	x.listings.read(l, func(byID map[string]*CustomHostname) {
+		for _, candidate := range byID {
+			if candidate.Hostname == hostname {
+				h, listed = candidate, true
+				return
 			}
 		}
-		close(l.ready)
-		x.mu.Unlock()
-		return l, err
-	}
-	x.mu.Unlock()
-	select {
-	case <-l.ready:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return l, l.err
+	})
+	return h, listed, nil
+}
+
+func (x *HostnameIndex) listing(ctx context.Context, zoneID string) (*listing[map[string]*CustomHostname], error) {
+	return x.listings.get(ctx, zoneID, func(ctx context.Context) (map[string]*CustomHostname, error) {
+		all, err := x.c.ListCustomHostnames(ctx, zoneID)
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]*CustomHostname, len(all))
+		for _, h := range all {
+			byID[h.ID] = h
+		}
+		return byID, nil
+	})
 }
 
 // Noted records a hostname this process created or changed.
 func (x *HostnameIndex) Noted(zoneID string, h *CustomHostname) {
-	x.update(zoneID, func(byID map[string]*CustomHostname) { byID[h.ID] = h })
+	x.listings.update(zoneID, func(byID map[string]*CustomHostname) { byID[h.ID] = h })
 }
 
 // Forgot records a hostname this process deleted.
 func (x *HostnameIndex) Forgot(zoneID, id string) {
-	x.update(zoneID, func(byID map[string]*CustomHostname) { delete(byID, id) })
-}
-
-func (x *HostnameIndex) update(zoneID string, change func(map[string]*CustomHostname)) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	z := x.zone(zoneID)
-	if l := z.listing; l != nil {
-		if !isClosed(l.ready) || l.err != nil {
-			z.listing = nil // may predate the write: list afresh next time
-			return
-		}
-		change(l.byID)
-	}
+	x.listings.update(zoneID, func(byID map[string]*CustomHostname) { delete(byID, id) })
 }
 
 // Poll waits for the zone's next poll round and returns what it found of hostname id (found is
