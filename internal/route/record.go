@@ -52,10 +52,21 @@ type Dynamic struct {
 	TimeoutMS int `json:"timeout_ms"`
 }
 
-// Static is the delivery data of a static app.
+// Static is the delivery data of a static app. It has two layouts, told apart by Manifest:
+//
+//   - content-addressed (Manifest set): Prefix is the site's root ("sites/shop/"), Manifest
+//     the key of one version's manifest under it ("sites/shop/manifests/3f2a….json"), and each
+//     path resolves through the manifest to an object shared by every version
+//     (SiteObjectKey). What kamuidash_static_site writes.
+//   - by prefix (no Manifest): Prefix is one version's own prefix ("sites/shop/3f2a…/") and a
+//     path is the object key under it. The earlier layout; records written that way keep
+//     being served as they are.
+//
+// Manifest is optional so that every record written before it existed decodes, and hashes,
+// exactly as before; a Worker that predates it refuses a record that carries it (strict
+// decoding), which the guard's Worker-first ordering of plans rules out (DESIGN.md §5).
 type Static struct {
-	// Prefix is the object-key prefix in the static bucket, ending in "/" (content-addressed,
-	// e.g. "sites/shop/3f2a…/").
+	// Prefix is the object-key prefix in the static bucket, ending in "/".
 	Prefix string `json:"prefix"`
 	// Index is the object served for a directory path, e.g. "index.html".
 	Index string `json:"index"`
@@ -63,6 +74,8 @@ type Static struct {
 	NotFound string `json:"not_found"`
 	// SPA serves Index (with 200) for paths that have no object, for client-side routers.
 	SPA bool `json:"spa"`
+	// Manifest is the object key of the version's manifest (see SiteManifest), under Prefix.
+	Manifest string `json:"manifest,omitempty"`
 }
 
 // Record is the value under an app's key in the ROUTES namespace.
@@ -176,22 +189,29 @@ func (s *Static) validate() error {
 	if s.Prefix == "" || s.Index == "" {
 		return fieldErr("static", ErrMissingDelivery, `"prefix" and "index" are required`)
 	}
-	if !validObjectPath(strings.TrimSuffix(s.Prefix, "/")) || !strings.HasSuffix(s.Prefix, "/") {
+	if !validObjectPath(strings.TrimSuffix(s.Prefix, "/"), maxRecordPathBytes) || !strings.HasSuffix(s.Prefix, "/") {
 		return fieldErr("static.prefix", ErrInvalidField, `must be a relative object path ending in "/"`)
 	}
-	if !validObjectPath(s.Index) {
+	if !validObjectPath(s.Index, maxRecordPathBytes) {
 		return fieldErr("static.index", ErrInvalidField, "must be a relative object path")
 	}
-	if s.NotFound != "" && !validObjectPath(s.NotFound) {
+	if s.NotFound != "" && !validObjectPath(s.NotFound, maxRecordPathBytes) {
 		return fieldErr("static.not_found", ErrInvalidField, "must be a relative object path")
+	}
+	if s.Manifest != "" && (!validObjectPath(s.Manifest, maxRecordPathBytes) || !strings.HasPrefix(s.Manifest, s.Prefix)) {
+		return fieldErr("static.manifest", ErrInvalidField, `must be an object path under "prefix"`)
 	}
 	return nil
 }
 
-// validObjectPath accepts "a/b.html": no leading slash, no empty, "." or ".." segments, no
-// control characters or backslashes, so a record cannot point outside its prefix.
-func validObjectPath(p string) bool {
-	if p == "" || len(p) > 512 {
+// maxRecordPathBytes bounds the object paths a record names.
+const maxRecordPathBytes = 512
+
+// validObjectPath accepts "a/b.html" of at most limit bytes: no leading slash, no empty, "."
+// or ".." segments, no control characters or backslashes, so a record cannot point outside
+// its prefix.
+func validObjectPath(p string, limit int) bool {
+	if p == "" || len(p) > limit {
 		return false
 	}
 	for _, seg := range strings.Split(p, "/") {

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -179,6 +180,9 @@ func TestStaticValidation(t *testing.T) {
 		{Prefix: "sites/a/", Index: "a\\b"},
 		{Prefix: "sites/a/", Index: "index.html", NotFound: "/404.html"},
 		{Prefix: "sites//a/", Index: "index.html"},
+		{Prefix: "sites/a/", Index: "index.html", Manifest: "sites/b/manifests/v.json"}, // another site's
+		{Prefix: "sites/a/", Index: "index.html", Manifest: "sites/a/../b/manifests/v.json"},
+		{Prefix: "sites/a/", Index: "index.html", Manifest: "/sites/a/manifests/v.json"},
 	}
 	for _, s := range bad {
 		r := staticRecord()
@@ -192,6 +196,32 @@ func TestStaticValidation(t *testing.T) {
 	ok.Static.NotFound = ""
 	if _, _, err := EncodeRecord(ok); err != nil {
 		t.Errorf("empty not_found must mean a fixed 404: %v", err)
+	}
+}
+
+// A record without a manifest must encode and hash exactly as it did before the field existed,
+// so every record already in KV keeps its rev and a refresh sees no change.
+func TestStaticManifestIsOptionalOnTheWire(t *testing.T) {
+	b, legacy, err := EncodeRecord(staticRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte("manifest")) {
+		t.Errorf("a record without a manifest carries the field: %s", b)
+	}
+	withManifest := staticRecord()
+	withManifest.Static.Prefix = "sites/docs/"
+	withManifest.Static.Manifest = "sites/docs/manifests/3f2a.json"
+	b2, r2, err := EncodeRecord(withManifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r2.Rev == legacy.Rev {
+		t.Error("the manifest is not part of the rev")
+	}
+	got, err := DecodeRecord(b2)
+	if err != nil || got.Static.Manifest != withManifest.Static.Manifest {
+		t.Errorf("round trip = %+v, %v", got.Static, err)
 	}
 }
 

@@ -1,0 +1,141 @@
+package route
+
+import (
+	"encoding/json"
+	"strconv"
+)
+
+// A content-addressed static site lives under one prefix in the static bucket:
+//
+//	<prefix>objects/<sha256>            one object per distinct content, shared by every version
+//	<prefix>manifests/<version>.json    one manifest per version: path → object, type, size
+//
+// A version is immutable: its manifest is written once, after every object it names, and
+// never rewritten, so a reader may hold a manifest as long as it likes. An edit uploads the
+// objects no kept version has yet and a new manifest; a rollback points the route record at
+// a kept manifest again and uploads nothing.
+
+// SiteManifestVersion is the only manifest format version this code reads and writes.
+const SiteManifestVersion = 1
+
+// MaxSiteManifestBytes bounds a manifest the Worker reads into memory: 20,000 files (the
+// provider's limit) with long paths fit with room to spare.
+const MaxSiteManifestBytes = 8 << 20
+
+// MaxSitePathBytes is the longest path a manifest may hold, the longest path the Worker
+// serves.
+const MaxSitePathBytes = 1024
+
+// SiteFile is one path of a site version.
+type SiteFile struct {
+	// Object is the lower-case hex SHA-256 of the content: the object's key under
+	// <prefix>objects/ and, quoted, the ETag served for it.
+	Object string `json:"object"`
+	// Type is the Content-Type served for the path. It belongs to the path, not the object:
+	// two paths with the same bytes may be served as different types.
+	Type string `json:"type"`
+	// Size is the content's length in bytes.
+	Size int64 `json:"size"`
+}
+
+// SiteManifest is one version of a content-addressed site.
+type SiteManifest struct {
+	V int `json:"v"`
+	// Files maps a path relative to the site root ("assets/app.js") to its file.
+	Files map[string]SiteFile `json:"files"`
+}
+
+// SiteObjectKey is the key of a content object of the site under prefix.
+func SiteObjectKey(prefix, object string) string { return prefix + "objects/" + object }
+
+// SiteObjectsPrefix holds every content object of the site under prefix.
+func SiteObjectsPrefix(prefix string) string { return prefix + "objects/" }
+
+// SiteManifestsPrefix holds every manifest of the site under prefix.
+func SiteManifestsPrefix(prefix string) string { return prefix + "manifests/" }
+
+// SiteManifestKey is the key of one version's manifest.
+func SiteManifestKey(prefix, version string) string {
+	return SiteManifestsPrefix(prefix) + version + ".json"
+}
+
+// SiteETag is the strong ETag of a content object: its hash, quoted.
+func SiteETag(object string) string { return `"` + object + `"` }
+
+// EncodeSiteManifest validates m, sets V and returns its canonical JSON (encoding/json sorts
+// map keys, so the same files always give the same bytes).
+func EncodeSiteManifest(m SiteManifest) ([]byte, error) {
+	m.V = SiteManifestVersion
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+// DecodeSiteManifest strictly parses a manifest, with the rules of DecodeRecord: unknown or
+// duplicated fields, another version and any invalid file are errors.
+func DecodeSiteManifest(b []byte) (SiteManifest, error) {
+	if len(b) > MaxSiteManifestBytes {
+		return SiteManifest{}, fieldErr("", ErrMalformed, "larger than "+strconv.Itoa(MaxSiteManifestBytes)+" bytes")
+	}
+	var m SiteManifest
+	if err := decodeStrict(b, &m); err != nil {
+		return SiteManifest{}, err
+	}
+	if m.V != SiteManifestVersion {
+		return SiteManifest{}, fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(m.V))
+	}
+	if err := m.validate(); err != nil {
+		return SiteManifest{}, err
+	}
+	return m, nil
+}
+
+func (m SiteManifest) validate() error {
+	if len(m.Files) == 0 {
+		return fieldErr("files", ErrMissingDelivery, "a site has at least one file")
+	}
+	for p, f := range m.Files {
+		field := "files[" + strconv.Quote(p) + "]"
+		if !validObjectPath(p, MaxSitePathBytes) {
+			return fieldErr(field, ErrInvalidField, "must be a relative path")
+		}
+		if !IsSiteObject(f.Object) {
+			return fieldErr(field+".object", ErrInvalidField, "must be 64 lower-case hex digits")
+		}
+		if !validContentType(f.Type) {
+			return fieldErr(field+".type", ErrInvalidField, "must be 1-255 printable ASCII characters")
+		}
+		if f.Size < 0 {
+			return fieldErr(field+".size", ErrInvalidField, "must not be negative")
+		}
+	}
+	return nil
+}
+
+// IsSiteObject reports whether s is a content object's name: a lower-case hex SHA-256.
+func IsSiteObject(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// validContentType keeps a manifest from putting anything into a response header but a
+// plain media type.
+func validContentType(t string) bool {
+	if t == "" || len(t) > 255 {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < 0x20 || t[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
