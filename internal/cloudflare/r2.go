@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -64,6 +65,33 @@ type seekBody struct{ io.ReadSeeker }
 
 func (seekBody) Close() error { return nil }
 
+// R2GetObject reads one small object whole (a site manifest), refusing one larger than limit
+// bytes. A missing object is found=false.
+func (c *Client) R2GetObject(ctx context.Context, accountID, bucket, key string, limit int64) (body []byte, found bool, err error) {
+	if c.r2s3 != nil {
+		return c.r2s3.get(ctx, bucket, key, limit)
+	}
+	res, err := c.R2.Buckets.Objects.Get(ctx, bucket, objectKeyPath(key), r2.BucketObjectGetParams{AccountID: cf.F(accountID)})
+	if isStatus(err, http.StatusNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer res.Body.Close()
+	body, err = readLimited(res.Body, limit, key)
+	return body, err == nil, err
+}
+
+// readLimited reads r whole unless it is longer than limit bytes.
+func readLimited(r io.Reader, limit int64, key string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err == nil && int64(len(b)) > limit {
+		err = fmt.Errorf("object %q is larger than %d bytes", key, limit)
+	}
+	return b, err
+}
+
 // R2DeleteObject deletes one object; a missing object is not an error.
 func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key string) error {
 	if c.r2s3 != nil {
@@ -74,6 +102,20 @@ func (c *Client) R2DeleteObject(ctx context.Context, accountID, bucket, key stri
 		return nil
 	}
 	return err
+}
+
+// R2DeleteObjects deletes the keys, missing ones included: through the S3 API in batches of
+// 1,000 (DeleteObjects), through the REST API one call per key (it has no batch).
+func (c *Client) R2DeleteObjects(ctx context.Context, accountID, bucket string, keys []string) error {
+	if c.r2s3 != nil {
+		return c.r2s3.deleteMany(ctx, bucket, keys)
+	}
+	for _, k := range keys {
+		if err := c.R2DeleteObject(ctx, accountID, bucket, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // R2ListObjects lists every object under prefix, following the cursor. A missing bucket is

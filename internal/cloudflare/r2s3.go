@@ -3,6 +3,7 @@ package cloudflare
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -55,9 +56,50 @@ func (s *r2S3) put(ctx context.Context, bucket, key string, body io.ReadSeeker, 
 	return err
 }
 
+func (s *r2S3) get(ctx context.Context, bucket, key string, limit int64) ([]byte, bool, error) {
+	out, err := s.c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	var noKey *s3types.NoSuchKey
+	var apiErr smithy.APIError
+	if errors.As(err, &noKey) || errors.As(err, &apiErr) && apiErr.ErrorCode() == "NoSuchKey" {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer out.Body.Close()
+	b, err := readLimited(out.Body, limit, key)
+	return b, err == nil, err
+}
+
 func (s *r2S3) delete(ctx context.Context, bucket, key string) error {
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	return err // S3 answers a missing key with success
+}
+
+// s3DeleteBatch is DeleteObjects' largest batch.
+const s3DeleteBatch = 1000
+
+func (s *r2S3) deleteMany(ctx context.Context, bucket string, keys []string) error {
+	for len(keys) > 0 {
+		n := min(len(keys), s3DeleteBatch)
+		ids := make([]s3types.ObjectIdentifier, n)
+		for i, k := range keys[:n] {
+			ids[i] = s3types.ObjectIdentifier{Key: aws.String(k)}
+		}
+		out, err := s.c.DeleteObjects(ctx, &s3.DeleteObjectsInput{
+			Bucket: aws.String(bucket),
+			Delete: &s3types.Delete{Objects: ids, Quiet: aws.Bool(true)},
+		})
+		if err != nil {
+			return err
+		}
+		if len(out.Errors) > 0 {
+			e := out.Errors[0]
+			return fmt.Errorf("deleting %q: %s (%s), and %d more keys failed", aws.ToString(e.Key), aws.ToString(e.Message), aws.ToString(e.Code), len(out.Errors)-1)
+		}
+		keys = keys[n:]
+	}
+	return nil
 }
 
 // list lists every object under prefix, 1,000 a page. A missing bucket is found=false.

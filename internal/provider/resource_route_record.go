@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -61,6 +62,7 @@ type routeStaticModel struct {
 	Index    types.String `tfsdk:"index"`
 	NotFound types.String `tfsdk:"not_found"`
 	SPA      types.Bool   `tfsdk:"spa"`
+	Manifest types.String `tfsdk:"manifest"`
 }
 
 func (r *routeRecordResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -126,9 +128,18 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 				Optional:            true,
 				Attributes: map[string]schema.Attribute{
 					"prefix": schema.StringAttribute{
-						MarkdownDescription: "The object-key prefix of the site in the static bucket, ending in `/` (for example `sites/docs/3f2a9c/`).",
-						Required:            true,
-						Validators:          []validator.String{objectPrefix()},
+						MarkdownDescription: "The object-key prefix of the site in the static bucket, ending in `/`: a `kamuidash_static_site`'s `prefix` " +
+							"(`sites/docs/`) together with its `manifest`, or, without `manifest`, the prefix under which each path is an object of its own " +
+							"(for example `sites/docs/3f2a9c/`, the layout of sites uploaded by other tooling).",
+						Required:   true,
+						Validators: []validator.String{objectPrefix()},
+					},
+					"manifest": schema.StringAttribute{
+						MarkdownDescription: "The key of the site version's manifest, under `prefix`: a `kamuidash_static_site`'s `manifest`. " +
+							"Each path is then served through the manifest from the site's content-addressed objects. Setting it to one of the site's kept " +
+							"`versions` (`sites/<name>/manifests/<version>.json`) rolls the site back without uploading anything.",
+						Optional:   true,
+						Validators: []validator.String{objectPath()},
 					},
 					"index": schema.StringAttribute{
 						MarkdownDescription: "The object served for a directory path. Defaults to `index.html`.",
@@ -181,7 +192,7 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 		known = append(known, m.Dynamic.Origin, m.Dynamic.Upstream, m.Dynamic.Timeout)
 	}
 	if m.Static != nil {
-		known = append(known, m.Static.Prefix, m.Static.Index, m.Static.NotFound, m.Static.SPA)
+		known = append(known, m.Static.Prefix, m.Static.Index, m.Static.NotFound, m.Static.SPA, m.Static.Manifest)
 	}
 	for _, v := range known {
 		if v.IsUnknown() {
@@ -205,6 +216,7 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 			Index:    m.Static.Index.ValueString(),
 			NotFound: m.Static.NotFound.ValueString(),
 			SPA:      m.Static.SPA.ValueBool(),
+			Manifest: m.Static.Manifest.ValueString(),
 		}
 	}
 	return rec, true
@@ -233,6 +245,7 @@ func (m *routeRecordModel) fromRecord(rec route.Record) {
 			Index:    types.StringValue(rec.Static.Index),
 			NotFound: optionalString(rec.Static.NotFound),
 			SPA:      types.BoolValue(rec.Static.SPA),
+			Manifest: optionalString(rec.Static.Manifest),
 		}
 	}
 }
@@ -260,6 +273,12 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 		rev = types.StringValue(enc.Rev)
+		if st := rec.Static; st != nil && st.Manifest == "" && siteRootPrefix.MatchString(st.Prefix) {
+			resp.Diagnostics.AddAttributeWarning(path.Root("static").AtName("manifest"), "Static Record Without Its Manifest",
+				"The prefix "+quote(st.Prefix)+" is a kamuidash_static_site's prefix, but manifest is not set: the edge would look for "+
+					"each path as an object of its own under it, which a content-addressed site does not have, and answer 404. "+
+					"Set manifest = kamuidash_static_site.<name>.manifest beside prefix.")
+		}
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), rev)...)
 	if !plan.RoutesNamespaceID.IsUnknown() && !plan.App.IsUnknown() {
@@ -360,6 +379,9 @@ func upstreamRef() validator.String {
 		rule: "namespace/service:port with DNS-label names and a port 1-65535, such as tenant-shop/web:8080",
 	}
 }
+
+// siteRootPrefix matches a kamuidash_static_site's prefix, sites/<name>/.
+var siteRootPrefix = regexp.MustCompile(`^sites/[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?/$`)
 
 // objectPrefix and objectPath apply the contract's own rules for static object keys.
 func objectPrefix() validator.String {

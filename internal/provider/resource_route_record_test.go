@@ -145,6 +145,8 @@ func TestAccRouteRecord_ValidatedAtPlan(t *testing.T) {
 		"bad upstream": {`dynamic = { origin = "o.kamui.test", upstream = "web:80" }`, `namespace/service:port`},
 		"bad prefix":   {`static = { prefix = "/abs" }`, `relative object path ending in "/"`},
 		"escape":       {`static = { prefix = "a/", index = "../x" }`, `relative object path`},
+		// A manifest must lie under the record's prefix: a record never reaches another site.
+		"another site's manifest": {`static = { prefix = "sites/docs/", manifest = "sites/shop/manifests/1.json" }`, `(?s)Invalid Route Record.*static.manifest.*under "prefix"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resource.Test(t, resource.TestCase{

@@ -1,23 +1,29 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/staticsite"
 )
 
@@ -28,7 +34,8 @@ var (
 )
 
 // NewStaticSiteResource returns the kamuidash_static_site resource: a directory of static
-// files uploaded to R2 under a content-addressed prefix, for a static route record to serve.
+// files uploaded to R2 as content-addressed objects with a manifest per version, for a static
+// route record to serve.
 func NewStaticSiteResource() resource.Resource {
 	return &staticSiteResource{}
 }
@@ -38,16 +45,26 @@ type staticSiteResource struct {
 }
 
 type staticSiteModel struct {
-	ID        types.String `tfsdk:"id"`
-	Name      types.String `tfsdk:"name"`
-	Bucket    types.String `tfsdk:"bucket"`
-	SourceDir types.String `tfsdk:"source_dir"`
-	Version   types.String `tfsdk:"version"`
-	Prefix    types.String `tfsdk:"prefix"`
-	Files     types.Map    `tfsdk:"files"`
+	ID             types.String `tfsdk:"id"`
+	Name           types.String `tfsdk:"name"`
+	Bucket         types.String `tfsdk:"bucket"`
+	SourceDir      types.String `tfsdk:"source_dir"`
+	RetainVersions types.Int64  `tfsdk:"retain_versions"`
+	Version        types.String `tfsdk:"version"`
+	Prefix         types.String `tfsdk:"prefix"`
+	Manifest       types.String `tfsdk:"manifest"`
+	Versions       types.List   `tfsdk:"versions"`
+	Files          types.Map    `tfsdk:"files"`
 }
 
 var r2BucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
+
+// defaultRetainVersions keeps the current version and two before it for a rollback.
+const defaultRetainVersions = 3
+
+// missingObject is the value files shows for a path whose object a refresh did not find: any
+// value but a hash, so the plan shows the path changing and the apply uploads it again.
+const missingObject = "missing"
 
 func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_static_site"
@@ -55,20 +72,22 @@ func (r *staticSiteResource) Metadata(_ context.Context, req resource.MetadataRe
 
 func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "A static site: the files of a directory uploaded to the R2 bucket the edge Worker serves from, " +
-			"under the content-addressed prefix `sites/<name>/<version>/`. The version is computed from the files at plan time, " +
-			"so the plan shows when content changes and a `kamuidash_route_record` can point its `static.prefix` at the new version. " +
-			"An update uploads the new version and keeps the one it replaces (records still pointing at it keep working until they " +
-			"move); older versions are deleted. The bucket is created when missing and never deleted. Hidden files (a leading `.`) " +
-			"are not uploaded.",
+		MarkdownDescription: "A static site: the files of a directory uploaded to the R2 bucket the edge Worker serves from, content-addressed. " +
+			"Each distinct content is one object, `sites/<name>/objects/<sha256>`, shared by every version; each version is one manifest, " +
+			"`sites/<name>/manifests/<version>.json`, naming the object, content type and size of every path. The version and the file list " +
+			"are computed from the files at plan time, so the plan shows exactly which paths change, and an apply uploads only the objects " +
+			"the site does not hold yet, then the manifest; a `kamuidash_route_record` pointing its `static.manifest` at the new manifest " +
+			"moves after both are in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them); " +
+			"objects no kept version names are deleted when a version leaves that window. The bucket is created when missing and never deleted. " +
+			"Hidden files (a leading `.`) are not uploaded.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The site's identity, `<bucket>/<name>`. Import an existing site by this value.",
+				MarkdownDescription: "The site's identity, `<bucket>/<name>`. Import an existing site by this value (or `<bucket>/<name>/<version>` when it holds several versions).",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "The site's name, a DNS label (for example the app's name); every version lives under `sites/<name>/`. Changing it replaces the site.",
+				MarkdownDescription: "The site's name, a DNS label (for example the app's name); everything of the site lives under `sites/<name>/`. Changing it replaces the site.",
 				Required:            true,
 				Validators:          []validator.String{dnsLabel()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -86,18 +105,35 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				Required:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
+			"retain_versions": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("How many versions to keep, the current one included, so that a route record can roll back to them. Defaults to %d.", defaultRetainVersions),
+				Optional:            true,
+				Computed:            true,
+				Default:             int64default.StaticInt64(defaultRetainVersions),
+				Validators:          []validator.Int64{int64validator.Between(1, 100)},
+			},
 			"version": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("The first %d hex digits of the SHA-256 over every file's path, content type and content: the same files give the same version on every machine.", staticsite.VersionLength),
 				Computed:            true,
 			},
 			"prefix": schema.StringAttribute{
-				MarkdownDescription: "The object-key prefix of this version, `sites/<name>/<version>/`: the value for a static route record's `prefix`.",
+				MarkdownDescription: "The site's object-key prefix, `sites/<name>/`: the value for a static route record's `prefix`.",
+				Computed:            true,
+			},
+			"manifest": schema.StringAttribute{
+				MarkdownDescription: "The key of this version's manifest, `sites/<name>/manifests/<version>.json`: the value for a static route record's `manifest`.",
+				Computed:            true,
+			},
+			"versions": schema.ListAttribute{
+				MarkdownDescription: "The kept versions, newest first (the current one first). Each one's manifest is `sites/<name>/manifests/<version>.json`.",
+				ElementType:         types.StringType,
 				Computed:            true,
 			},
 			"files": schema.MapAttribute{
-				MarkdownDescription: "The uploaded files: path relative to the site root → the hex MD5 of its content (R2's ETag). A file changed or deleted in the bucket shows as drift.",
-				ElementType:         types.StringType,
-				Computed:            true,
+				MarkdownDescription: "The site's files: path relative to the site root → the hex SHA-256 of its content (its object's name). " +
+					"An edit shows the paths that change; an object deleted from the bucket behind Terraform's back shows as `" + missingObject + "` and is uploaded again.",
+				ElementType: types.StringType,
+				Computed:    true,
 			},
 		},
 	}
@@ -107,8 +143,9 @@ func (r *staticSiteResource) Configure(_ context.Context, req resource.Configure
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-// ModifyPlan reads source_dir so the plan carries the version, prefix and file list: a content
-// change shows as an update with the new prefix, and the same files plan nothing.
+// ModifyPlan reads source_dir so the plan carries the version, manifest, kept versions and file
+// list: an edit shows as an update of exactly the changed paths, and the same files plan
+// nothing.
 func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		return // destroy
@@ -125,23 +162,37 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 				"Point source_dir at the directory of the built site (regular files, or links to files inside it).\n\nError: "+err.Error())
 		return
 	}
-	plan.Version = types.StringValue(manifest.Version)
-	plan.Prefix = types.StringValue(staticsite.Prefix(plan.Name.ValueString(), manifest.Version))
-	files, diags := manifestFiles(manifest)
-	resp.Diagnostics.Append(diags...)
-	plan.Files = files
-	if !plan.Bucket.IsUnknown() {
-		plan.ID = types.StringValue(plan.Bucket.ValueString() + "/" + plan.Name.ValueString())
+	var kept []string
+	if !req.State.Raw.IsNull() {
+		var state staticSiteModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		kept = stringList(ctx, state.Versions, &resp.Diagnostics)
+	}
+	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
+	if plan.RetainVersions.IsUnknown() {
+		plan.Versions = types.ListUnknown(types.StringType)
+	} else {
+		plan.Versions = listValue(keptVersions(manifest.Version, kept, plan.RetainVersions.ValueInt64()), &resp.Diagnostics)
+	}
+	if plan.Bucket.IsUnknown() {
+		plan.ID = types.StringUnknown()
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func manifestFiles(m *staticsite.Manifest) (types.Map, diag.Diagnostics) {
-	elems := make(map[string]attr.Value, len(m.Files))
-	for _, f := range m.Files {
-		elems[f.Path] = types.StringValue(f.ETag)
+// keptVersions is the window after current becomes the newest version: current, then the
+// versions kept before it, at most retain in all.
+func keptVersions(current string, before []string, retain int64) []string {
+	out := []string{current}
+	for _, v := range before {
+		if int64(len(out)) == retain {
+			break
+		}
+		if v != current {
+			out = append(out, v)
+		}
 	}
-	return types.MapValue(types.StringType, elems)
+	return out
 }
 
 func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -174,41 +225,83 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if !ok {
 		return
 	}
-	prefix := staticsite.Prefix(name, manifest.Version)
-	if err := r.upload(ctx, bucket, prefix, manifest); err != nil {
-		// Nothing half-written: take back what this apply uploaded.
-		r.deleteUnder(ctx, bucket, prefix, nil)
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to "+quote(bucket+"/"+prefix), err))
+	uploaded, err := r.publish(ctx, bucket, name, manifest, nil, false)
+	if err != nil {
+		// Nothing half-written: no other version can share what this apply uploaded.
+		if cleanupErr := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, uploaded); cleanupErr != nil {
+			tflog.Warn(ctx, "Could not delete the objects of a failed upload", map[string]any{"error": cleanupErr.Error()})
+		}
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket), err))
 		return
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
+	plan.Versions = listValue([]string{manifest.Version}, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
+// Read lists the site once and compares it with the state: a path whose object is gone shows
+// as missing, a kept version whose manifest is gone leaves the window, and a site with no
+// object left is gone.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	bucket, prefix := state.Bucket.ValueString(), state.Prefix.ValueString()
-	objects, found, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, prefix)
+	name, bucket := state.Name.ValueString(), state.Bucket.ValueString()
+	site := staticsite.SitePrefix(name)
+	listing, found, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, site)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Static Site", "Listing "+quote(prefix)+" in bucket "+quote(bucket), err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Static Site", "Listing "+quote(site)+" in bucket "+quote(bucket), err))
 		return
 	}
-	if !found || len(objects) == 0 {
-		tflog.Warn(ctx, "Static site is gone; removing it from state", map[string]any{"bucket": bucket, "prefix": prefix})
+	if !found || len(listing) == 0 {
+		tflog.Warn(ctx, "Static site is gone; removing it from state", map[string]any{"bucket": bucket, "prefix": site})
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	elems := make(map[string]attr.Value, len(objects))
-	for _, o := range objects {
-		elems[strings.TrimPrefix(o.Key, prefix)] = types.StringValue(strings.Trim(o.ETag, `"`))
+	if state.Prefix.ValueString() != site {
+		// A site uploaded by an earlier release, one prefix per version: the next apply
+		// uploads it content-addressed (its files' values differ), keeping the old version
+		// for the records that still point at it.
+		return
 	}
-	files, diags := types.MapValue(types.StringType, elems)
-	resp.Diagnostics.Append(diags...)
-	state.Files = files
+	present := make(map[string]bool, len(listing))
+	for _, o := range listing {
+		present[o.Key] = true
+	}
+	var kept []string
+	for _, v := range stringList(ctx, state.Versions, &resp.Diagnostics) {
+		if present[staticsite.ManifestKey(name, v)] {
+			kept = append(kept, v)
+		}
+	}
+	state.Versions = listValue(kept, &resp.Diagnostics)
+
+	files := map[string]string{}
+	resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &files, false)...)
+	current := state.Version.ValueString()
+	switch {
+	case !present[staticsite.ManifestKey(name, current)]:
+		// The version served is gone: every path must be published again.
+		files = map[string]string{}
+	case len(files) == 0:
+		// Just imported: the manifest tells the files.
+		files = map[string]string{}
+		m, ok := r.fetchManifest(ctx, bucket, name, current, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		for p, f := range m.Files {
+			files[p] = f.Object
+		}
+	}
+	for p, sha := range files {
+		if !present[staticsite.ObjectKey(name, sha)] {
+			files[p] = missingObject
+		}
+	}
+	state.Files = mapValue(files, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -224,30 +317,38 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !ok {
 		return
 	}
-	prefix := staticsite.Prefix(name, manifest.Version)
-	if err := r.upload(ctx, bucket, prefix, manifest); err != nil {
-		if prefix != state.Prefix.ValueString() {
-			r.deleteUnder(ctx, bucket, prefix, nil)
-		}
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to "+quote(bucket+"/"+prefix), err))
+	// The current version's objects are in place (the refresh saw each one); anything else is
+	// uploaded. An object of an older kept version is sent again when an edit reverts to it,
+	// which costs one upload and never a listing.
+	held := map[string]string{}
+	if state.Prefix.ValueString() == staticsite.SitePrefix(name) {
+		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &held, false)...)
+	}
+	have := make(map[string]bool, len(held))
+	for _, sha := range held {
+		have[sha] = true
+	}
+	// The same version (an import taking its source_dir, an object put back) has its manifest
+	// already: the refresh found it, or it would have cleared the files.
+	published := manifest.Version == state.Version.ValueString() && len(held) > 0
+	before := stringList(ctx, state.Versions, &resp.Diagnostics)
+	if _, err := r.publish(ctx, bucket, name, manifest, have, published); err != nil {
+		// What was uploaded stays: a kept version may share it, and the next prune takes
+		// whatever no kept version names. The record still points at the old version.
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket)+
+			"; the version served is unchanged", err))
 		return
 	}
-	// One pass over the site: keep the new version's files and the whole version it replaces
-	// (records may still point at it); older versions, and files no longer in the site, go.
-	want := make(map[string]bool, len(manifest.Files))
-	for _, f := range manifest.Files {
-		want[prefix+f.Path] = true
-	}
-	replaced := state.Prefix.ValueString()
-	keep := func(key string) bool {
-		return want[key] || (replaced != prefix && replaced != "" && strings.HasPrefix(key, replaced))
-	}
-	if err := r.deleteUnder(ctx, bucket, staticsite.SitePrefix(name), keep); err != nil {
-		resp.Diagnostics.AddWarning("Old Static Site Files Left Behind",
-			"The new version was uploaded, but deleting older versions or files no longer in the site failed; they only use storage. "+
-				"The next update tries again.\n\nError: "+err.Error())
+	kept := keptVersions(manifest.Version, before, plan.RetainVersions.ValueInt64())
+	if dropped := slices.DeleteFunc(slices.Clone(before), func(v string) bool { return slices.Contains(kept, v) }); len(dropped) > 0 {
+		if err := r.prune(ctx, bucket, name, manifest, kept); err != nil {
+			resp.Diagnostics.AddWarning("Old Static Site Versions Left Behind",
+				"The new version was uploaded, but deleting the versions that left the window of retain_versions failed; they only use storage. "+
+					"The next update that drops a version tries again.\n\nError: "+err.Error())
+		}
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
+	plan.Versions = listValue(kept, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -257,46 +358,72 @@ func (r *staticSiteResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if err := r.deleteUnder(ctx, state.Bucket.ValueString(), staticsite.SitePrefix(state.Name.ValueString()), nil); err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Static Site", "Deleting the objects under "+
-			quote(staticsite.SitePrefix(state.Name.ValueString()))+" in bucket "+quote(state.Bucket.ValueString()), err))
+	bucket, site := state.Bucket.ValueString(), staticsite.SitePrefix(state.Name.ValueString())
+	listing, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, site)
+	if err == nil {
+		err = r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, keysOf(listing))
+	}
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Static Site", "Deleting the objects under "+quote(site)+" in bucket "+quote(bucket), err))
 	}
 }
 
-// ImportState takes `<bucket>/<name>` and adopts the site's only version; source_dir comes
-// from the configuration at the next apply.
+// ImportState takes `<bucket>/<name>` for a site with one version, or `<bucket>/<name>/<version>`
+// to say which version is current; source_dir comes from the configuration at the next apply.
 func (r *staticSiteResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	bucket, name, ok := strings.Cut(req.ID, "/")
-	if !ok || !r2BucketPattern.MatchString(bucket) || !isDNSLabel(name) {
+	parts := strings.Split(req.ID, "/")
+	if len(parts) < 2 || len(parts) > 3 || !r2BucketPattern.MatchString(parts[0]) || !isDNSLabel(parts[1]) {
 		resp.Diagnostics.AddError("Invalid Import ID",
-			"A static site is imported as <bucket>/<name>, for example kamuidash-static/docs; got "+quote(req.ID)+".")
+			"A static site is imported as <bucket>/<name> (or <bucket>/<name>/<version>), for example kamuidash-static/docs; got "+quote(req.ID)+".")
 		return
 	}
-	objects, found, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, staticsite.SitePrefix(name))
+	bucket, name := parts[0], parts[1]
+	manifests := route.SiteManifestsPrefix(staticsite.SitePrefix(name))
+	listing, found, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, manifests)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Import Static Site", "Listing "+quote(staticsite.SitePrefix(name))+" in bucket "+quote(bucket), err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Import Static Site", "Listing "+quote(manifests)+" in bucket "+quote(bucket), err))
 		return
 	}
-	versions := map[string]bool{}
-	for _, o := range objects {
-		v, _, _ := strings.Cut(strings.TrimPrefix(o.Key, staticsite.SitePrefix(name)), "/")
-		versions[v] = true
-	}
-	if !found || len(versions) != 1 {
-		resp.Diagnostics.AddError("Cannot Import Static Site",
-			fmt.Sprintf("Importing needs exactly one version under %q in bucket %q; found %d. "+
-				"Delete the versions you do not want, or create the site afresh with a new name.", staticsite.SitePrefix(name), bucket, len(versions)))
-		return
+	var versions []string
+	for _, o := range listing {
+		if v, ok := strings.CutSuffix(strings.TrimPrefix(o.Key, manifests), ".json"); ok && !strings.Contains(v, "/") {
+			versions = append(versions, v)
+		}
 	}
 	var version string
-	for v := range versions {
-		version = v
+	switch {
+	case len(parts) == 3 && slices.Contains(versions, parts[2]):
+		version = parts[2]
+	case len(parts) == 2 && len(versions) == 1:
+		version = versions[0]
+	default:
+		resp.Diagnostics.AddError("Cannot Import Static Site", importVersionsProblem(bucket, name, parts, versions, found))
+		return
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), bucket+"/"+name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("bucket"), bucket)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("retain_versions"), int64(defaultRetainVersions))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("version"), version)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("prefix"), staticsite.Prefix(name, version))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("prefix"), staticsite.SitePrefix(name))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest"), staticsite.ManifestKey(name, version))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("versions"), []string{version})...)
+}
+
+func importVersionsProblem(bucket, name string, parts, versions []string, found bool) string {
+	where := fmt.Sprintf("under %q in bucket %q", route.SiteManifestsPrefix(staticsite.SitePrefix(name)), bucket)
+	switch {
+	case !found:
+		return fmt.Sprintf("The bucket %q does not exist.", bucket)
+	case len(versions) == 0:
+		return "No site version was found " + where + ". Sites uploaded by an earlier release (one prefix per version) cannot be imported: " +
+			"create the site afresh with a new name, or delete the old objects first."
+	case len(parts) == 3:
+		return fmt.Sprintf("The version %q is not %s; found %s.", parts[2], where, strings.Join(versions, ", "))
+	default:
+		return fmt.Sprintf("%d versions were found %s (%s): say which one is current with the import ID %s/%s/<version>.",
+			len(versions), where, strings.Join(versions, ", "), bucket, name)
+	}
 }
 
 // readManifest reads source_dir again at apply time; the plan's version must still match, or
@@ -320,54 +447,170 @@ func (r *staticSiteResource) readManifest(plan staticSiteModel, diags *diag.Diag
 // uploadProgressEvery is how often an upload logs its progress.
 const uploadProgressEvery = 50
 
-func (r *staticSiteResource) upload(ctx context.Context, bucket, prefix string, m *staticsite.Manifest) error {
-	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "prefix": prefix, "files": len(m.Files)})
-	for i, f := range m.Files {
-		if err := r.uploadFile(ctx, bucket, prefix, f); err != nil {
-			return err
-		}
-		if (i+1)%uploadProgressEvery == 0 {
-			tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": i + 1, "files": len(m.Files)})
+// publish uploads the objects of m that have does not name, then the manifest unless it is
+// published already: a record pointing at the manifest never names an object that is not
+// there yet. uploaded lists the keys written, for a caller that must take them back.
+func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (uploaded []string, err error) {
+	var send []staticsite.File
+	for _, f := range m.Objects() {
+		if !have[f.SHA256] {
+			send = append(send, f)
 		}
 	}
-	return nil
+	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "site": name, "version": m.Version,
+		"files": len(m.Files), "objects_to_upload": len(send)})
+	for i, f := range send {
+		key := staticsite.ObjectKey(name, f.SHA256)
+		if err := r.uploadFile(ctx, bucket, key, f); err != nil {
+			return uploaded, err
+		}
+		uploaded = append(uploaded, key)
+		if (i+1)%uploadProgressEvery == 0 {
+			tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": i + 1, "objects": len(send)})
+		}
+	}
+	if published {
+		return uploaded, nil
+	}
+	body, err := route.EncodeSiteManifest(m.Site())
+	if err != nil {
+		return uploaded, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	key := staticsite.ManifestKey(name, m.Version)
+	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, bytes.NewReader(body), int64(len(body)), "application/json"); err != nil {
+		return uploaded, fmt.Errorf("uploading the manifest %s: %w", key, err)
+	}
+	return append(uploaded, key), nil
 }
 
-// uploadFile streams one file to R2: a large file costs upload time, not memory.
-func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, prefix string, f staticsite.File) error {
+// uploadFile streams one file to R2 under key: a large file costs upload time, not memory.
+// The object's content type is the first path's; the Worker serves each path's own from the
+// manifest.
+func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, key string, f staticsite.File) error {
 	content, err := f.Open()
 	if err != nil {
 		return err // names the file already
 	}
 	defer content.Close()
-	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, prefix+f.Path, content, f.Size, f.ContentType); err != nil {
+	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, content, f.Size, f.ContentType); err != nil {
 		return fmt.Errorf("uploading %s: %w", f.Path, err)
 	}
 	return nil
 }
 
-// deleteUnder deletes every object under prefix whose key keep does not claim (nil: all).
-func (r *staticSiteResource) deleteUnder(ctx context.Context, bucket, prefix string, keep func(key string) bool) error {
-	objects, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, prefix)
+// prune deletes everything under the site that no kept version needs: the manifests of other
+// versions, the objects no kept manifest names, and what an earlier release left (one prefix
+// per version). It deletes nothing unless it could read every kept manifest, so an object is
+// never taken from a version that is still kept.
+func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, current *staticsite.Manifest, kept []string) error {
+	listing, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, staticsite.SitePrefix(name))
 	if err != nil {
 		return err
 	}
-	for _, o := range objects {
-		if keep != nil && keep(o.Key) {
+	keep := map[string]bool{}
+	for _, f := range current.Files {
+		keep[staticsite.ObjectKey(name, f.SHA256)] = true
+	}
+	for _, v := range kept {
+		keep[staticsite.ManifestKey(name, v)] = true
+		if v == current.Version {
 			continue
 		}
-		if err := r.data.Client.R2DeleteObject(ctx, r.data.AccountID, bucket, o.Key); err != nil {
-			return err
+		var diags diag.Diagnostics
+		m, ok := r.fetchManifest(ctx, bucket, name, v, &diags)
+		if !ok {
+			return fmt.Errorf("reading the kept version %s: %s", v, diagSummary(diags))
+		}
+		for _, f := range m.Files {
+			keep[staticsite.ObjectKey(name, f.Object)] = true
 		}
 	}
-	return nil
+	var drop []string
+	for _, o := range listing {
+		if !keep[o.Key] {
+			drop = append(drop, o.Key)
+		}
+	}
+	tflog.Info(ctx, "Pruning static site", map[string]any{"bucket": bucket, "site": name, "kept_versions": len(kept), "deleting": len(drop)})
+	return r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, drop)
+}
+
+// fetchManifest reads and checks one version's manifest.
+func (r *staticSiteResource) fetchManifest(ctx context.Context, bucket, name, version string, diags *diag.Diagnostics) (route.SiteManifest, bool) {
+	key := staticsite.ManifestKey(name, version)
+	body, found, err := r.data.Client.R2GetObject(ctx, r.data.AccountID, bucket, key, route.MaxSiteManifestBytes)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to Read Static Site", "Reading the manifest "+quote(key)+" in bucket "+quote(bucket), err))
+		return route.SiteManifest{}, false
+	}
+	if !found {
+		diags.AddError("Unable to Read Static Site", "The manifest "+quote(key)+" is not in bucket "+quote(bucket)+".")
+		return route.SiteManifest{}, false
+	}
+	m, err := route.DecodeSiteManifest(body)
+	if err != nil {
+		diags.AddError("Unable to Read Static Site", "The manifest "+quote(key)+" in bucket "+quote(bucket)+
+			" is not a site manifest this provider reads: "+err.Error())
+		return route.SiteManifest{}, false
+	}
+	return m, true
 }
 
 func (r *staticSiteResource) setFromManifest(m *staticSiteModel, manifest *staticsite.Manifest, diags *diag.Diagnostics) {
-	m.ID = types.StringValue(m.Bucket.ValueString() + "/" + m.Name.ValueString())
+	name := m.Name.ValueString()
+	m.ID = types.StringValue(m.Bucket.ValueString() + "/" + name)
 	m.Version = types.StringValue(manifest.Version)
-	m.Prefix = types.StringValue(staticsite.Prefix(m.Name.ValueString(), manifest.Version))
-	files, d := manifestFiles(manifest)
+	m.Prefix = types.StringValue(staticsite.SitePrefix(name))
+	m.Manifest = types.StringValue(staticsite.ManifestKey(name, manifest.Version))
+	files := make(map[string]string, len(manifest.Files))
+	for _, f := range manifest.Files {
+		files[f.Path] = f.SHA256
+	}
+	m.Files = mapValue(files, diags)
+}
+
+func keysOf(objects []kdcf.R2Object) []string {
+	keys := make([]string, len(objects))
+	for i, o := range objects {
+		keys[i] = o.Key
+	}
+	return keys
+}
+
+func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []string {
+	if l.IsNull() || l.IsUnknown() {
+		return nil
+	}
+	var out []string
+	diags.Append(l.ElementsAs(ctx, &out, false)...)
+	return out
+}
+
+func listValue(values []string, diags *diag.Diagnostics) types.List {
+	elems := make([]attr.Value, len(values))
+	for i, v := range values {
+		elems[i] = types.StringValue(v)
+	}
+	l, d := types.ListValue(types.StringType, elems)
 	diags.Append(d...)
-	m.Files = files
+	return l
+}
+
+func mapValue(values map[string]string, diags *diag.Diagnostics) types.Map {
+	elems := make(map[string]attr.Value, len(values))
+	for k, v := range values {
+		elems[k] = types.StringValue(v)
+	}
+	m, d := types.MapValue(types.StringType, elems)
+	diags.Append(d...)
+	return m
+}
+
+// diagSummary joins the summaries and details of error diagnostics, for an error message.
+func diagSummary(diags diag.Diagnostics) string {
+	var parts []string
+	for _, d := range diags.Errors() {
+		parts = append(parts, d.Summary()+": "+d.Detail())
+	}
+	return strings.Join(parts, "; ")
 }

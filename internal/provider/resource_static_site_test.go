@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,13 +12,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 const staticBucket = "kamuidash-test-static"
@@ -62,22 +65,14 @@ func (e *testEdge) objectKeys(bucket string) []string {
 	return keys
 }
 
-// versions returns the distinct version prefixes of site name in the bucket.
-func (e *testEdge) versions(bucket, name string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, k := range e.objectKeys(bucket) {
-		rest, ok := strings.CutPrefix(k, "sites/"+name+"/")
-		if !ok {
-			continue
-		}
-		v, _, _ := strings.Cut(rest, "/")
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
+// object is one object's content, straight from the local edge's state.
+func (e *testEdge) object(bucket, key string) []byte {
+	for _, b := range e.R2Buckets() {
+		if o := b.Objects[key]; b.Name == bucket && o != nil {
+			return o.Content
 		}
 	}
-	return out
+	return nil
 }
 
 func (e *testEdge) checkNoSiteObjects(*terraform.State) error {
@@ -86,6 +81,29 @@ func (e *testEdge) checkNoSiteObjects(*terraform.State) error {
 	}
 	return nil
 }
+
+// operations counts the calls of each operation the local edge has answered so far.
+func (e *testEdge) operations() map[string]int {
+	out := map[string]int{}
+	for _, op := range e.Calls().Operations {
+		out[op.Operation] = op.Calls
+	}
+	return out
+}
+
+// objectPuts is how many objects were uploaded, through either API.
+func objectPuts(ops map[string]int) int {
+	return ops["S3 PutObject"] + ops["PUT /accounts/{account_id}/r2/buckets/{bucket_name}/objects/{object_key...}"]
+}
+
+func sha(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
+}
+
+func siteObject(content string) string { return "sites/docs/objects/" + sha(content) }
+
+func siteManifest(version string) string { return "sites/docs/manifests/" + version + ".json" }
 
 func TestAccStaticSite_Lifecycle(t *testing.T) { testStaticSiteLifecycle(t, false) }
 
@@ -96,104 +114,121 @@ func TestAccStaticSite_LifecycleOverS3(t *testing.T) { testStaticSiteLifecycle(t
 func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 	edge := newTestEdge(t)
 	dir := filepath.Join(t.TempDir(), "site")
-	config := func() string {
+	config := func(extra string) string {
+		c := staticSiteConfig(edge, dir)
 		if overS3 {
-			return edge.providerBlockWithS3() + strings.TrimPrefix(staticSiteConfig(edge, dir), edge.providerBlock())
+			c = edge.providerBlockWithS3() + strings.TrimPrefix(c, edge.providerBlock())
 		}
-		return staticSiteConfig(edge, dir)
+		return strings.Replace(c, "  source_dir", extra+"  source_dir", 1)
 	}
 	v1 := map[string]string{"index.html": "<h1>v1</h1>", "assets/app.js": "console.log(1)", ".git/HEAD": "ref: main"}
 	v2 := map[string]string{"index.html": "<h1>v2</h1>", "assets/app.js": "console.log(1)"}
 	v3 := map[string]string{"index.html": "<h1>v3</h1>", "404.html": "gone"}
 	writeFiles(t, dir, v1)
-	var prefixV1, prefixV2 string
-	prefixChanges := statecheck.CompareValue(compare.ValuesDiffer())
+	var versionV1, versionV2 string
+	var opsBefore map[string]int
+	version := func(s *terraform.State) string {
+		return s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["version"]
+	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             edge.checkNoSiteObjects,
 		Steps: []resource.TestStep{
 			{
-				Config: config(),
+				Config: config(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionCreate),
-						// The version is known at plan time, so a record can point at it in the same plan.
-						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("prefix"), knownvalue.StringRegexp(regexp.MustCompile(`^sites/docs/[0-9a-f]{16}/$`))),
+						// Known at plan time, so a record can point at the version in the same plan.
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("prefix"), knownvalue.StringExact("sites/docs/")),
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("manifest"), knownvalue.StringRegexp(regexp.MustCompile(`^sites/docs/manifests/[0-9a-f]{16}\.json$`))),
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files"), knownvalue.MapExact(map[string]knownvalue.Check{
+							"index.html": knownvalue.StringExact(sha("<h1>v1</h1>")), "assets/app.js": knownvalue.StringExact(sha("console.log(1)")),
+						})),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("id"), knownvalue.StringExact(staticBucket+"/docs")),
-					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files"), knownvalue.MapSizeExact(2)),
-					prefixChanges.AddStateValue("kamuidash_static_site.docs", tfjsonpath.New("prefix")),
+					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("versions"), knownvalue.ListSizeExact(1)),
 				},
 				Check: func(s *terraform.State) error {
-					prefixV1 = s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["prefix"]
-					want := []string{prefixV1 + "assets/app.js", prefixV1 + "index.html"}
+					versionV1 = version(s)
+					want := []string{siteManifest(versionV1), siteObject("console.log(1)"), siteObject("<h1>v1</h1>")}
+					slices.Sort(want)
 					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v (hidden files never ship)", got, want)
 					}
-					for _, b := range edge.R2Buckets() {
-						if o := b.Objects[prefixV1+"index.html"]; o == nil || o.ContentType != "text/html; charset=utf-8" || string(o.Content) != "<h1>v1</h1>" {
-							return fmt.Errorf("index.html stored as %+v", o)
-						}
+					m, err := route.DecodeSiteManifest(edge.object(staticBucket, siteManifest(versionV1)))
+					if err != nil {
+						return fmt.Errorf("the manifest does not decode: %v", err)
+					}
+					if f := m.Files["index.html"]; f.Object != sha("<h1>v1</h1>") || f.Type != "text/html; charset=utf-8" || f.Size != 11 {
+						return fmt.Errorf("manifest names index.html as %+v", f)
 					}
 					return nil
 				},
 			},
 			{
 				// The same files plan nothing.
-				Config:           config(),
+				Config:           config(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 			{
-				// New content is an in-place update to a new prefix; the replaced version stays.
-				PreConfig: func() { writeFiles(t, dir, v2) },
-				Config:    config(),
+				// One file edited: the plan names it, the apply uploads its object and the new
+				// manifest and nothing else, and the version it replaces stays whole.
+				PreConfig: func() { writeFiles(t, dir, v2); opsBefore = edge.operations() },
+				Config:    config(""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("prefix"), knownvalue.StringRegexp(regexp.MustCompile(`^sites/docs/[0-9a-f]{16}/$`))),
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files").AtMapKey("index.html"), knownvalue.StringExact(sha("<h1>v2</h1>"))),
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("versions"), knownvalue.ListSizeExact(2)),
 					},
 				},
-				ConfigStateChecks: []statecheck.StateCheck{prefixChanges.AddStateValue("kamuidash_static_site.docs", tfjsonpath.New("prefix"))},
 				Check: func(s *terraform.State) error {
-					prefixV2 = s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["prefix"]
-					if got := edge.versions(staticBucket, "docs"); len(got) != 2 {
-						return fmt.Errorf("versions after the first update: %v, want the new one and the one it replaced", got)
+					versionV2 = version(s)
+					if n := objectPuts(edge.operations()) - objectPuts(opsBefore); n != 2 {
+						return fmt.Errorf("the edit uploaded %d objects, want 2 (the edited file and the manifest)", n)
 					}
-					return nil
-				},
-			},
-			{
-				// A third version: the oldest goes, the one it replaces stays; a file dropped
-				// from the site is not in the new version.
-				PreConfig: func() { writeFiles(t, dir, v3) },
-				Config:    config(),
-				Check: func(s *terraform.State) error {
-					prefixV3 := s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["prefix"]
-					want := []string{strings.Split(prefixV2, "/")[2], strings.Split(prefixV3, "/")[2]}
+					want := []string{siteManifest(versionV1), siteManifest(versionV2), siteObject("console.log(1)"), siteObject("<h1>v1</h1>"), siteObject("<h1>v2</h1>")}
 					slices.Sort(want)
-					got := edge.versions(staticBucket, "docs")
-					slices.Sort(got)
-					if !slices.Equal(got, want) || slices.Contains(got, strings.Split(prefixV1, "/")[2]) {
-						return fmt.Errorf("versions = %v, want %v", got, want)
-					}
-					for _, k := range edge.objectKeys(staticBucket) {
-						if strings.HasPrefix(k, prefixV3) && strings.HasSuffix(k, "app.js") {
-							return fmt.Errorf("a file removed from the site was uploaded: %s", k)
-						}
+					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
+						return fmt.Errorf("bucket holds %v, want %v", got, want)
 					}
 					return nil
 				},
 			},
 			{
-				ResourceName:            "kamuidash_static_site.docs",
-				ImportState:             true,
-				ImportStateId:           staticBucket + "/docs",
-				ImportStateVerify:       true,
-				ImportStateVerifyIgnore: []string{"source_dir"},
-				// Two versions live in the bucket now; import needs exactly one.
-				ExpectError: regexp.MustCompile(`(?s)Cannot Import Static Site.*exactly one version`),
+				// A third version with two kept: the first version's manifest goes, and with it
+				// the object only it named; app.js stays, the second version still names it.
+				PreConfig: func() { writeFiles(t, dir, v3) },
+				Config:    config("  retain_versions = 2\n"),
+				Check: func(s *terraform.State) error {
+					want := []string{siteManifest(version(s)), siteManifest(versionV2), siteObject("console.log(1)"), siteObject("<h1>v2</h1>"),
+						siteObject("<h1>v3</h1>"), siteObject("gone")}
+					slices.Sort(want)
+					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
+						return fmt.Errorf("bucket holds %v, want %v", got, want)
+					}
+					return nil
+				},
+			},
+			{
+				ResourceName:  "kamuidash_static_site.docs",
+				ImportState:   true,
+				ImportStateId: staticBucket + "/docs",
+				// Two versions live in the bucket now: import asks which one is current.
+				ExpectError: regexp.MustCompile(`(?s)Cannot Import Static Site.*2 versions were found.*kamuidash-test-static/docs/<version>`),
+			},
+			{
+				ResourceName: "kamuidash_static_site.docs",
+				ImportState:  true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return staticBucket + "/docs/" + version(s), nil
+				},
+				ImportStateVerify: true,
+				// The configuration's, not the bucket's: the next apply takes them.
+				ImportStateVerifyIgnore: []string{"source_dir", "retain_versions", "versions"},
 			},
 		},
 	})
@@ -210,6 +245,7 @@ func TestAccStaticSite_DriftImportAndConflicts(t *testing.T) {
 	edge := newTestEdge(t)
 	dir := filepath.Join(t.TempDir(), "site")
 	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>", "about/index.html": "about"})
+	var opsBefore map[string]int
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             edge.checkNoSiteObjects,
@@ -217,20 +253,30 @@ func TestAccStaticSite_DriftImportAndConflicts(t *testing.T) {
 			{
 				Config: staticSiteConfig(edge, dir),
 				Check: func(s *terraform.State) error {
-					// Someone deletes a file from the bucket behind Terraform's back.
-					prefix := s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["prefix"]
-					return edge.client(t).R2DeleteObject(context.Background(), edge.Identity().AccountID, staticBucket, prefix+"about/index.html")
+					// Someone deletes an object from the bucket behind Terraform's back.
+					return edge.client(t).R2DeleteObject(context.Background(), edge.Identity().AccountID, staticBucket, siteObject("about"))
 				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
-				// The next plan re-uploads it in place.
-				Config: staticSiteConfig(edge, dir),
+				// The next plan shows the path whose object is gone, and the apply uploads that
+				// object alone (the manifest is in place).
+				PreConfig: func() { opsBefore = edge.operations() },
+				Config:    staticSiteConfig(edge, dir),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files"), knownvalue.MapSizeExact(2)),
+					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files").AtMapKey("about/index.html"), knownvalue.StringExact(sha("about"))),
+				},
+				Check: func(*terraform.State) error {
+					if n := objectPuts(edge.operations()) - objectPuts(opsBefore); n != 1 {
+						return fmt.Errorf("the repair uploaded %d objects, want 1", n)
+					}
+					if !slices.Contains(edge.objectKeys(staticBucket), siteObject("about")) {
+						return fmt.Errorf("the deleted object is still missing")
+					}
+					return nil
 				},
 			},
 			{

@@ -1,11 +1,11 @@
 // Package staticsite turns a directory of static files into a deterministic, content-addressed
-// manifest: what kamuidash_static_site uploads to R2 and what the Worker serves. The same
-// files give the same version on every machine, whatever their modification times, owners or
-// the order the file system lists them in.
+// manifest: what kamuidash_static_site uploads to R2 and what the Worker serves (the layout is
+// route.SiteManifest's: objects by hash, one manifest per version). The same files give the
+// same version on every machine, whatever their modification times, owners or the order the
+// file system lists them in.
 package staticsite
 
 import (
-	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // Limits keep a plan from reading something that is not a static site (a home directory, a
@@ -31,9 +33,9 @@ const (
 	MaxFileBytes  = 128 << 20
 )
 
-// MaxPathBytes is the longest path the Worker serves (staticPath in worker-src/edge/deliver.go):
-// a longer file could be uploaded but never answered.
-const MaxPathBytes = 1024
+// MaxPathBytes is the longest path the Worker serves (route.MaxSitePathBytes): a longer file
+// could be uploaded but never answered.
+const MaxPathBytes = route.MaxSitePathBytes
 
 // VersionLength is how many hex digits of the content hash name a version: 64 bits, so two
 // different sites of one app never share a prefix in practice.
@@ -45,10 +47,9 @@ type File struct {
 	Path string
 	// ContentType is derived from the extension (see ContentType).
 	ContentType string
-	// ETag is the hex MD5 of the content: what R2 reports for a single-request upload, so a
-	// listing can be compared with the manifest without downloading anything.
-	ETag string
-	Size int64
+	// SHA256 is the lower-case hex SHA-256 of the content: the name of its object.
+	SHA256 string
+	Size   int64
 	// source is where the content is read from at upload time.
 	source string
 }
@@ -61,11 +62,40 @@ type Manifest struct {
 	Version string
 }
 
-// Prefix is the object-key prefix of one version of a site: sites/<name>/<version>/.
-func Prefix(name, version string) string { return SitePrefix(name) + version + "/" }
-
-// SitePrefix holds every version of a site: sites/<name>/.
+// SitePrefix holds everything of a site, its objects and every version's manifest:
+// sites/<name>/.
 func SitePrefix(name string) string { return "sites/" + name + "/" }
+
+// ManifestKey is the key of one version's manifest: sites/<name>/manifests/<version>.json.
+func ManifestKey(name, version string) string {
+	return route.SiteManifestKey(SitePrefix(name), version)
+}
+
+// ObjectKey is the key of a content object: sites/<name>/objects/<sha256>.
+func ObjectKey(name, sha string) string { return route.SiteObjectKey(SitePrefix(name), sha) }
+
+// Site is the manifest the Worker reads for this version.
+func (m *Manifest) Site() route.SiteManifest {
+	files := make(map[string]route.SiteFile, len(m.Files))
+	for _, f := range m.Files {
+		files[f.Path] = route.SiteFile{Object: f.SHA256, Type: f.ContentType, Size: f.Size}
+	}
+	return route.SiteManifest{Files: files}
+}
+
+// Objects returns each distinct content once, in path order of its first use: what an upload
+// sends (two paths with the same bytes share one object).
+func (m *Manifest) Objects() []File {
+	seen := make(map[string]bool, len(m.Files))
+	var out []File
+	for _, f := range m.Files {
+		if !seen[f.SHA256] {
+			seen[f.SHA256] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
 // Read walks dir and builds its manifest. Hidden files and directories (a leading ".") are
 // left out, so a checkout's .git never ships. Every name is checked (see checkName), so a path
@@ -135,11 +165,11 @@ func Read(dir string) (*Manifest, error) {
 
 	version := sha256.New()
 	for i := range files {
-		sum, etag, err := hashFile(files[i])
+		sum, err := hashFile(files[i])
 		if err != nil {
 			return nil, err
 		}
-		files[i].ETag = etag
+		files[i].SHA256 = hex.EncodeToString(sum)
 		// Length-prefixed fields: no two different sites hash the same input.
 		fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, sum)
 	}
@@ -230,28 +260,28 @@ func resolveLink(root, p, rel string) (string, int64, error) {
 	return target, info.Size(), nil
 }
 
-// hashFile streams a file through SHA-256 and MD5 at once, so memory does not grow with the
-// file. A length that differs from the walk's means the file changed while it was read.
-func hashFile(f File) (sum []byte, etag string, err error) {
+// hashFile streams a file through SHA-256, so memory does not grow with the file. A length
+// that differs from the walk's means the file changed while it was read.
+func hashFile(f File) (sum []byte, err error) {
 	r, err := os.Open(f.source)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading %q: %w", f.Path, err)
+		return nil, fmt.Errorf("reading %q: %w", f.Path, err)
 	}
 	defer r.Close()
-	s, m := sha256.New(), md5.New()
-	n, err := io.Copy(io.MultiWriter(s, m), r)
+	s := sha256.New()
+	n, err := io.Copy(s, r)
 	if err != nil {
-		return nil, "", fmt.Errorf("reading %q: %w", f.Path, err)
+		return nil, fmt.Errorf("reading %q: %w", f.Path, err)
 	}
 	if n != f.Size {
-		return nil, "", fmt.Errorf("%q changed while the site was read (%d bytes, then %d); plan again once it is written", f.Path, f.Size, n)
+		return nil, fmt.Errorf("%q changed while the site was read (%d bytes, then %d); plan again once it is written", f.Path, f.Size, n)
 	}
-	return s.Sum(nil), hex.EncodeToString(m.Sum(nil)), nil
+	return s.Sum(nil), nil
 }
 
 // Open opens a file's content for upload; the caller closes it. It seeks so an upload can
 // stream it and rewind it for a retry. A file whose size is not the manifest's changed after
-// Read and is refused rather than uploaded under the manifest's ETag.
+// Read and is refused rather than uploaded under the manifest's hash.
 func (f File) Open() (io.ReadSeekCloser, error) {
 	r, err := os.Open(f.source)
 	if err != nil {

@@ -1,7 +1,7 @@
 package staticsite
 
 import (
-	"crypto/md5"
+	"crypto/sha256"
 	"encoding/hex"
 	"io"
 	"os"
@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 func writeSite(t *testing.T, files map[string]string) string {
@@ -38,8 +40,8 @@ func TestRead_DeterministicAndContentAddressed(t *testing.T) {
 	if got := strings.Join(paths, ","); got != "assets/app.js=text/javascript; charset=utf-8,assets/logo.svg=image/svg+xml,index.html=text/html; charset=utf-8" {
 		t.Fatalf("files = %s", got)
 	}
-	if sum := md5.Sum([]byte("<h1>hi</h1>")); a.Files[2].ETag != hex.EncodeToString(sum[:]) {
-		t.Fatalf("index.html etag %q is not the hex MD5 of its content", a.Files[2].ETag)
+	if sum := sha256.Sum256([]byte("<h1>hi</h1>")); a.Files[2].SHA256 != hex.EncodeToString(sum[:]) {
+		t.Fatalf("index.html hash %q is not the hex SHA-256 of its content", a.Files[2].SHA256)
 	}
 
 	// One byte changed, or one file renamed, is another version.
@@ -90,9 +92,34 @@ func TestContentType(t *testing.T) {
 	}
 }
 
-func TestPrefix(t *testing.T) {
-	if got := Prefix("docs", "0123456789abcdef"); got != "sites/docs/0123456789abcdef/" {
-		t.Fatalf("Prefix = %q", got)
+func TestKeys(t *testing.T) {
+	if got := ManifestKey("docs", "0123456789abcdef"); got != "sites/docs/manifests/0123456789abcdef.json" {
+		t.Errorf("ManifestKey = %q", got)
+	}
+	if got := ObjectKey("docs", "ab"); got != "sites/docs/objects/ab" {
+		t.Errorf("ObjectKey = %q", got)
+	}
+}
+
+// Two paths with the same bytes are one object, and the manifest the Worker reads names it for
+// both, each with its own content type.
+func TestSiteAndObjects_ShareContent(t *testing.T) {
+	m, err := Read(writeSite(t, map[string]string{"a.txt": "same", "b.html": "same", "c.css": "other"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := m.Objects()
+	if len(objs) != 2 || objs[0].Path != "a.txt" || objs[1].Path != "c.css" {
+		t.Fatalf("objects = %+v; want a.txt's content once and c.css's", objs)
+	}
+	site := m.Site()
+	encoded, err := route.EncodeSiteManifest(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if site.Files["a.txt"].Object != site.Files["b.html"].Object || site.Files["b.html"].Type != "text/html; charset=utf-8" ||
+		site.Files["a.txt"].Type != "text/plain; charset=utf-8" || site.Files["c.css"].Size != 5 {
+		t.Errorf("site manifest = %s", encoded)
 	}
 }
 
@@ -144,7 +171,7 @@ func TestRead_Links(t *testing.T) {
 			}
 			// The link is uploaded under its own path with the target's content.
 			f := fileAt(t, m, tc.link)
-			if sum := md5.Sum([]byte("app")); f.ETag != hex.EncodeToString(sum[:]) || f.Size != 3 || f.ContentType != "text/javascript; charset=utf-8" {
+			if sum := sha256.Sum256([]byte("app")); f.SHA256 != hex.EncodeToString(sum[:]) || f.Size != 3 || f.ContentType != "text/javascript; charset=utf-8" {
 				t.Fatalf("link %s = %+v, want the content of assets/app.js", tc.link, f)
 			}
 			if got := readAll(t, f); got != "app" {
@@ -229,12 +256,12 @@ func TestRead_LargeFileInBoundedMemory(t *testing.T) {
 	if allocated > 16<<20 {
 		t.Errorf("Read allocated %d bytes for a %d-byte file: it holds the file in memory", allocated, size)
 	}
-	h := md5.New()
+	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(zeros{}, size)); err != nil {
 		t.Fatal(err)
 	}
-	if v := fileAt(t, m, "video.mp4"); v.Size != size || v.ETag != hex.EncodeToString(h.Sum(nil)) {
-		t.Fatalf("video.mp4 = %+v, want %d bytes with the MD5 of zeros", v, size)
+	if v := fileAt(t, m, "video.mp4"); v.Size != size || v.SHA256 != hex.EncodeToString(h.Sum(nil)) {
+		t.Fatalf("video.mp4 = %+v, want %d bytes with the SHA-256 of zeros", v, size)
 	}
 }
 

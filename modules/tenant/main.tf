@@ -34,14 +34,16 @@ resource "kamuidash_tenant_app" "this" {
   }
 }
 
-# The site's files, under sites/<name>/<version>/ in the bucket; the version is computed from
-# the files at plan time, so a content change shows in the plan and moves the record below.
+# The site's files, content-addressed under sites/<name>/ in the bucket, one manifest per
+# version; the version is computed from the files at plan time, so an edit shows the paths it
+# changes and moves the record below once the objects and the manifest are in place.
 resource "kamuidash_static_site" "this" {
   count = local.is_static ? 1 : 0
 
-  name       = var.name
-  bucket     = var.static.bucket
-  source_dir = var.static.source_dir
+  name            = var.name
+  bucket          = var.static.bucket
+  source_dir      = var.static.source_dir
+  retain_versions = var.static.retain_versions
 
   lifecycle {
     precondition {
@@ -49,6 +51,12 @@ resource "kamuidash_static_site" "this" {
       error_message = local.settings_problem
     }
   }
+}
+
+locals {
+  # The version served: the site's newest, or a kept one to roll back to (a record change only).
+  static_version  = local.is_static ? coalesce(var.static.serve_version, kamuidash_static_site.this[0].version) : null
+  static_manifest = local.is_static ? "${kamuidash_static_site.this[0].prefix}manifests/${local.static_version}.json" : null
 }
 
 resource "kamuidash_route_record" "static" {
@@ -60,9 +68,17 @@ resource "kamuidash_route_record" "static" {
   verify_propagation  = var.verify_propagation
   static = {
     prefix    = kamuidash_static_site.this[0].prefix
+    manifest  = local.static_manifest
     index     = var.static.index
     not_found = var.static.not_found
     spa       = var.static.spa
+  }
+
+  lifecycle {
+    precondition {
+      condition     = contains(kamuidash_static_site.this[0].versions, local.static_version)
+      error_message = "static.serve_version must be one of the site's kept versions (kamuidash_static_site versions; raise retain_versions to keep more)."
+    }
   }
 }
 

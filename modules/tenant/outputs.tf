@@ -26,9 +26,14 @@ output "route_rev" {
   value       = local.is_dynamic ? kamuidash_tenant_app.this[0].rev : kamuidash_route_record.static[0].rev
 }
 
-output "static_prefix" {
-  description = "For a static app, the bucket prefix of the version the record serves; null for a dynamic app."
-  value       = local.is_static ? kamuidash_static_site.this[0].prefix : null
+output "static_manifest" {
+  description = "For a static app, the manifest of the version the record serves; null for a dynamic app."
+  value       = local.static_manifest
+}
+
+output "static_versions" {
+  description = "For a static app, the kept versions, newest first: what `static.serve_version` may name; null for a dynamic app."
+  value       = local.is_static ? kamuidash_static_site.this[0].versions : null
 }
 
 output "smoke_checks" {

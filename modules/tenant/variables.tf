@@ -70,17 +70,20 @@ variable "static" {
   description = <<-EOT
     The site of a `static` app; must be null for a `dynamic` one.
     `bucket` is the edge's static bucket (modules/edge `static_bucket`); `source_dir` the
-    directory holding the built site, uploaded under a content-addressed prefix;
-    `index` the object served for a directory path; `not_found` the object served with 404
-    for a missing path (null: a fixed 404); `spa` serves `index` with 200 for paths that have
-    no object, for client-side routers.
+    directory holding the built site, uploaded content-addressed (an edit uploads only what
+    changed); `index` the object served for a directory path; `not_found` the object served
+    with 404 for a missing path (null: a fixed 404); `spa` serves `index` with 200 for paths
+    that have no object, for client-side routers; `retain_versions` how many versions are kept
+    for a rollback; `serve_version` rolls back to one of them (null: the newest).
   EOT
   type = object({
-    bucket     = string
-    source_dir = string
-    index      = optional(string, "index.html")
-    not_found  = optional(string)
-    spa        = optional(bool, false)
+    bucket          = string
+    source_dir      = string
+    index           = optional(string, "index.html")
+    not_found       = optional(string)
+    spa             = optional(bool, false)
+    retain_versions = optional(number, 3)
+    serve_version   = optional(string)
   })
   default = null
 

@@ -124,6 +124,7 @@ resource "kamuidash_route_record" "site" {
   verify_propagation  = false
   static = {
     prefix    = kamuidash_static_site.site[each.key].prefix
+    manifest  = kamuidash_static_site.site[each.key].manifest
     not_found = "404.html"
   }
 }

@@ -306,6 +306,10 @@ func (b *bench) printGoals() {
 	} else {
 		fmt.Printf("   first apply REST calls: %d (the goal, 1,400, is for the issue's sizes)\n", apply.calls.REST.Calls)
 	}
+	if b.sizes.Sites > 0 {
+		fmt.Printf("   the first upload of the sites spends no REST call on objects (S3 path): %d object-storage calls through REST, %d through S3, %s\n",
+			apply.calls.ObjectStorage.Calls, apply.calls.S3.Calls, verdict(apply.calls.ObjectStorage.Calls == 0))
+	}
 	if edit := b.phaseOf(modeEconomy, p, phaseEdit); edit != nil && edit.na == "" {
 		fmt.Printf("   a one-file site edit ≤ 4 calls (issue 14: object, manifest, record, purge): %d (%d REST + %d object-storage + %d S3), %s\n",
 			edit.allCalls(), edit.calls.REST.Calls, edit.calls.ObjectStorage.Calls, edit.calls.S3.Calls, verdict(edit.allCalls() <= 4))
