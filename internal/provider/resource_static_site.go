@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -21,6 +22,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+	"golang.org/x/sync/errgroup"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -335,8 +337,8 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if _, err := r.publish(ctx, bucket, name, manifest, have, published); err != nil {
 		// What was uploaded stays: a kept version may share it, and the next prune takes
 		// whatever no kept version names. The record still points at the old version.
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket)+
-			"; the version served is unchanged", err))
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading version "+manifest.Version+" of site "+quote(name)+
+			" to bucket "+quote(bucket)+" (no manifest was written, so the version served is unchanged)", err))
 		return
 	}
 	kept := keptVersions(manifest.Version, before, plan.RetainVersions.ValueInt64())
@@ -447,6 +449,11 @@ func (r *staticSiteResource) readManifest(plan staticSiteModel, diags *diag.Diag
 // uploadProgressEvery is how often an upload logs its progress.
 const uploadProgressEvery = 50
 
+// uploadConcurrency bounds the objects of one site in flight at once: a site of thousands of
+// small files is bound by round trips, not bandwidth. S3 calls are outside the REST budget;
+// REST object calls still go through the client's rate limiter.
+const uploadConcurrency = 8
+
 // publish uploads the objects of m that have does not name, then the manifest unless it is
 // published already: a record pointing at the manifest never names an object that is not
 // there yet. uploaded lists the keys written, for a caller that must take them back.
@@ -459,15 +466,26 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 	}
 	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "site": name, "version": m.Version,
 		"files": len(m.Files), "objects_to_upload": len(send)})
-	for i, f := range send {
-		key := staticsite.ObjectKey(name, f.SHA256)
-		if err := r.uploadFile(ctx, bucket, key, f); err != nil {
-			return uploaded, err
-		}
-		uploaded = append(uploaded, key)
-		if (i+1)%uploadProgressEvery == 0 {
-			tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": i + 1, "objects": len(send)})
-		}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(uploadConcurrency)
+	for _, f := range send {
+		g.Go(func() error {
+			key := staticsite.ObjectKey(name, f.SHA256)
+			if err := r.uploadFile(gctx, bucket, key, f); err != nil {
+				return err
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			uploaded = append(uploaded, key)
+			if n := len(uploaded); n%uploadProgressEvery == 0 {
+				tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": n, "objects": len(send)})
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return uploaded, err
 	}
 	if published {
 		return uploaded, nil

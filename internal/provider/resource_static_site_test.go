@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -349,5 +350,87 @@ func TestAccStaticSite_IncompleteS3SettingsAreRefused(t *testing.T) {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Incomplete R2 S3 Settings.*r2_s3_endpoint \(or\s+KAMUIDASH_R2_S3_ENDPOINT\) is not set`),
 		}},
+	})
+}
+
+// failUploadsOf answers 500 to every upload of an object whose key holds marker, through
+// either API, so an apply fails part-way through a site.
+func failUploadsOf(marker *string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if m := *marker; m != "" && r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), m) {
+				http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"injected"}]}`, http.StatusInternalServerError)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// A create that fails part-way takes back what it uploaded; an update that fails leaves the
+// served version whole and the state on it, and the next apply finishes the job.
+func TestAccStaticSite_FailedUploadLeavesNothingHalfWritten(t *testing.T) {
+	var marker string
+	edge := newTestEdgeBehind(t, failUploadsOf(&marker))
+	dir := filepath.Join(t.TempDir(), "site")
+	files := map[string]string{"index.html": "<h1>hi</h1>", "a.css": "a", "b.css": "b", "c.css": "c"}
+	writeFiles(t, dir, files)
+	var manifestV1 string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { marker = sha("c") },
+				Config:      staticSiteConfig(edge, dir),
+				ExpectError: regexp.MustCompile(`(?s)Unable to Upload Static Site.*c\.css`),
+			},
+			{
+				// Nothing of the failed create is left, so the retry is a plain create.
+				PreConfig: func() {
+					if keys := edge.objectKeys(staticBucket); len(keys) > 0 {
+						t.Errorf("the failed create left %v", keys)
+					}
+					marker = ""
+				},
+				Config: staticSiteConfig(edge, dir),
+				Check: func(s *terraform.State) error {
+					manifestV1 = s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["manifest"]
+					return nil
+				},
+			},
+			{
+				// The edit's object cannot be uploaded: the apply fails before any manifest.
+				PreConfig: func() {
+					files["index.html"] = "<h1>new</h1>"
+					writeFiles(t, dir, files)
+					marker = sha("<h1>new</h1>")
+				},
+				Config:      staticSiteConfig(edge, dir),
+				ExpectError: regexp.MustCompile(`(?s)Unable to Upload Static Site.*no manifest was written, so the version\s+served\s+is\s+unchanged`),
+			},
+			{
+				PreConfig: func() {
+					keys := edge.objectKeys(staticBucket)
+					var manifests []string
+					for _, k := range keys {
+						if strings.Contains(k, "/manifests/") {
+							manifests = append(manifests, k)
+						}
+					}
+					if !slices.Equal(manifests, []string{manifestV1}) {
+						t.Errorf("manifests after the failed edit: %v, want only %s", manifests, manifestV1)
+					}
+					marker = ""
+				},
+				Config: staticSiteConfig(edge, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("files").AtMapKey("index.html"), knownvalue.StringExact(sha("<h1>new</h1>"))),
+				},
+			},
+		},
 	})
 }
