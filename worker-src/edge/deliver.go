@@ -22,6 +22,10 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		return p
 	}
 	rel, ok := staticPath(u.path, st.Index)
+	if st.Manifest != "" {
+		return h.serveSite(ex, req, u, res, rel, ok)
+	}
+	// The layout by prefix: the object key is the prefix and the path.
 	if (ok || st.NotFound != "") && !ex.blocking {
 		return ex.wait() // the static origin is I/O
 	}

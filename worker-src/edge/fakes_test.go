@@ -121,9 +121,16 @@ func (c *fakeCache) store(key string, e Entry) {
 // fakeObjects answers with the metadata R2's binding gives the adapter (size, ETag,
 // upload time) and the whole body: ranges are cut from it by the adapter (Plan.Range).
 type fakeObjects struct {
+	mu    sync.Mutex
 	data  map[string]string
 	err   error
 	reads []string
+	// texts are the keys Text read (manifests), textErr fails every Text; with textGate
+	// set, Text signals textEntered (when set), then waits for the gate.
+	texts       []string
+	textErr     error
+	textEntered chan struct{}
+	textGate    chan struct{}
 }
 
 // fakeModified is every fake object's upload time, as the adapter formats it.
@@ -132,6 +139,8 @@ const fakeModified = "Sun, 29 Nov 2026 11:00:00 GMT"
 func fakeETag(key string) string { return `"e-` + key + `"` }
 
 func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.reads = append(o.reads, key)
 	if o.err != nil {
 		return Object{}, false, o.err
@@ -146,6 +155,36 @@ func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
 		obj.Body = TextBody(v)
 	}
 	return obj, true, nil
+}
+
+func (o *fakeObjects) Text(key string, limit int64) (string, bool, error) {
+	if o.textGate != nil {
+		if o.textEntered != nil {
+			o.textEntered <- struct{}{}
+		}
+		<-o.textGate
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.texts = append(o.texts, key)
+	if o.textErr != nil {
+		return "", false, o.textErr
+	}
+	v, ok := o.data[key]
+	if !ok {
+		return "", false, nil
+	}
+	if int64(len(v)) > limit {
+		return "", false, errors.New("larger than " + strconv.FormatInt(limit, 10) + " bytes")
+	}
+	return v, true, nil
+}
+
+// counts are the object reads and manifest reads so far.
+func (o *fakeObjects) counts() (objects, manifests int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.reads), len(o.texts)
 }
 
 type fakeLog struct {

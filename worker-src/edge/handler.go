@@ -121,6 +121,7 @@ type Handler struct {
 	mu      sync.Mutex
 	memo    map[string]memoEntry
 	flights map[string]*flight
+	sites   siteMemo // content-addressed sites' manifests (site.go)
 	seq     atomic.Uint64
 }
 
@@ -137,6 +138,14 @@ type flight struct {
 	done    chan struct{}
 	res     resolution
 	started time.Time
+}
+
+func (h *Handler) waitShared(done <-chan struct{}) {
+	if h.WaitShared != nil {
+		h.WaitShared(done)
+	} else {
+		<-done
+	}
 }
 
 func (h *Handler) now() time.Time {
