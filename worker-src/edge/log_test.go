@@ -9,6 +9,7 @@ import (
 // The hand-written encoder must give exactly what encoding/json gives for the same line.
 func TestLogLineEncodeMatchesEncodingJSON(t *testing.T) {
 	lines := []logLine{
+		{Msg: "edge.request", RequestID: "r", Method: "HEAD", ManifestReads: 1, ContentCache: "miss", RouteCache: "skip"},
 		{Msg: "edge.request", RequestID: "r", Method: "GET", ContentCache: "skip", RouteCache: "skip"},
 		{Msg: "edge.request", TimeMS: 1795997381096, RequestID: "d2c0d4cc-7a5c", Method: "POST", Host: "www.shop.example",
 			HostKind: "custom", App: "shop", RouteSource: "kv", KVReads: 2, R2Reads: 1, ManifestReads: 1, ContentCache: "miss",
