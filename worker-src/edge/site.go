@@ -262,18 +262,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		Field{"ETag", route.SiteETag(object)},
 		Field{"Content-Length", strconv.FormatInt(file.size, 10)},
 		Field{"X-Content-Type-Options", "nosniff"})
-	p := Plan{Status: status}
-	if withBody && status == 200 {
-		if ttl := h.contentTTL(res.readAt); ttl > 0 {
-			stored := hdr.Clone()
-			stored.Set("Cache-Control", "public, max-age="+strconv.FormatInt(int64(ttl/time.Second), 10))
-			stored.Set(route.CacheMarkerHeader, h.Config.CacheMarker)
-			p.Store = &Store{Key: u.key, Header: stored}
-		}
-	}
-	hdr.Set("Cache-Control", clientStaticCacheControl)
-	hdr.Set("X-Request-Id", ex.id)
-	p.Header = hdr
+	p := h.staticPlan(ex, u, res, status, hdr, withBody)
 	if status == 200 {
 		p = ex.represent(p, req.Header) // the site's 404 page is never a 304 or a 206
 	}
