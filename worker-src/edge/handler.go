@@ -112,8 +112,8 @@ type Handler struct {
 	NewRequestID func() string
 	// WaitShared blocks until done is closed or it gives up (then the request resolves
 	// on its own); a request whose host is being resolved, or whose site's manifest is
-	// being read, by a concurrent request waits with it. Defaults to receiving from done. The wasm
-	// adapter polls on JS timers instead: workerd binds I/O to the request whose context
+	// being read, by a concurrent request waits with it. Defaults to receiving from done.
+	// The wasm adapter polls on JS timers instead: workerd binds I/O to the request whose context
 	// runs it, and a goroutine woken by another request's goroutine would run (and issue
 	// its fetch) in that other request's context.
 	WaitShared func(done <-chan struct{})

@@ -122,7 +122,8 @@ func (m *siteMemo) put(key string, files siteFiles, exp time.Time) {
 	}
 	m.drop(key)
 	for len(m.entries) > 0 && (len(m.entries) >= maxManifests || m.files+len(files) > maxFiles) {
-		// A linear scan: the memo holds a few dozen entries, and a miss costs an R2 read.
+		// A linear scan: the memo holds a few hundred entries at most, and a miss costs
+		// an R2 read anyway.
 		var oldest string
 		var used uint64
 		first := true
@@ -166,11 +167,9 @@ func (h *Handler) siteFiles(ex *Exchange, key string) (siteFiles, string) {
 		default:
 			// The other request gave no answer in time: read on our own.
 			files, problem := h.readSite(ex, key)
-			if problem == "" {
-				h.mu.Lock()
-				h.sites.put(key, files, h.now().Add(h.Config.TTLs.Budget))
-				h.mu.Unlock()
-			}
+			h.mu.Lock()
+			h.rememberSite(key, files, problem)
+			h.mu.Unlock()
 			return files, problem
 		}
 	}
@@ -187,12 +186,18 @@ func (h *Handler) siteFiles(ex *Exchange, key string) (siteFiles, string) {
 	if h.sites.flights[key] == f {
 		delete(h.sites.flights, key)
 	}
-	if f.err == "" && h.Config.TTLs.Budget > 0 {
-		h.sites.put(key, f.files, h.now().Add(h.Config.TTLs.Budget))
-	}
+	h.rememberSite(key, f.files, f.err)
 	h.mu.Unlock()
 	close(f.done)
 	return f.files, f.err
+}
+
+// rememberSite puts a manifest read without a problem into the memo for the freshness
+// budget; h.mu must be held.
+func (h *Handler) rememberSite(key string, files siteFiles, problem string) {
+	if problem == "" && h.Config.TTLs.Budget > 0 {
+		h.sites.put(key, files, h.now().Add(h.Config.TTLs.Budget))
+	}
 }
 
 // readSite reads and strictly decodes one manifest. The problem names the manifest and
@@ -255,11 +260,13 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 
 	// No Last-Modified: a path's modification time cannot be told consistently in this
 	// layout. An object is shared by every path and version with the same bytes, so its
-	// upload time is not when this path changed; and a record may roll back to an older
-	// manifest, whose content would then be older than what the client was served before,
-	// so an If-Modified-Since against any date the Worker could send might answer 304 for
-	// content the client does not have. The ETag (the content's hash) is exact; without a
-	// Last-Modified an If-Modified-Since alone gets the 200, never a wrong 304.
+	// upload time is not when this path got them (a path changed today to bytes uploaded
+	// last month would carry last month's date); and a record may roll back to an older
+	// manifest, so the date of the manifest (or of anything in it) can go backwards while
+	// the content changes. Either way a client's If-Modified-Since, taken from what it was
+	// served before, could then be later than the date sent now and answer 304 for content
+	// it does not have. The ETag (the content's hash) is exact; without a Last-Modified an
+	// If-Modified-Since alone gets the 200, never a wrong 304.
 	object := file.object()
 	hdr := append(make(Header, 0, 8), // not a literal: see Exchange.fixed
 		Field{"Content-Type", file.typ},
