@@ -24,53 +24,79 @@ func identity(hdr map[string]string) map[string]string {
 	return out
 }
 
+// deliveryLayouts are the static layouts the matrix runs over, each a site holding
+// /data.txt (deliveryBody): by prefix (the object's own metadata, with its upload time as
+// Last-Modified) and content-addressed (the manifest's entry, no Last-Modified).
+var deliveryLayouts = []struct {
+	name, host   string
+	lastModified bool
+}{
+	{"by prefix", "docs.kamui.test", true},
+	{"content-addressed", "cas.kamui.test", false},
+}
+
 // TestStaticDeliveryFromR2 gives every request its own URL (a query the object path
 // ignores), so none can be answered by what an earlier one stored.
 func TestStaticDeliveryFromR2(t *testing.T) {
-	n := 0
-	testDeliveryMatrix(t, func(t *testing.T, method string, hdr map[string]string) result {
-		t.Helper()
-		n++
-		r := do(t, method, "docs.kamui.test", "/data.txt?r2="+strconv.Itoa(n), identity(hdr), "")
-		if l := logOf(t, r.header.Get("X-Request-Id")); l["content_cache"] != "miss" || l["delivery"] != "static" {
-			t.Fatalf("%s %v: not from R2: %v", method, hdr, l)
-		}
-		return r
-	})
+	for _, layout := range deliveryLayouts {
+		t.Run(layout.name, func(t *testing.T) {
+			n := 0
+			testDeliveryMatrix(t, layout.lastModified, func(t *testing.T, method string, hdr map[string]string) result {
+				t.Helper()
+				n++
+				r := do(t, method, layout.host, "/data.txt?r2="+strconv.Itoa(n), identity(hdr), "")
+				if l := logOf(t, r.header.Get("X-Request-Id")); l["content_cache"] != "miss" || l["delivery"] != "static" {
+					t.Fatalf("%s %v: not from R2: %v", method, hdr, l)
+				}
+				return r
+			})
+		})
+	}
 }
 
 // TestStaticDeliveryFromContentCache stores one URL with a plain GET, then asks the whole
 // matrix of that content-cache entry.
 func TestStaticDeliveryFromContentCache(t *testing.T) {
-	const path = "/data.txt?cached"
-	do(t, "GET", "docs.kamui.test", path, nil, "")
-	hit := func(r result) bool { return logOf(t, r.header.Get("X-Request-Id"))["content_cache"] == "hit" }
-	// The put runs after the response (waitUntil): wait for it with HEADs, which store nothing.
-	for i := 0; !hit(do(t, "HEAD", "docs.kamui.test", path, nil, "")); i++ {
-		if i == 50 {
-			t.Fatal("the plain GET was never stored")
-		}
-		time.Sleep(50 * time.Millisecond)
+	for _, layout := range deliveryLayouts {
+		t.Run(layout.name, func(t *testing.T) {
+			const path = "/data.txt?cached"
+			do(t, "GET", layout.host, path, nil, "")
+			hit := func(r result) bool { return logOf(t, r.header.Get("X-Request-Id"))["content_cache"] == "hit" }
+			// The put runs after the response (waitUntil): wait for it with HEADs, which store nothing.
+			for i := 0; !hit(do(t, "HEAD", layout.host, path, nil, "")); i++ {
+				if i == 50 {
+					t.Fatal("the plain GET was never stored")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			testDeliveryMatrix(t, layout.lastModified, func(t *testing.T, method string, hdr map[string]string) result {
+				t.Helper()
+				r := do(t, method, layout.host, path, identity(hdr), "")
+				if l := logOf(t, r.header.Get("X-Request-Id")); l["content_cache"] != "hit" {
+					t.Fatalf("%s %v: not from the content cache: %v", method, hdr, l)
+				}
+				return r
+			})
+		})
 	}
-	testDeliveryMatrix(t, func(t *testing.T, method string, hdr map[string]string) result {
-		t.Helper()
-		r := do(t, method, "docs.kamui.test", path, identity(hdr), "")
-		if l := logOf(t, r.header.Get("X-Request-Id")); l["content_cache"] != "hit" {
-			t.Fatalf("%s %v: not from the content cache: %v", method, hdr, l)
-		}
-		return r
-	})
 }
 
-func testDeliveryMatrix(t *testing.T, serve staticSource) {
+// testDeliveryMatrix asks serve for the matrix object under every condition and range.
+// lastModified: the layout sends a Last-Modified; without one a condition on a date is
+// ignored (the full 200, never a wrong 304).
+func testDeliveryMatrix(t *testing.T, lastModified bool, serve staticSource) {
 	plain := serve(t, "GET", nil)
 	etag, modified := plain.header.Get("ETag"), plain.header.Get("Last-Modified")
-	if plain.status != 200 || plain.body != deliveryBody || etag == "" || etag[0] != '"' || modified == "" {
+	if plain.status != 200 || plain.body != deliveryBody || etag == "" || etag[0] != '"' || (modified != "") != lastModified {
 		t.Fatalf("plain GET: %d %q ETag %q Last-Modified %q", plain.status, plain.body, etag, modified)
 	}
-	lm, err := http.ParseTime(modified)
+	date := modified // the date conditions are asked with
+	if !lastModified {
+		date = time.Now().UTC().Format(http.TimeFormat)
+	}
+	lm, err := http.ParseTime(date)
 	if err != nil {
-		t.Fatalf("Last-Modified %q: %v", modified, err)
+		t.Fatalf("Last-Modified %q: %v", date, err)
 	}
 	later, earlier := lm.Add(time.Hour).Format(http.TimeFormat), lm.Add(-time.Second).Format(http.TimeFormat)
 
@@ -81,6 +107,12 @@ func testDeliveryMatrix(t *testing.T, serve staticSource) {
 	}
 	full := want{200, deliveryBody, ""}
 	notModified := want{304, "", ""}
+	byDate := func(w want) want {
+		if !lastModified {
+			return full
+		}
+		return w
+	}
 	for _, c := range []struct {
 		name string
 		hdr  map[string]string
@@ -92,8 +124,8 @@ func testDeliveryMatrix(t *testing.T, serve staticSource) {
 		{"If-None-Match star", map[string]string{"If-None-Match": "*"}, notModified},
 		{"If-None-Match other", map[string]string{"If-None-Match": `"other"`}, full},
 		{"If-None-Match wins over If-Modified-Since", map[string]string{"If-None-Match": `"other"`, "If-Modified-Since": later}, full},
-		{"If-Modified-Since equal", map[string]string{"If-Modified-Since": modified}, notModified},
-		{"If-Modified-Since later", map[string]string{"If-Modified-Since": later}, notModified},
+		{"If-Modified-Since equal", map[string]string{"If-Modified-Since": date}, byDate(notModified)},
+		{"If-Modified-Since later", map[string]string{"If-Modified-Since": later}, byDate(notModified)},
 		{"If-Modified-Since earlier", map[string]string{"If-Modified-Since": earlier}, full},
 		{"Range", map[string]string{"Range": "bytes=2-5"}, want{206, "2345", "bytes 2-5/20"}},
 		{"Range suffix", map[string]string{"Range": "bytes=-3"}, want{206, "hij", "bytes 17-19/20"}},
@@ -104,6 +136,7 @@ func testDeliveryMatrix(t *testing.T, serve staticSource) {
 		{"If-Range match", map[string]string{"Range": "bytes=0-3", "If-Range": etag}, want{206, "0123", "bytes 0-3/20"}},
 		{"If-Range mismatch", map[string]string{"Range": "bytes=0-3", "If-Range": `"an-older-version"`}, full},
 		{"If-Range weak", map[string]string{"Range": "bytes=0-3", "If-Range": "W/" + etag}, full},
+		{"If-Range date", map[string]string{"Range": "bytes=0-3", "If-Range": date}, byDate(want{206, "0123", "bytes 0-3/20"})},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := serve(t, "GET", c.hdr)
@@ -118,7 +151,7 @@ func testDeliveryMatrix(t *testing.T, serve staticSource) {
 				if r.body != c.want.body || r.header.Get("Content-Length") != strconv.Itoa(len(c.want.body)) {
 					t.Errorf("body %q Content-Length %q, want %q", r.body, r.header.Get("Content-Length"), c.want.body)
 				}
-				if r.header.Get("Accept-Ranges") != "bytes" || r.header.Get("ETag") != etag {
+				if r.header.Get("Accept-Ranges") != "bytes" || r.header.Get("ETag") != etag || r.header.Get("Last-Modified") != modified {
 					t.Errorf("Accept-Ranges %q ETag %q", r.header.Get("Accept-Ranges"), r.header.Get("ETag"))
 				}
 			case 304:

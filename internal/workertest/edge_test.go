@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -26,9 +29,10 @@ const (
 )
 
 var (
-	edgeURL   string
-	host      *Host
-	workerDir string // the built Worker, for tests that need a host of their own
+	edgeURL    string
+	host       *Host
+	workerDir  string     // the built Worker, for tests that need a host of their own
+	hostConfig HostConfig // the shared host's configuration, for tests that need a variant
 )
 
 // TestMain builds the Worker once and starts one workerd for the whole package: start-up
@@ -120,6 +124,7 @@ func run(m *testing.M) int {
 	defer host.Close()
 	edgeURL = host.URL
 	workerDir = out
+	hostConfig = cfg
 	code := m.Run()
 	if code != 0 {
 		fmt.Fprintln(os.Stderr, "host stderr:\n"+host.Stderr())
@@ -161,6 +166,9 @@ func seedKV() map[string]map[string]string {
 			"docs": mustRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
 				Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html", NotFound: "404.html"}}),
 			"cachefail": mustRecord(dyn("cachefail", "tunnel.kamui.test", 5000)),
+			"cas":       mustRecord(casRecord(casManifest(1))),
+			"casbad":    mustRecord(brokenSite("casbad")),
+			"casbig":    mustRecord(brokenSite("casbig")),
 			"spa": mustRecord(route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
 				Static: &route.Static{Prefix: "sites/spa/v1/", Index: "index.html", SPA: true}}),
 			"broken": `{"v":1,"app":"broken","status":"active","kind":"dynamic"`,
@@ -175,7 +183,7 @@ func seedKV() map[string]map[string]string {
 }
 
 func seedR2() map[string]map[string]Object {
-	return map[string]map[string]Object{"STATIC": {
+	objects := map[string]map[string]Object{"STATIC": {
 		"sites/docs/v1/index.html":       {Text: "<h1>docs home</h1>", ContentType: "text/html"},
 		"sites/docs/v1/guide/start.html": {Text: "<h1>start</h1>", ContentType: "text/html"},
 		"sites/docs/v1/404.html":         {Text: "<h1>docs 404</h1>", ContentType: "text/html"},
@@ -183,6 +191,77 @@ func seedR2() map[string]map[string]Object {
 		"sites/spa/v1/index.html":        {Text: "<div id=app>spa</div>", ContentType: "text/html"},
 		"sites/docs/v1/data.txt":         {Text: deliveryBody, ContentType: "text/plain"},
 	}}
+	for v := 1; v <= 2; v++ {
+		putSite(objects["STATIC"], casPrefix, "v"+strconv.Itoa(v), casFiles(v))
+	}
+	// Manifests the Worker must refuse: a type that would split a header, and one larger
+	// than route.MaxSiteManifestBytes (refused by worker.mjs from R2's size).
+	obj := siteObject("x")
+	objects["STATIC"][route.SiteObjectKey("sites/casbad/", obj)] = Object{Text: "x"}
+	objects["STATIC"][route.SiteManifestKey("sites/casbad/", "v1")] = Object{Text: `{"v":1,"files":{"index.html":{"object":"` + obj +
+		`","type":"text/html\r\nSet-Cookie: a=1","size":1}}}`}
+	objects["STATIC"][route.SiteManifestKey("sites/casbig/", "v1")] = Object{Text: `{"v":1,"files":{}}` + strings.Repeat(" ", route.MaxSiteManifestBytes)}
+	return objects
+}
+
+// cas is docs in the content-addressed layout (what kamuidash_static_site writes), with two
+// versions: v2 changes data.txt and keeps every other file (the same objects). The shared
+// host's record names v1.
+const casPrefix = "sites/cas/"
+
+func casFiles(version int) map[string]siteContent {
+	files := map[string]siteContent{
+		"index.html":       {"text/html; charset=utf-8", "<h1>cas home</h1>"},
+		"guide/start.html": {"text/html; charset=utf-8", "<h1>cas start</h1>"},
+		"404.html":         {"text/html; charset=utf-8", "<h1>cas 404</h1>"},
+		"data.txt":         {"text/plain; charset=utf-8", deliveryBody},
+	}
+	if version == 2 {
+		files["data.txt"] = siteContent{"text/plain; charset=utf-8", casDataV2}
+	}
+	return files
+}
+
+const casDataV2 = "version two of data.txt"
+
+func casManifest(version int) string {
+	return route.SiteManifestKey(casPrefix, "v"+strconv.Itoa(version))
+}
+
+func casRecord(manifest string) route.Record {
+	return route.Record{App: "cas", Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: casPrefix, Index: "index.html", NotFound: "404.html", Manifest: manifest}}
+}
+
+func brokenSite(app string) route.Record {
+	prefix := "sites/" + app + "/"
+	return route.Record{App: app, Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: route.SiteManifestKey(prefix, "v1")}}
+}
+
+type siteContent struct{ typ, body string }
+
+// siteObject is the object name (hash) of content.
+func siteObject(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// putSite adds one site version to a bucket's seed: each content once under objects/ (with
+// a type of its own, which the Worker must not serve: the manifest's is the path's), then
+// the manifest.
+func putSite(bucket map[string]Object, prefix, version string, files map[string]siteContent) {
+	m := route.SiteManifest{Files: map[string]route.SiteFile{}}
+	for p, c := range files {
+		obj := siteObject(c.body)
+		bucket[route.SiteObjectKey(prefix, obj)] = Object{Text: c.body, ContentType: "application/octet-stream"}
+		m.Files[p] = route.SiteFile{Object: obj, Type: c.typ, Size: int64(len(c.body))}
+	}
+	b, err := route.EncodeSiteManifest(m)
+	if err != nil {
+		panic(err)
+	}
+	bucket[route.SiteManifestKey(prefix, version)] = Object{Text: string(b), ContentType: "application/json"}
 }
 
 func seedCache() map[string]CacheEntry {

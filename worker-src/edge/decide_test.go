@@ -125,6 +125,9 @@ func TestDecideMatchesServe(t *testing.T) {
 		get("ghost.kamui.test", "/again"), get("nx.unknown.example", "/<script>"), get("bad_host!", "/"),
 		get("prov.kamui.test", "/"), get("broken.kamui.test", "/"), get("future.kamui.test", "/"),
 		get("www.off.example", "/"), get("www.kamui.test", "/"),
+		get("cas.kamui.test", "/"), get("cas.kamui.test", "/missing"), get("casspa.kamui.test", "/deep/link"),
+		get("casspa.kamui.test", "/missing.js"), request("cas.kamui.test", "HEAD", "/data.txt"),
+		request("cas.kamui.test", "GET", "/data.txt", Field{"If-None-Match", route.SiteETag(objectOf(dataBody))}),
 	}
 	head := get("docs.kamui.test", "/")
 	head.Method = "HEAD"

@@ -22,6 +22,10 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		return p
 	}
 	rel, ok := staticPath(u.path, st.Index)
+	if st.Manifest != "" {
+		return h.serveSite(ex, req, u, res, rel, ok)
+	}
+	// The layout by prefix: the object key is the prefix and the path.
 	if (ok || st.NotFound != "") && !ex.blocking {
 		return ex.wait() // the static origin is I/O
 	}
@@ -68,7 +72,19 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		hdr.Set("Content-Type", "application/octet-stream")
 	}
 	hdr.Set("X-Content-Type-Options", "nosniff")
-	p := Plan{Status: status, Body: obj.Body}
+	p := h.staticPlan(ex, u, res, status, hdr, withBody)
+	p.Body = obj.Body
+	if status == 404 {
+		return p // the site's 404 page is never a 304 or a 206
+	}
+	return ex.represent(p, req.Header)
+}
+
+// staticPlan answers with status and the representation's headers hdr, for either layout:
+// a full 200 GET is stored in the content cache (with its own max-age and the marker), and
+// the client gets the revalidate-every-time Cache-Control and the request id.
+func (h *Handler) staticPlan(ex *Exchange, u urlParts, res resolution, status int, hdr Header, withBody bool) Plan {
+	p := Plan{Status: status}
 	if withBody && status == 200 {
 		if ttl := h.contentTTL(res.readAt); ttl > 0 {
 			stored := hdr.Clone()
@@ -80,10 +96,7 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 	hdr.Set("Cache-Control", clientStaticCacheControl)
 	hdr.Set("X-Request-Id", ex.id)
 	p.Header = hdr
-	if status == 404 {
-		return p // the site's 404 page is never a 304 or a 206
-	}
-	return ex.represent(p, req.Header)
+	return p
 }
 
 // contentTTL is how long a content entry may live so that the chain KV edge cache → route

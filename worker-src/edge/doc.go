@@ -28,8 +28,10 @@
 // differently again in Miniflare). Instead the core owns every case (represent.go), from the
 // metadata of a complete 200 representation, whichever source it came from:
 //
-//   - R2: the adapter reads the whole object (get, or head for HEAD) and reports its size,
-//     ETag and upload time as Content-Length, ETag and Last-Modified;
+//   - R2, layout by prefix: the adapter reads the whole object (get, or head for HEAD) and
+//     reports its size, ETag and upload time as Content-Length, ETag and Last-Modified;
+//   - R2, content-addressed layout: the version's manifest entry is the metadata (its size,
+//     type and hash, the ETag) and there is no Last-Modified (see below);
 //   - the content cache: the entry is the stored complete 200 with the same headers;
 //     cache.match is given the bare URL, so it never applies a condition or a range itself.
 //
@@ -45,6 +47,33 @@
 // as a 404 whatever the conditions; the SPA fallback is the 200 representation of its URL
 // (the index, stored under that URL), so it revalidates like any other page.
 //
+// # Content-addressed sites: the manifest decides, the object only carries the body
+//
+// A static record with static.manifest names one version of a site (route.SiteManifest):
+// path → object hash, type, size. Who decides what:
+//
+//   - the provider (kamuidash_static_site) writes each content once under
+//     <prefix>objects/<sha256> and a manifest per version, never rewritten, before it points
+//     the record at it; a rollback points the record at a kept manifest;
+//   - route.DecodeSiteManifest is the only judge of a manifest: unknown fields, another
+//     version, a path that is not relative, an object that is not a hash, a type that is
+//     not printable ASCII (CR/LF could otherwise split a header) are all refused, and a
+//     refused or missing manifest is a 502 (static-error), never a 404 and never remembered;
+//   - the core (site.go) reads a manifest once per isolate (Objects.Text, at most
+//     route.MaxSiteManifestBytes, which worker.mjs checks from R2's size before reading the
+//     body) and holds it by key in a memo bounded by entries and files, least recently used
+//     out, for at most the freshness budget; concurrent misses share one read. It resolves
+//     the path (staticPath, then the SPA index, then the 404 page) and makes every header
+//     from the entry, so a 304, a HEAD, a 416 and a missing path without a 404 page read no
+//     object; only a body the client gets is read, and an object missing or of another
+//     size than the entry says is a 502 before any byte is sent;
+//   - the content cache stores the full 200 with the entry's headers, so its hits
+//     revalidate against the same ETag.
+//
+// There is no Last-Modified: an object is shared by every path and version with the same
+// bytes, and a record may roll back to an older manifest, so no date the Worker could send
+// orders a path's versions. The hash is exact; If-Modified-Since alone gets the 200.
+//
 // # Bindings
 //
 // The Worker reads its whole configuration from these Worker bindings; the provider must
@@ -53,7 +82,7 @@
 //
 //	ROUTES                    KV namespace   app name → route.Record (JSON)
 //	DOMAINS                   KV namespace   custom hostname → route.DomainMapping (JSON)
-//	STATIC                    R2 bucket      static objects under each record's static.prefix
+//	STATIC                    R2 bucket      static objects (and sites' manifests) under each record's static.prefix
 //	PLATFORM_DOMAIN           plain text     e.g. "kamui.test"; a valid, normalised DNS name
 //	FRESHNESS_BUDGET_SECONDS  plain text     integer seconds within route.MinFreshnessBudget..MaxFreshnessBudget
 //	UPSTREAM_TIMEOUT_MS       plain text     integer ceiling for a record's timeout_ms (100..90000)

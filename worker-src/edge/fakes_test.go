@@ -1,6 +1,8 @@
 package edge
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strconv"
 	"strings"
@@ -121,9 +123,16 @@ func (c *fakeCache) store(key string, e Entry) {
 // fakeObjects answers with the metadata R2's binding gives the adapter (size, ETag,
 // upload time) and the whole body: ranges are cut from it by the adapter (Plan.Range).
 type fakeObjects struct {
+	mu    sync.Mutex
 	data  map[string]string
 	err   error
 	reads []string
+	// texts are the keys Text read (manifests), textErr fails every Text; with textGate
+	// set, Text signals textEntered (when set), then waits for the gate.
+	texts       []string
+	textErr     error
+	textEntered chan struct{}
+	textGate    chan struct{}
 }
 
 // fakeModified is every fake object's upload time, as the adapter formats it.
@@ -132,6 +141,8 @@ const fakeModified = "Sun, 29 Nov 2026 11:00:00 GMT"
 func fakeETag(key string) string { return `"e-` + key + `"` }
 
 func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.reads = append(o.reads, key)
 	if o.err != nil {
 		return Object{}, false, o.err
@@ -146,6 +157,36 @@ func (o *fakeObjects) Get(key string, withBody bool) (Object, bool, error) {
 		obj.Body = TextBody(v)
 	}
 	return obj, true, nil
+}
+
+func (o *fakeObjects) Text(key string, limit int64) (string, bool, error) {
+	if o.textGate != nil {
+		if o.textEntered != nil {
+			o.textEntered <- struct{}{}
+		}
+		<-o.textGate
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.texts = append(o.texts, key)
+	if o.textErr != nil {
+		return "", false, o.textErr
+	}
+	v, ok := o.data[key]
+	if !ok {
+		return "", false, nil
+	}
+	if int64(len(v)) > limit {
+		return "", false, errors.New("larger than " + strconv.FormatInt(limit, 10) + " bytes")
+	}
+	return v, true, nil
+}
+
+// counts are the object reads and manifest reads so far.
+func (o *fakeObjects) counts() (objects, manifests int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.reads), len(o.texts)
 }
 
 type fakeLog struct {
@@ -234,12 +275,65 @@ func newWorld(t testing.TB) *world {
 			"sites/docs/v1/guide/start.html": "start",
 			"sites/docs/v1/404.html":         "docs 404",
 			"sites/spa/v1/index.html":        "spa index",
-			"sites/docs/v1/data.txt":         "0123456789abcdefghij",
+			"sites/docs/v1/data.txt":         dataBody,
 		}},
 		log: &fakeLog{},
 	}
+	// cas and casspa are docs and spa in the content-addressed layout, one version each.
+	w.routes.data["cas"] = record(t, siteRecord("cas", putSite(t, w.objects.data, "sites/cas/", "v1", casFiles), "404.html", false))
+	w.routes.data["casspa"] = record(t, siteRecord("casspa", putSite(t, w.objects.data, "sites/casspa/", "v1", map[string]siteContent{
+		"index.html": {"text/html; charset=utf-8", "spa index"},
+		"main.js":    {"text/javascript", "main()"},
+	}), "", true))
 	w.h = w.handler(t)
 	return w
+}
+
+// dataBody is /data.txt of docs and cas, the object of the conditional/range matrix.
+const dataBody = "0123456789abcdefghij"
+
+// casFiles is version v1 of the cas site. Its types differ from the fake bucket's (which
+// says text/html for everything): the manifest's are the ones served.
+var casFiles = map[string]siteContent{
+	"index.html":       {"text/html; charset=utf-8", "cas home"},
+	"guide/start.html": {"text/html; charset=utf-8", "start"},
+	"404.html":         {"text/html; charset=utf-8", "cas 404"},
+	"data.txt":         {"text/plain; charset=utf-8", dataBody},
+	// The same bytes as data.txt under another type: one object, two paths.
+	"data.csv": {"text/csv", dataBody},
+}
+
+type siteContent struct{ typ, body string }
+
+// objectOf is the object name (hash) of content.
+func objectOf(body string) string {
+	sum := sha256.Sum256([]byte(body))
+	return hex.EncodeToString(sum[:])
+}
+
+// putSite writes one version of a content-addressed site into objects as the provider
+// does (each content once under objects/, then the manifest) and returns the manifest key.
+func putSite(t testing.TB, objects map[string]string, prefix, version string, files map[string]siteContent) string {
+	t.Helper()
+	m := route.SiteManifest{Files: map[string]route.SiteFile{}}
+	for p, c := range files {
+		obj := objectOf(c.body)
+		objects[route.SiteObjectKey(prefix, obj)] = c.body
+		m.Files[p] = route.SiteFile{Object: obj, Type: c.typ, Size: int64(len(c.body))}
+	}
+	b, err := route.EncodeSiteManifest(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := route.SiteManifestKey(prefix, version)
+	objects[key] = string(b)
+	return key
+}
+
+func siteRecord(app, manifest, notFound string, spa bool) route.Record {
+	prefix := strings.TrimSuffix(manifest, "manifests/"+lastSegment(manifest))
+	return route.Record{App: app, Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: prefix, Index: "index.html", NotFound: notFound, SPA: spa, Manifest: manifest}}
 }
 
 // handler returns a fresh Handler over the same KV, cache and objects: a new isolate

@@ -111,9 +111,9 @@ type Handler struct {
 	// crypto.randomUUID. Its result is never client input.
 	NewRequestID func() string
 	// WaitShared blocks until done is closed or it gives up (then the request resolves
-	// on its own); a request whose host is being resolved by a concurrent request waits
-	// with it. Defaults to receiving from done. The wasm
-	// adapter polls on JS timers instead: workerd binds I/O to the request whose context
+	// on its own); a request whose host is being resolved, or whose site's manifest is
+	// being read, by a concurrent request waits with it. Defaults to receiving from done.
+	// The wasm adapter polls on JS timers instead: workerd binds I/O to the request whose context
 	// runs it, and a goroutine woken by another request's goroutine would run (and issue
 	// its fetch) in that other request's context.
 	WaitShared func(done <-chan struct{})
@@ -121,6 +121,7 @@ type Handler struct {
 	mu      sync.Mutex
 	memo    map[string]memoEntry
 	flights map[string]*flight
+	sites   siteMemo // content-addressed sites' manifests (site.go)
 	seq     atomic.Uint64
 }
 
@@ -137,6 +138,14 @@ type flight struct {
 	done    chan struct{}
 	res     resolution
 	started time.Time
+}
+
+func (h *Handler) waitShared(done <-chan struct{}) {
+	if h.WaitShared != nil {
+		h.WaitShared(done)
+	} else {
+		<-done
+	}
 }
 
 func (h *Handler) now() time.Time {

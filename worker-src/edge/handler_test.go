@@ -468,6 +468,10 @@ func TestStatic(t *testing.T) {
 	if hp.Status != 200 || hp.Body != nil || hp.Store != nil {
 		t.Errorf("HEAD: %d body %v store %v", hp.Status, hp.Body, hp.Store)
 	}
+	// The layout by prefix has no manifest to read.
+	if _, manifests := w.objects.counts(); manifests != 0 {
+		t.Errorf("%d manifest reads for sites without a manifest", manifests)
+	}
 	// The static origin failing is a 502, not a 404.
 	w.objects.err = errBoom
 	assertFixed(t, w.serve(w.h, get("docs.kamui.test", "/other.html")), 502)

@@ -58,6 +58,10 @@ type Object struct {
 type Objects interface {
 	// Get returns the object stored under key, found=false when there is none.
 	Get(key string, withBody bool) (o Object, found bool, err error)
+	// Text returns the whole content of the object under key as text (a site manifest),
+	// found=false when there is none. An object larger than limit bytes is an error and
+	// is not read.
+	Text(key string, limit int64) (text string, found bool, err error)
 }
 
 // Clock tells the time; tests inject a fake one.

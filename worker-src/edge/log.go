@@ -12,25 +12,26 @@ type logLine struct {
 	// the Wasm's size is one of the Worker's goals.
 	_ [0]func()
 
-	Msg          string `json:"msg"`
-	TimeMS       int64  `json:"ts_ms"`
-	RequestID    string `json:"request_id"`
-	Method       string `json:"method"`
-	Host         string `json:"host,omitempty"`
-	HostKind     string `json:"host_kind,omitempty"` // platform | custom
-	App          string `json:"app,omitempty"`
-	RouteSource  string `json:"route_source,omitempty"` // memo | shared | route-cache | kv
-	KVReads      int    `json:"kv_reads"`
-	R2Reads      int    `json:"r2_reads,omitempty"`
-	ContentCache string `json:"content_cache"` // skip | hit | miss | unmarked | error
-	RouteCache   string `json:"route_cache"`   // skip | hit | negative-hit | miss | unmarked | invalid | error (+put-error)
-	Delivery     string `json:"delivery,omitempty"`
-	Outcome      string `json:"outcome"`
-	Status       int    `json:"status"`
-	DurUS        int64  `json:"dur_us"`
-	KVUS         int64  `json:"kv_us"`
-	UpstreamUS   int64  `json:"upstream_us,omitempty"`
-	Error        string `json:"error,omitempty"`
+	Msg           string `json:"msg"`
+	TimeMS        int64  `json:"ts_ms"`
+	RequestID     string `json:"request_id"`
+	Method        string `json:"method"`
+	Host          string `json:"host,omitempty"`
+	HostKind      string `json:"host_kind,omitempty"` // platform | custom
+	App           string `json:"app,omitempty"`
+	RouteSource   string `json:"route_source,omitempty"` // memo | shared | route-cache | kv
+	KVReads       int    `json:"kv_reads"`
+	R2Reads       int    `json:"r2_reads,omitempty"`       // static objects
+	ManifestReads int    `json:"manifest_reads,omitempty"` // content-addressed sites' manifests
+	ContentCache  string `json:"content_cache"`            // skip | hit | miss | unmarked | error
+	RouteCache    string `json:"route_cache"`              // skip | hit | negative-hit | miss | unmarked | invalid | error (+put-error)
+	Delivery      string `json:"delivery,omitempty"`
+	Outcome       string `json:"outcome"`
+	Status        int    `json:"status"`
+	DurUS         int64  `json:"dur_us"`
+	KVUS          int64  `json:"kv_us"`
+	UpstreamUS    int64  `json:"upstream_us,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 // logFields is logLine's JSON layout, in encoding/json's order: i indexes the strings or
@@ -43,10 +44,10 @@ var logFields = [...]struct {
 	{`{"msg":`, false, false, 0}, {`,"ts_ms":`, true, false, 0}, {`,"request_id":`, false, false, 1},
 	{`,"method":`, false, false, 2}, {`,"host":`, false, true, 3}, {`,"host_kind":`, false, true, 4},
 	{`,"app":`, false, true, 5}, {`,"route_source":`, false, true, 6}, {`,"kv_reads":`, true, false, 1},
-	{`,"r2_reads":`, true, true, 2}, {`,"content_cache":`, false, false, 7}, {`,"route_cache":`, false, false, 8},
-	{`,"delivery":`, false, true, 9}, {`,"outcome":`, false, false, 10}, {`,"status":`, true, false, 3},
-	{`,"dur_us":`, true, false, 4}, {`,"kv_us":`, true, false, 5}, {`,"upstream_us":`, true, true, 6},
-	{`,"error":`, false, true, 11},
+	{`,"r2_reads":`, true, true, 2}, {`,"manifest_reads":`, true, true, 3}, {`,"content_cache":`, false, false, 7},
+	{`,"route_cache":`, false, false, 8}, {`,"delivery":`, false, true, 9}, {`,"outcome":`, false, false, 10},
+	{`,"status":`, true, false, 4}, {`,"dur_us":`, true, false, 5}, {`,"kv_us":`, true, false, 6},
+	{`,"upstream_us":`, true, true, 7}, {`,"error":`, false, true, 11},
 }
 
 // encode writes the line exactly as encoding/json would, without the reflection every
@@ -55,7 +56,8 @@ var logFields = [...]struct {
 func (l *logLine) encode() string {
 	strs := [...]string{l.Msg, l.RequestID, l.Method, l.Host, l.HostKind, l.App, l.RouteSource,
 		l.ContentCache, l.RouteCache, l.Delivery, l.Outcome, l.Error}
-	nums := [...]int64{l.TimeMS, int64(l.KVReads), int64(l.R2Reads), int64(l.Status), l.DurUS, l.KVUS, l.UpstreamUS}
+	nums := [...]int64{l.TimeMS, int64(l.KVReads), int64(l.R2Reads), int64(l.ManifestReads), int64(l.Status),
+		l.DurUS, l.KVUS, l.UpstreamUS}
 	b := make([]byte, 0, 384)
 	for _, f := range logFields {
 		if f.num {

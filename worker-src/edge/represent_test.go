@@ -1,19 +1,36 @@
 package edge
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 const dataKey = "sites/docs/v1/data.txt"
+
+// deliveryLayout is one static layout the matrix runs over: the host of a site holding
+// /data.txt (dataBody), the ETag it is served with and its Last-Modified ("": none).
+type deliveryLayout struct {
+	name, host, etag, modified string
+}
+
+func deliveryLayouts() []deliveryLayout {
+	return []deliveryLayout{
+		{"by prefix", "docs.kamui.test", fakeETag(dataKey), fakeModified},
+		// The manifest's entry makes the headers: the content's hash, and no date.
+		{"content-addressed", "cas.kamui.test", route.SiteETag(objectOf(dataBody)), ""},
+	}
+}
 
 // staticSource serves one request for a static path from one of the two sources.
 type staticSource func(t *testing.T, method, path string, hdr Header) *Exchange
 
 // fromR2 never stores what it serves, so every request reads the bucket.
-func fromR2(w *world) staticSource {
+func fromR2(w *world, host string) staticSource {
 	return func(t *testing.T, method, path string, hdr Header) *Exchange {
 		t.Helper()
-		req := get("docs.kamui.test", path)
+		req := get(host, path)
 		req.Method, req.Header = method, hdr
 		ex := w.serve(w.h, req)
 		if ex.line.Delivery != "static" {
@@ -25,15 +42,15 @@ func fromR2(w *world) staticSource {
 
 // fromCache first stores path as the adapter does (a plain GET's Plan.Store), then answers
 // every request from that content-cache entry.
-func fromCache(t *testing.T, w *world, path string) staticSource {
-	p := w.serve(w.h, get("docs.kamui.test", path)).Plan
+func fromCache(t *testing.T, w *world, host, path string) staticSource {
+	p := w.serve(w.h, get(host, path)).Plan
 	if p.Store == nil {
 		t.Fatalf("GET %s: nothing stored", path)
 	}
 	w.cache.store(p.Store.Key, Entry{Status: p.Status, Header: p.Store.Header, Body: p.Body})
 	return func(t *testing.T, method, path string, hdr Header) *Exchange {
 		t.Helper()
-		req := get("docs.kamui.test", path)
+		req := get(host, path)
 		req.Method, req.Header = method, hdr
 		ex := w.serve(w.h, req)
 		if ex.line.ContentCache != "hit" {
@@ -44,24 +61,39 @@ func fromCache(t *testing.T, w *world, path string) staticSource {
 }
 
 func TestDeliveryFromR2(t *testing.T) {
-	w := newWorld(t)
-	testDelivery(t, fromR2(w))
+	for _, l := range deliveryLayouts() {
+		t.Run(l.name, func(t *testing.T) {
+			w := newWorld(t)
+			testDelivery(t, l, fromR2(w, l.host))
+		})
+	}
 }
 
 func TestDeliveryFromContentCache(t *testing.T) {
-	w := newWorld(t)
-	testDelivery(t, fromCache(t, w, "/data.txt"))
+	for _, l := range deliveryLayouts() {
+		t.Run(l.name, func(t *testing.T) {
+			w := newWorld(t)
+			testDelivery(t, l, fromCache(t, w, l.host, "/data.txt"))
+		})
+	}
 }
 
-func testDelivery(t *testing.T, serve staticSource) {
-	etag := fakeETag(dataKey)
+func testDelivery(t *testing.T, l deliveryLayout, serve staticSource) {
+	etag := l.etag
 	type want struct {
 		status       int
 		body         string
 		contentRange string
 	}
-	full := want{200, "0123456789abcdefghij", ""}
+	full := want{200, dataBody, ""}
 	notModified := want{304, "", ""}
+	// byDate is what a condition on the date gets: without a Last-Modified, the full 200.
+	byDate := func(w want) want {
+		if l.modified == "" {
+			return full
+		}
+		return w
+	}
 	for _, c := range []struct {
 		name string
 		hdr  Header
@@ -73,10 +105,10 @@ func testDelivery(t *testing.T, serve staticSource) {
 		{"If-None-Match list", Header{{"If-None-Match", `"other", W/"x,y", ` + etag}}, notModified},
 		{"If-None-Match star", Header{{"If-None-Match", "*"}}, notModified},
 		{"If-None-Match other", Header{{"If-None-Match", `"other"`}}, full},
-		{"If-None-Match malformed", Header{{"If-None-Match", "e-" + dataKey}}, full},
+		{"If-None-Match malformed", Header{{"If-None-Match", strings.Trim(etag, `"`)}}, full},
 		{"If-None-Match wins over If-Modified-Since", Header{{"If-None-Match", `"other"`}, {"If-Modified-Since", fakeModified}}, full},
-		{"If-Modified-Since equal", Header{{"If-Modified-Since", fakeModified}}, notModified},
-		{"If-Modified-Since later", Header{{"If-Modified-Since", "Mon, 30 Nov 2026 00:00:00 GMT"}}, notModified},
+		{"If-Modified-Since equal", Header{{"If-Modified-Since", fakeModified}}, byDate(notModified)},
+		{"If-Modified-Since later", Header{{"If-Modified-Since", "Mon, 30 Nov 2026 00:00:00 GMT"}}, byDate(notModified)},
 		{"If-Modified-Since earlier", Header{{"If-Modified-Since", "Sun, 29 Nov 2026 10:59:59 GMT"}}, full},
 		{"If-Modified-Since obsolete form", Header{{"If-Modified-Since", "Sunday, 29-Nov-26 11:00:00 GMT"}}, full},
 		{"Range closed", Header{{"Range", "bytes=2-5"}}, want{206, "2345", "bytes 2-5/20"}},
@@ -94,7 +126,7 @@ func testDelivery(t *testing.T, serve staticSource) {
 		{"If-Range current", Header{{"Range", "bytes=0-3"}, {"If-Range", etag}}, want{206, "0123", "bytes 0-3/20"}},
 		{"If-Range weak", Header{{"Range", "bytes=0-3"}, {"If-Range", "W/" + etag}}, full},
 		{"If-Range other", Header{{"Range", "bytes=0-3"}, {"If-Range", `"old"`}}, full},
-		{"If-Range date", Header{{"Range", "bytes=0-3"}, {"If-Range", fakeModified}}, want{206, "0123", "bytes 0-3/20"}},
+		{"If-Range date", Header{{"Range", "bytes=0-3"}, {"If-Range", fakeModified}}, byDate(want{206, "0123", "bytes 0-3/20"})},
 		{"If-Range other date", Header{{"Range", "bytes=0-3"}, {"If-Range", "Mon, 30 Nov 2026 00:00:00 GMT"}}, full},
 		{"If-None-Match before Range", Header{{"Range", "bytes=0-3"}, {"If-None-Match", etag}}, notModified},
 	} {
@@ -118,14 +150,15 @@ func testDelivery(t *testing.T, serve staticSource) {
 				if p.Header.Get("Content-Length") != itoa(len(c.want.body)) || p.Header.Get("Accept-Ranges") != "bytes" {
 					t.Errorf("Content-Length %q Accept-Ranges %q", p.Header.Get("Content-Length"), p.Header.Get("Accept-Ranges"))
 				}
-				if p.Header.Get("ETag") != etag || p.Header.Get("Cache-Control") != clientStaticCacheControl {
+				if p.Header.Get("ETag") != etag || p.Header.Get("Last-Modified") != l.modified ||
+					p.Header.Get("Cache-Control") != clientStaticCacheControl {
 					t.Errorf("headers %v", p.Header)
 				}
 			case 304:
 				if p.Body != nil || p.Header.Has("Content-Length") || p.Header.Has("Content-Type") {
 					t.Errorf("304 with a body or its metadata: %v", p.Header)
 				}
-				if p.Header.Get("ETag") != etag || p.Header.Get("Last-Modified") != fakeModified ||
+				if p.Header.Get("ETag") != etag || p.Header.Get("Last-Modified") != l.modified ||
 					p.Header.Get("Cache-Control") != clientStaticCacheControl {
 					t.Errorf("304 headers %v", p.Header)
 				}

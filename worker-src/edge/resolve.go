@@ -86,11 +86,7 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	}
 	if inFlight {
 		h.mu.Unlock()
-		if h.WaitShared != nil {
-			h.WaitShared(f.done)
-		} else {
-			<-f.done
-		}
+		h.waitShared(f.done)
 		select {
 		case <-f.done:
 			r := f.res

@@ -162,6 +162,17 @@ const io = {
     const size = Number.isSafeInteger(o.size) ? String(o.size) : "";
     return { h: [ct, etag, modified, size].join("\0") + "\0", o };
   },
+  // text reads a whole object as text (a site manifest); null when absent. Its size is
+  // checked before its body is read: a larger object rejects and its stream is released.
+  async text(bucket, key, limit) {
+    const o = await bucket.get(key);
+    if (!o) return null;
+    if (!(o.size <= limit)) {
+      o.body.cancel().catch(() => {});
+      throw new Error("object of " + o.size + " bytes is larger than " + limit);
+    }
+    return await o.text();
+  },
 };
 
 async function serve(request, env, ctx) {

@@ -34,7 +34,7 @@ var (
 	initOnce sync.Once
 	handler  *edge.Handler
 
-	// io holds worker.mjs's helpers for the bindings (kv, match, r2).
+	// io holds worker.mjs's helpers for the bindings (kv, match, r2, text).
 	io js.Value
 
 	// buf is the shared Uint8Array; in holds the bytes read from it.
@@ -528,6 +528,16 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 		o.Body = body{v: v.Get("o")}
 	}
 	return o, true, nil
+}
+
+// Text reads a whole object as text through worker.mjs, which refuses one larger than
+// limit before reading its body.
+func (b bucket) Text(key string, limit int64) (string, bool, error) {
+	v, err := await(io.Call("text", b.b, key, float64(limit)))
+	if err != nil || v.Type() != js.TypeString {
+		return "", false, err
+	}
+	return v.String(), true, nil
 }
 
 // body is a JS object with a .body stream (Response, R2ObjectBody); the stream stays in JS.

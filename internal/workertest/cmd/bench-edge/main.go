@@ -1,7 +1,9 @@
 // Command bench-edge replays a generated traffic mix through workerd for the edge Worker,
 // a no-cache baseline Worker and a one-KV-read JS pass-through Worker, and prints KV reads
 // per 1,000 requests against the floor, warm latency against the pass-through, and the
-// Wasm size. The last line is machine-readable:
+// Wasm size; static apps are content-addressed sites (a manifest per version), and the edge's
+// R2 object and manifest reads per 1,000 requests are printed beside. The last line is
+// machine-readable:
 //
 //	bench-edge: kv_reads_vs_floor=<ratio> latency_p50_vs_js=<ratio> latency_p99_vs_js=<ratio> gzip_bytes=<n>
 //
@@ -11,6 +13,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -213,6 +217,14 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		floor, per1000(floor, n), floorRC)
 	fmt.Printf("bench-edge: kv reads per 1000: edge=%.1f baseline=%.1f js-passthrough=%.1f floor=%.1f\n",
 		per1000(e.kvReads, n), per1000(results["baseline"].kvReads, n), per1000(js.kvReads, n), per1000(floor, n))
+	statics := 0
+	for _, q := range trace {
+		if !q.warmup && strings.HasPrefix(q.kind, "static") {
+			statics++
+		}
+	}
+	fmt.Printf("bench-edge: edge static reads per 1000 requests: r2=%.1f manifest=%.1f (%d static GET/HEAD of %d requests, %d sites)\n",
+		per1000(e.r2Reads, n), per1000(e.manifestReads, n), statics, n, staticApps(apps))
 	fmt.Printf("bench-edge: warm latency edge p50=%.2fms p99=%.2fms; js-passthrough p50=%.2fms p99=%.2fms; js-pass+cache (one Cache API lookup per GET) p50=%.2fms p99=%.2fms\n",
 		ms(e.p50), ms(e.p99), ms(js.p50), ms(js.p99), ms(jsc.p50), ms(jsc.p99))
 	fmt.Printf("bench-edge: edge.wasm raw_bytes=%d gzip_bytes=%d\n", len(wasm), gzipBytes)
@@ -241,6 +253,7 @@ func appName(i int) string { return "app" + strconv.Itoa(i) }
 
 // Every third app is static, every second one has a custom domain www.<app>.example.
 func isStatic(i int) bool     { return i%3 == 0 }
+func staticApps(apps int) int { return (apps + 2) / 3 }
 func hasCustom(i int) bool    { return i%2 == 0 }
 func customHost(i int) string { return "www." + appName(i) + ".example" }
 
@@ -255,11 +268,24 @@ func makeFixture(apps int) fixture {
 		app := appName(i)
 		rec := route.Record{App: app, Status: route.StatusActive}
 		if isStatic(i) && i < apps {
-			prefix := "sites/" + app + "/v1/"
-			rec.Kind, rec.Static = route.KindStatic, &route.Static{Prefix: prefix, Index: "index.html"}
+			// The content-addressed layout kamuidash_static_site writes: objects by hash, and
+			// one manifest for the version the record names.
+			prefix := "sites/" + app + "/"
+			m := route.SiteManifest{Files: map[string]route.SiteFile{}}
 			for _, p := range []string{"index.html", "app.js", "style.css", "img/logo.svg"} {
-				fx.r2["STATIC"][prefix+p] = workertest.Object{Text: strings.Repeat(app+" "+p+"\n", 20), ContentType: "text/plain"}
+				body := strings.Repeat(app+" "+p+"\n", 20)
+				sum := sha256.Sum256([]byte(body))
+				obj := hex.EncodeToString(sum[:])
+				fx.r2["STATIC"][route.SiteObjectKey(prefix, obj)] = workertest.Object{Text: body}
+				m.Files[p] = route.SiteFile{Object: obj, Type: "text/plain", Size: int64(len(body))}
 			}
+			b, err := route.EncodeSiteManifest(m)
+			if err != nil {
+				panic(err)
+			}
+			manifest := route.SiteManifestKey(prefix, "v1")
+			fx.r2["STATIC"][manifest] = workertest.Object{Text: string(b), ContentType: "application/json"}
+			rec.Kind, rec.Static = route.KindStatic, &route.Static{Prefix: prefix, Index: "index.html", Manifest: manifest}
 		} else {
 			rec.Kind, rec.Dynamic = route.KindDynamic, &route.Dynamic{Origin: "tunnel.kamui.test", Upstream: "tenant-" + app + "/web:8080", TimeoutMS: 10000}
 		}
@@ -364,10 +390,12 @@ func floorReads(trace []request, t route.TTLs) (int, int) {
 
 type runResult struct {
 	kvReads, logReads, errors int
-	firstErr                  string
-	p50, p99                  time.Duration
-	kinds                     string
-	statuses                  map[int]int
+	// r2Reads and manifestReads are the edge's static object and manifest reads (log sums).
+	r2Reads, manifestReads int
+	firstErr               string
+	p50, p99               time.Duration
+	kinds                  string
+	statuses               map[int]int
 }
 
 // replay sends trace to the Worker called name; the edge Workers' log lines are read too.
@@ -460,11 +488,15 @@ func replay(h *workertest.Host, name string, trace []request, conc int) (*runRes
 	}
 	for _, l := range requestLines(h.Logs()[logsBefore:]) {
 		var v struct {
-			KVReads int    `json:"kv_reads"`
-			Host    string `json:"host"`
+			KVReads       int    `json:"kv_reads"`
+			R2Reads       int    `json:"r2_reads"`
+			ManifestReads int    `json:"manifest_reads"`
+			Host          string `json:"host"`
 		}
 		if json.Unmarshal([]byte(l), &v) == nil {
 			res.logReads += v.KVReads
+			res.r2Reads += v.R2Reads
+			res.manifestReads += v.ManifestReads
 		}
 	}
 	if byKind && isEdge {

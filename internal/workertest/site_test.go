@@ -1,0 +1,154 @@
+package workertest
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// num reads a number field of a log line; an absent one (omitempty) is 0.
+func num(l map[string]any, key string) int {
+	f, _ := l[key].(float64)
+	return int(f)
+}
+
+// A content-addressed site in workerd: headers from the manifest (not from R2's metadata),
+// and revalidation and HEAD answered without reading the object.
+func TestSiteRevalidationAndHEADReadNoObject(t *testing.T) {
+	want := casFiles(1)["guide/start.html"]
+	plain := do(t, "GET", "cas.kamui.test", "/guide/start.html?rv=plain", identity(nil), "")
+	etag := plain.header.Get("ETag")
+	if plain.status != 200 || plain.body != want.body || etag != route.SiteETag(siteObject(want.body)) ||
+		plain.header.Get("Content-Type") != want.typ || plain.header.Get("Last-Modified") != "" ||
+		plain.header.Get("Content-Length") != strconv.Itoa(len(want.body)) {
+		t.Fatalf("plain GET: %d %q %v", plain.status, plain.body, plain.header)
+	}
+	if l := logOf(t, plain.header.Get("X-Request-Id")); num(l, "r2_reads") != 1 || l["outcome"] != "ok" {
+		t.Errorf("plain GET: log %v", l)
+	}
+
+	// Each request its own URL: the content cache misses, so the Worker decides each one.
+	for i, c := range []struct {
+		name, method string
+		hdr          map[string]string
+		status       int
+	}{
+		{"If-None-Match current", "GET", map[string]string{"If-None-Match": etag}, 304},
+		{"HEAD", "HEAD", nil, 200},
+		{"HEAD If-None-Match", "HEAD", map[string]string{"If-None-Match": etag}, 304},
+		{"Range unsatisfiable", "GET", map[string]string{"Range": "bytes=1000-"}, 416},
+	} {
+		r := do(t, c.method, "cas.kamui.test", "/guide/start.html?rv="+strconv.Itoa(i), identity(c.hdr), "")
+		if r.status != c.status || r.body != "" && c.status != 416 {
+			t.Errorf("%s: %d %q", c.name, r.status, r.body)
+		}
+		l := logOf(t, r.header.Get("X-Request-Id"))
+		if l["content_cache"] != "miss" || l["delivery"] != "static" {
+			t.Fatalf("%s: not decided by the Worker: %v", c.name, l)
+		}
+		if _, read := l["r2_reads"]; read || num(l, "manifest_reads") != 0 {
+			t.Errorf("%s: the object or the manifest was read: %v", c.name, l)
+		}
+		if c.status == 304 && (r.header.Get("ETag") != etag || r.header.Get("Cache-Control") != "public, max-age=0, must-revalidate") {
+			t.Errorf("%s: headers %v", c.name, r.header)
+		}
+		if c.status == 200 {
+			for _, name := range []string{"Content-Type", "Content-Length", "ETag", "Accept-Ranges", "Cache-Control", "X-Content-Type-Options"} {
+				if r.header.Get(name) != plain.header.Get(name) {
+					t.Errorf("%s: %s %q, GET has %q", c.name, name, r.header.Get(name), plain.header.Get(name))
+				}
+			}
+		}
+	}
+
+	// If-Modified-Since alone: no date to compare with, the full 200.
+	r := do(t, "GET", "cas.kamui.test", "/guide/start.html?rv=ims", map[string]string{"If-Modified-Since": time.Now().UTC().Add(time.Hour).Format(http.TimeFormat)}, "")
+	if r.status != 200 || r.body != want.body {
+		t.Errorf("If-Modified-Since alone: %d %q", r.status, r.body)
+	}
+	// The 404 page, and a missing path is a 404 whatever the client asks.
+	nf := do(t, "GET", "cas.kamui.test", "/nope", map[string]string{"If-None-Match": "*"}, "")
+	if nf.status != 404 || nf.body != "<h1>cas 404</h1>" {
+		t.Errorf("404 page: %d %q", nf.status, nf.body)
+	}
+}
+
+// The record moves to a new version (one file changed): the old ETag of that file gets the
+// new content with a 200, the current ETag a 304 without an object read. A second workerd
+// over the same bucket with the record moved stands in for the same isolate after the
+// freshness budget (which the unit tests cover with a fake clock).
+func TestSiteRecordMovesToNewManifest(t *testing.T) {
+	old := do(t, "GET", "cas.kamui.test", "/data.txt?move", identity(nil), "")
+	oldStart := do(t, "GET", "cas.kamui.test", "/guide/start.html?move", identity(nil), "")
+	if old.status != 200 || old.body != deliveryBody || oldStart.status != 200 {
+		t.Fatalf("v1: %d %q, %d", old.status, old.body, oldStart.status)
+	}
+
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostConfig
+	cfg.KV = seedKV()
+	cfg.KV["ROUTES"]["cas"] = mustRecord(casRecord(casManifest(2)))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	moved, err := StartHost(ctx, root, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer moved.Close()
+	saved, savedHost := edgeURL, host
+	edgeURL, host = moved.URL, moved
+	defer func() { edgeURL, host = saved, savedHost }()
+
+	r := do(t, "GET", "cas.kamui.test", "/data.txt?move", identity(map[string]string{"If-None-Match": old.header.Get("ETag")}), "")
+	etag := r.header.Get("ETag")
+	if r.status != 200 || r.body != casDataV2 || etag != route.SiteETag(siteObject(casDataV2)) || etag == old.header.Get("ETag") {
+		t.Fatalf("the old ETag after the move: %d %q ETag %q", r.status, r.body, etag)
+	}
+	if l := logOf(t, r.header.Get("X-Request-Id")); num(l, "manifest_reads") != 1 || num(l, "r2_reads") != 1 {
+		t.Errorf("the old ETag after the move: log %v", l)
+	}
+	for _, c := range []struct{ path, etag string }{
+		{"/data.txt?current", etag},
+		// Unchanged by the new version: the same object, so the same ETag.
+		{"/guide/start.html?current", oldStart.header.Get("ETag")},
+	} {
+		r := do(t, "GET", "cas.kamui.test", c.path, identity(map[string]string{"If-None-Match": c.etag}), "")
+		if r.status != 304 {
+			t.Errorf("%s with its current ETag: %d %q", c.path, r.status, r.body)
+		}
+		l := logOf(t, r.header.Get("X-Request-Id"))
+		if num(l, "r2_reads") != 0 || num(l, "manifest_reads") != 0 || l["content_cache"] != "miss" {
+			t.Errorf("%s with its current ETag: log %v", c.path, l)
+		}
+	}
+}
+
+// A manifest the Worker refuses is a 502 (static-error) naming the problem in the log only,
+// read again by the next request; nothing of it reaches a header.
+func TestSiteBadManifest(t *testing.T) {
+	for _, c := range []struct{ app, want string }{
+		{"casbad", "type"},
+		{"casbig", "larger than " + strconv.Itoa(route.MaxSiteManifestBytes)},
+	} {
+		for i := 0; i < 2; i++ {
+			r := do(t, "GET", c.app+".kamui.test", "/", nil, "")
+			assertFixed(t, r, 502, "Set-Cookie")
+			if r.header.Get("Set-Cookie") != "" {
+				t.Errorf("%s: a header from the manifest: %v", c.app, r.header)
+			}
+			l := logOf(t, r.header.Get("X-Request-Id"))
+			if e, _ := l["error"].(string); l["outcome"] != "static-error" || num(l, "manifest_reads") != 1 ||
+				!strings.Contains(e, route.SiteManifestKey("sites/"+c.app+"/", "v1")) || !strings.Contains(e, c.want) {
+				t.Errorf("%s: log %v", c.app, l)
+			}
+		}
+	}
+}

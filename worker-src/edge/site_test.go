@@ -1,0 +1,463 @@
+package edge
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// request builds a request for a site with a method and header fields.
+func request(host, method, path string, hdr ...Field) *Request {
+	r := get(host, path)
+	r.Method, r.Header = method, Header(hdr)
+	return r
+}
+
+// reads is what the bucket served since (objects, manifests) were counted.
+func (w *world) reads(objects, manifests int) (int, int) {
+	o, m := w.objects.counts()
+	return o - objects, m - manifests
+}
+
+func TestSiteResolvesThroughManifest(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ path, file string }{
+		{"/", "index.html"}, {"/guide/start.html", "guide/start.html"}, {"/data.txt", "data.txt"},
+		{"/%64ata.csv", "data.csv"},
+	} {
+		f := casFiles[c.file]
+		o0, m0 := w.objects.counts()
+		ex := w.serve(w.h, get("cas.kamui.test", c.path))
+		p := ex.Plan
+		if p.Status != 200 || sent(t, p) != f.body {
+			t.Fatalf("%s: %d %q", c.path, p.Status, sent(t, p))
+		}
+		want := map[string]string{
+			"Content-Type": f.typ, "ETag": route.SiteETag(objectOf(f.body)), "Content-Length": itoa(len(f.body)),
+			"X-Content-Type-Options": "nosniff", "Cache-Control": clientStaticCacheControl,
+			"X-Request-Id": ex.RequestID(), "Accept-Ranges": "bytes",
+		}
+		for name, v := range want {
+			if got := p.Header.Get(name); got != v {
+				t.Errorf("%s: %s = %q, want %q", c.path, name, got, v)
+			}
+		}
+		// The bucket's own metadata (the fake's text/html, ETag and upload time) is not used.
+		if p.Header.Has("Last-Modified") || len(p.Header) != len(want) {
+			t.Errorf("%s: headers %v", c.path, p.Header)
+		}
+		if objects, _ := w.reads(o0, m0); objects != 1 || w.objects.reads[len(w.objects.reads)-1] != route.SiteObjectKey("sites/cas/", objectOf(f.body)) {
+			t.Errorf("%s: object reads %v", c.path, w.objects.reads[o0:])
+		}
+		// The full 200 is stored with the manifest's validator, so a content-cache hit
+		// revalidates alike.
+		if p.Store == nil || p.Store.Header.Get("ETag") != want["ETag"] || p.Store.Header.Get("Content-Type") != f.typ ||
+			p.Store.Header.Get(route.CacheMarkerHeader) != testMarker || p.Store.Header.Has("Last-Modified") {
+			t.Errorf("%s: store %+v", c.path, p.Store)
+		}
+		if l := logLineOf(t, w); l["outcome"] != "ok" || l["r2_reads"] != 1.0 || l["delivery"] != "static" {
+			t.Errorf("%s: log %v", c.path, l)
+		}
+	}
+	if _, manifests := w.objects.counts(); manifests != 1 {
+		t.Errorf("%d manifest reads for one site in one isolate, want 1", manifests)
+	}
+}
+
+func TestSiteSPAAndNotFound(t *testing.T) {
+	w := newWorld(t)
+	// SPA: an extension-less path gets the index with 200; a missing asset the fixed 404,
+	// decided from the manifest without an object read.
+	spa := w.serve(w.h, get("casspa.kamui.test", "/app/settings")).Plan
+	if spa.Status != 200 || sent(t, spa) != "spa index" || spa.Header.Get("ETag") != route.SiteETag(objectOf("spa index")) {
+		t.Errorf("spa route: %d %q %v", spa.Status, sent(t, spa), spa.Header)
+	}
+	o0, m0 := w.objects.counts()
+	ex := w.serve(w.h, get("casspa.kamui.test", "/missing.js"))
+	assertFixed(t, ex, 404, "missing.js")
+	if objects, manifests := w.reads(o0, m0); objects != 0 || manifests != 0 || ex.line.Outcome != "static-not-found" {
+		t.Errorf("missing asset: %d object and %d manifest reads, outcome %q", objects, manifests, ex.line.Outcome)
+	}
+	// A path that can never name a file needs neither the manifest nor an object.
+	fresh := w.handler(t)
+	o0, m0 = w.objects.counts()
+	assertFixed(t, w.serve(fresh, get("casspa.kamui.test", "/a/../b")), 404)
+	if objects, manifests := w.reads(o0, m0); objects != 0 || manifests != 0 {
+		t.Errorf("invalid path: %d object and %d manifest reads", objects, manifests)
+	}
+
+	// not_found: the 404 page with its body, never a 304 or a 206, never stored.
+	for _, hdr := range []Header{nil, {{"If-None-Match", "*"}}, {{"If-None-Match", route.SiteETag(objectOf("cas 404"))}},
+		{{"Range", "bytes=0-1"}}, {{"Range", "bytes=100-"}}} {
+		req := get("cas.kamui.test", "/nope")
+		req.Header = hdr
+		p := w.serve(w.h, req).Plan
+		if p.Status != 404 || sent(t, p) != "cas 404" || p.Range != nil || p.Store != nil || p.Header.Has("Accept-Ranges") ||
+			p.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+			t.Errorf("404 page %v: %d %q range %v store %v headers %v", hdr, p.Status, sent(t, p), p.Range, p.Store, p.Header)
+		}
+	}
+	// An invalid path with a 404 page gets the page.
+	if p := w.serve(w.h, get("cas.kamui.test", "/%2e%2e/secret")).Plan; p.Status != 404 || sent(t, p) != "cas 404" {
+		t.Errorf("invalid path: %d %q", p.Status, sent(t, p))
+	}
+	// HEAD of a missing path: the page's headers, no body, no object read.
+	o0, m0 = w.objects.counts()
+	if p := w.serve(w.h, request("cas.kamui.test", "HEAD", "/nope")).Plan; p.Status != 404 || p.Body != nil ||
+		p.Header.Get("Content-Length") != itoa(len("cas 404")) {
+		t.Errorf("HEAD of the 404 page: %d %v", p.Status, p.Header)
+	}
+	if objects, _ := w.reads(o0, m0); objects != 0 {
+		t.Errorf("HEAD of the 404 page read %d objects", objects)
+	}
+}
+
+// 304, HEAD and 416 are decided from the manifest alone: no object is read for them.
+func TestSiteDecidesBeforeReadingObject(t *testing.T) {
+	w := newWorld(t)
+	body := w.serve(w.h, get("cas.kamui.test", "/data.txt")).Plan // the manifests are read here
+	w.serve(w.h, get("casspa.kamui.test", "/"))
+	etag := body.Header.Get("ETag")
+	o0, m0 := w.objects.counts()
+	for _, c := range []struct {
+		name   string
+		req    *Request
+		status int
+	}{
+		{"If-None-Match", request("cas.kamui.test", "GET", "/data.txt", Field{"If-None-Match", etag}), 304},
+		{"If-None-Match weak", request("cas.kamui.test", "GET", "/data.txt", Field{"If-None-Match", "W/" + etag}), 304},
+		{"If-None-Match before Range", request("cas.kamui.test", "GET", "/data.txt", Field{"Range", "bytes=0-3"}, Field{"If-None-Match", etag}), 304},
+		{"HEAD", request("cas.kamui.test", "HEAD", "/data.txt"), 200},
+		{"HEAD Range", request("cas.kamui.test", "HEAD", "/data.txt", Field{"Range", "bytes=0-3"}), 200},
+		{"HEAD If-None-Match", request("cas.kamui.test", "HEAD", "/data.txt", Field{"If-None-Match", etag}), 304},
+		{"HEAD SPA route", request("casspa.kamui.test", "HEAD", "/deep/link"), 200},
+		{"Range unsatisfiable", request("cas.kamui.test", "GET", "/data.txt", Field{"Range", "bytes=20-"}), 416},
+	} {
+		ex := w.serve(w.h, c.req)
+		p := ex.Plan
+		if p.Status != c.status || p.Body != nil && p.Status != 416 {
+			t.Errorf("%s: %d body %v", c.name, p.Status, p.Body)
+		}
+		if c.status == 200 && strings.Contains(c.req.URL, "cas.kamui.test/data.txt") {
+			for _, name := range []string{"Content-Type", "Content-Length", "ETag", "Accept-Ranges", "Cache-Control", "X-Content-Type-Options"} {
+				if p.Header.Get(name) != body.Header.Get(name) {
+					t.Errorf("%s: %s %q, GET has %q", c.name, name, p.Header.Get(name), body.Header.Get(name))
+				}
+			}
+		}
+		if c.status == 304 && (p.Header.Get("ETag") != etag || p.Header.Has("Content-Length") || p.Header.Has("Last-Modified")) {
+			t.Errorf("%s: 304 headers %v", c.name, p.Header)
+		}
+		if p.Store != nil {
+			t.Errorf("%s: stored", c.name)
+		}
+		if l := logLineOf(t, w); l["r2_reads"] != nil || l["manifest_reads"] != nil || l["outcome"] != "ok" {
+			t.Errorf("%s: log %v", c.name, l)
+		}
+	}
+	if objects, manifests := w.reads(o0, m0); objects != 0 || manifests != 0 {
+		t.Errorf("%d object and %d manifest reads, want none", objects, manifests)
+	}
+	// If-Modified-Since alone: there is no Last-Modified to compare with, so the full 200.
+	p := w.serve(w.h, request("cas.kamui.test", "GET", "/data.txt", Field{"If-Modified-Since", "Mon, 30 Nov 2099 00:00:00 GMT"})).Plan
+	if p.Status != 200 || sent(t, p) != dataBody {
+		t.Errorf("If-Modified-Since alone: %d %q", p.Status, sent(t, p))
+	}
+	// With the manifest in memory and the route memoized, the adapter's Decide answers a
+	// revalidation without Run: no I/O at all beyond the content lookup.
+	req := request("cas.kamui.test", "GET", "/guide/start.html", Field{"If-None-Match", route.SiteETag(objectOf("start"))})
+	if ex, steps := w.adapt(w.h, req); ex.Plan.Status != 304 || steps != "decide,content,decide" {
+		t.Errorf("revalidation through Decide: %d steps %q", ex.Plan.Status, steps)
+	}
+	// A body is I/O: Decide leaves it to Run.
+	if ex, steps := w.adapt(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 200 || steps != "decide,content,decide,run" ||
+		sent(t, ex.Plan) != "start" {
+		t.Errorf("body through Decide: %d steps %q", ex.Plan.Status, steps)
+	}
+}
+
+// The manifest is read once per isolate for any number of requests, and again only by a
+// new isolate or once the freshness budget has passed.
+func TestSiteManifestReadOncePerIsolate(t *testing.T) {
+	w := newWorld(t)
+	paths := []string{"/", "/data.txt", "/guide/start.html", "/nope", "/data.csv"}
+	for i := 0; i < 50; i++ {
+		ex := w.serve(w.h, get("cas.kamui.test", paths[i%len(paths)]+"?n="+itoa(i)))
+		want := 0.0
+		if i == 0 {
+			want = 1
+		}
+		if l := logLineOf(t, w); (l["manifest_reads"] == nil && want != 0) || (l["manifest_reads"] != nil && l["manifest_reads"] != want) {
+			t.Fatalf("request %d: manifest_reads %v, want %v", i, l["manifest_reads"], want)
+		}
+		if ex.Plan.Status != 200 && ex.Plan.Status != 404 {
+			t.Fatalf("request %d: %d", i, ex.Plan.Status)
+		}
+	}
+	if _, manifests := w.objects.counts(); manifests != 1 {
+		t.Fatalf("50 requests read the manifest %d times, want 1", manifests)
+	}
+	w.serve(w.handler(t), get("cas.kamui.test", "/"))
+	if _, manifests := w.objects.counts(); manifests != 2 {
+		t.Errorf("a new isolate: %d manifest reads, want 2", manifests)
+	}
+	w.clock.Advance(w.h.Config.TTLs.Budget - time.Second)
+	w.serve(w.h, get("cas.kamui.test", "/?late"))
+	if _, manifests := w.objects.counts(); manifests != 2 {
+		t.Errorf("within the budget: %d manifest reads, want 2", manifests)
+	}
+	w.clock.Advance(time.Second)
+	w.serve(w.h, get("cas.kamui.test", "/?later"))
+	if _, manifests := w.objects.counts(); manifests != 3 {
+		t.Errorf("after the budget: %d manifest reads, want 3", manifests)
+	}
+}
+
+// Concurrent misses of one manifest wait for the first request's read instead of reading
+// it again. Deterministic: the followers are counted as they start waiting.
+func TestSiteConcurrentMissesShareOneRead(t *testing.T) {
+	w := newWorld(t)
+	h := w.handler(t)
+	key := putSite(t, w.objects.data, "sites/fresh/", "v1", map[string]siteContent{"index.html": {"text/html", "fresh"}})
+	w.routes.data["fresh"] = record(t, siteRecord("fresh", key, "", false))
+	waiting := make(chan struct{})
+	h.WaitShared = func(done <-chan struct{}) { waiting <- struct{}{}; <-done }
+	entered := make(chan struct{})
+	w.objects.textEntered, w.objects.textGate = entered, make(chan struct{})
+
+	const n = 8
+	exs := make([]*Exchange, n)
+	var wg sync.WaitGroup
+	for i := range exs {
+		wg.Add(1)
+		go func() { defer wg.Done(); exs[i] = h.Serve(get("fresh.kamui.test", "/")) }()
+		if i == 0 {
+			<-entered // the leader is reading the manifest
+		} else {
+			<-waiting // this one waits for it
+		}
+	}
+	close(w.objects.textGate)
+	wg.Wait()
+	for i, ex := range exs {
+		if ex.Plan.Status != 200 || sent(t, ex.Plan) != "fresh" {
+			t.Errorf("request %d: %d %q", i, ex.Plan.Status, sent(t, ex.Plan))
+		}
+	}
+	if _, manifests := w.objects.counts(); manifests != 1 {
+		t.Errorf("%d concurrent misses read the manifest %d times, want once", n, manifests)
+	}
+	if h.sites.flights["sites/fresh/manifests/v1.json"] != nil || len(h.sites.entries) != 1 {
+		t.Errorf("flight left behind or manifest not remembered: %v", h.sites.entries)
+	}
+}
+
+func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
+	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := exp.Add(-time.Hour)
+	files := func(n int) siteFiles {
+		f := siteFiles{}
+		for i := 0; i < n; i++ {
+			f[strconv.Itoa(i)] = siteFile{}
+		}
+		return f
+	}
+	has := func(m *siteMemo, keys ...string) string {
+		var in []string
+		for _, k := range keys {
+			if _, ok := m.entries[k]; ok {
+				in = append(in, k)
+			}
+		}
+		return strings.Join(in, ",")
+	}
+
+	// By entries: the fourth manifest evicts the least recently used of three.
+	m := &siteMemo{maxManifests: 3, maxFiles: 100}
+	m.put("a", files(1), exp)
+	m.put("b", files(1), exp)
+	m.put("c", files(1), exp)
+	m.get("a", now) // b is now the least recently used
+	m.put("d", files(1), exp)
+	if got := has(m, "a", "b", "c", "d"); got != "a,c,d" || m.files != 3 {
+		t.Errorf("entries bound: memo holds %q (%d files), want a,c,d", got, m.files)
+	}
+
+	// By files: a large manifest evicts as many of the least recently used as it takes.
+	m = &siteMemo{maxManifests: 10, maxFiles: 10}
+	m.put("a", files(4), exp)
+	m.put("b", files(4), exp)
+	m.get("a", now)
+	m.put("c", files(5), exp) // 13 > 10: b goes, a (used since) stays
+	if got := has(m, "a", "b", "c"); got != "a,c" || m.files != 9 {
+		t.Errorf("files bound: memo holds %q (%d files), want a,c (9)", got, m.files)
+	}
+	m.put("d", files(10), exp) // needs the whole bound
+	if got := has(m, "a", "c", "d"); got != "d" || m.files != 10 {
+		t.Errorf("files bound: memo holds %q (%d files), want d", got, m.files)
+	}
+	m.put("e", files(11), exp) // larger than the bound: not remembered, nothing evicted
+	if got := has(m, "d", "e"); got != "d" || m.files != 10 {
+		t.Errorf("oversized manifest: memo holds %q (%d files)", got, m.files)
+	}
+	// Expired entries are dropped when looked up.
+	if _, ok := m.get("d", exp); ok || m.files != 0 || len(m.entries) != 0 {
+		t.Errorf("expired entry served: files %d entries %d", m.files, len(m.entries))
+	}
+
+	// Through the handler, with the default bound of entries: one manifest more than it
+	// holds, and the least recently used one is read again.
+	w := newWorld(t)
+	var hosts []string
+	for i := 0; i <= defaultMaxSiteManifests; i++ {
+		app := "site" + itoa(i)
+		key := putSite(t, w.objects.data, "sites/"+app+"/", "v1", map[string]siteContent{"index.html": {"text/html", app}})
+		w.routes.data[app] = record(t, siteRecord(app, key, "", false))
+		hosts = append(hosts, app+".kamui.test")
+	}
+	for _, host := range hosts[:defaultMaxSiteManifests] {
+		w.serve(w.h, request(host, "HEAD", "/"))
+	}
+	w.serve(w.h, request(hosts[0], "HEAD", "/")) // site0 used again: site1 is the oldest
+	w.serve(w.h, request(hosts[defaultMaxSiteManifests], "HEAD", "/"))
+	_, m0 := w.objects.counts()
+	w.serve(w.h, request(hosts[0], "HEAD", "/"))
+	if _, manifests := w.objects.counts(); manifests != m0 {
+		t.Errorf("the recently used manifest was evicted")
+	}
+	w.serve(w.h, request(hosts[1], "HEAD", "/"))
+	if _, manifests := w.objects.counts(); manifests != m0+1 {
+		t.Errorf("the least recently used manifest was not evicted")
+	}
+	if n := len(w.h.sites.entries); n != defaultMaxSiteManifests {
+		t.Errorf("memo holds %d manifests, bound %d", n, defaultMaxSiteManifests)
+	}
+}
+
+// A manifest that cannot be read or decoded is a 502 naming the problem in the log, never
+// remembered: once it is fixed, the next request serves the site.
+func TestSiteManifestFailures(t *testing.T) {
+	obj := objectOf("x")
+	for _, c := range []struct {
+		name, manifest string // "" : no manifest
+		readErr        error
+		want           string // in the logged error
+	}{
+		{"missing", "", nil, "not found"},
+		{"read error", `{}`, errBoom, "boom"},
+		{"not JSON", `{"v":1,"files":`, nil, "manifest"},
+		{"unknown field", `{"v":1,"files":{"index.html":{"object":"` + obj + `","type":"text/html","size":1}},"extra":1}`, nil, "manifest"},
+		{"other version", `{"v":2,"files":{"index.html":{"object":"` + obj + `","type":"text/html","size":1}}}`, nil, "v"},
+		{"no files", `{"v":1,"files":{}}`, nil, "files"},
+		{"type with CR/LF", `{"v":1,"files":{"index.html":{"object":"` + obj + `","type":"text/html\r\nSet-Cookie: a=1","size":1}}}`, nil, "type"},
+		{"bad object", `{"v":1,"files":{"index.html":{"object":"../../secret","type":"text/html","size":1}}}`, nil, "object"},
+		{"negative size", `{"v":1,"files":{"index.html":{"object":"` + obj + `","type":"text/html","size":-1}}}`, nil, "size"},
+		{"path outside the site", `{"v":1,"files":{"../index.html":{"object":"` + obj + `","type":"text/html","size":1}}}`, nil, "path"},
+		{"too large", `{"v":1,"files":{}}` + strings.Repeat(" ", route.MaxSiteManifestBytes), nil, "larger"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			key := route.SiteManifestKey("sites/bad/", "v1")
+			w.objects.data[route.SiteObjectKey("sites/bad/", obj)] = "x"
+			if c.manifest != "" {
+				w.objects.data[key] = c.manifest
+			}
+			w.routes.data["bad"] = record(t, siteRecord("bad", key, "", false))
+			w.objects.textErr = c.readErr
+			for _, method := range []string{"GET", "HEAD"} {
+				o0, _ := w.objects.counts()
+				ex := w.serve(w.h, request("bad.kamui.test", method, "/"))
+				if method == "GET" {
+					assertFixed(t, ex, 502, "Set-Cookie", "secret")
+				}
+				if ex.Plan.Status != 502 || ex.Plan.Header.Has("Set-Cookie") || ex.line.Outcome != "static-error" {
+					t.Errorf("%s: headers %v outcome %q", method, ex.Plan.Header, ex.line.Outcome)
+				}
+				l := logLineOf(t, w)
+				if e, _ := l["error"].(string); !strings.Contains(e, key) || !strings.Contains(e, c.want) {
+					t.Errorf("%s: logged error %q, want the manifest key and %q", method, e, c.want)
+				}
+				if l["manifest_reads"] != 1.0 { // read again: a failure is never remembered
+					t.Errorf("%s: manifest_reads %v", method, l["manifest_reads"])
+				}
+				if objects, _ := w.reads(o0, 0); objects != 0 {
+					t.Errorf("%s: %d object reads", method, objects)
+				}
+			}
+			// Fixed: served at once, although the route is memoized.
+			w.objects.textErr = nil
+			putSite(t, w.objects.data, "sites/bad/", "v1", map[string]siteContent{"index.html": {"text/html", "x"}})
+			if p := w.serve(w.h, get("bad.kamui.test", "/")).Plan; p.Status != 200 || sent(t, p) != "x" {
+				t.Errorf("after the fix: %d %q", p.Status, sent(t, p))
+			}
+		})
+	}
+}
+
+// An object the manifest names must be there with the manifest's size: otherwise a 502,
+// before any byte is sent.
+func TestSiteObjectMissingOrOfAnotherSize(t *testing.T) {
+	w := newWorld(t)
+	dataObj := route.SiteObjectKey("sites/cas/", objectOf(dataBody))
+	homeObj := route.SiteObjectKey("sites/cas/", objectOf("cas home"))
+	delete(w.objects.data, homeObj)
+	w.objects.data[dataObj] = dataBody + "!"
+	for _, c := range []struct{ path, key, want string }{
+		{"/", homeObj, "not found"},
+		{"/data.txt", dataObj, "size 21, manifest says 20"},
+	} {
+		ex := w.serve(w.h, get("cas.kamui.test", c.path))
+		assertFixed(t, ex, 502)
+		if e := ex.line.Error; ex.line.Outcome != "static-error" || !strings.Contains(e, c.key) || !strings.Contains(e, c.want) {
+			t.Errorf("%s: outcome %q error %q", c.path, ex.line.Outcome, e)
+		}
+		// Revalidation and HEAD are still answered from the manifest.
+		if p := w.serve(w.h, request("cas.kamui.test", "HEAD", c.path)).Plan; p.Status != 200 {
+			t.Errorf("HEAD %s: %d", c.path, p.Status)
+		}
+	}
+	// The bucket failing is a 502 too.
+	w.objects.err = errBoom
+	if ex := w.serve(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 502 || !strings.Contains(ex.line.Error, "boom") {
+		t.Errorf("bucket failure: %d %q", ex.Plan.Status, ex.line.Error)
+	}
+}
+
+// A new version changes one file: once the record names its manifest, the old ETag of the
+// changed path gets the new content, and an unchanged path (the same object) revalidates.
+func TestSiteRecordMovesToNewManifest(t *testing.T) {
+	w := newWorld(t)
+	oldData := w.serve(w.h, get("cas.kamui.test", "/data.txt")).Plan.Header.Get("ETag")
+	oldStart := w.serve(w.h, get("cas.kamui.test", "/guide/start.html")).Plan.Header.Get("ETag")
+
+	v2 := map[string]siteContent{}
+	for p, c := range casFiles {
+		v2[p] = c
+	}
+	v2["data.txt"] = siteContent{"text/plain; charset=utf-8", "version two"}
+	w.routes.data["cas"] = record(t, siteRecord("cas", putSite(t, w.objects.data, "sites/cas/", "v2", v2), "404.html", false))
+	// The old version is kept (a rollback target); its manifest and objects stay.
+	w.clock.Advance(w.h.Config.TTLs.Budget) // every cache the old record may sit in has expired
+
+	ex := w.serve(w.h, request("cas.kamui.test", "GET", "/data.txt", Field{"If-None-Match", oldData}))
+	if p := ex.Plan; p.Status != 200 || sent(t, p) != "version two" || p.Header.Get("ETag") != route.SiteETag(objectOf("version two")) {
+		t.Errorf("changed path with the old ETag: %d %q %v", p.Status, sent(t, p), p.Header)
+	}
+	if ex.line.ManifestReads != 1 || ex.line.RouteSource != "kv" {
+		t.Errorf("new version: manifest_reads %d route %q", ex.line.ManifestReads, ex.line.RouteSource)
+	}
+	ex = w.serve(w.h, request("cas.kamui.test", "GET", "/guide/start.html", Field{"If-None-Match", oldStart}))
+	if ex.Plan.Status != 304 || ex.line.R2Reads != 0 {
+		t.Errorf("unchanged path with its ETag: %d, %d object reads", ex.Plan.Status, ex.line.R2Reads)
+	}
+	// Rolling back is pointing the record at the old manifest again: nothing is uploaded.
+	w.routes.data["cas"] = record(t, siteRecord("cas", route.SiteManifestKey("sites/cas/", "v1"), "404.html", false))
+	w.clock.Advance(w.h.Config.TTLs.Budget)
+	if p := w.serve(w.h, get("cas.kamui.test", "/data.txt?back")).Plan; p.Status != 200 || sent(t, p) != dataBody || p.Header.Get("ETag") != oldData {
+		t.Errorf("rollback: %d %q %v", p.Status, sent(t, p), p.Header)
+	}
+}
