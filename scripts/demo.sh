@@ -105,7 +105,7 @@ probe() { # probe <label> <host> <expected status> <what that status means>
 }
 probe dynamic "$(host dynamic)" 200 "edge Worker → tunnel → router (signed context) → tenant backend"
 probe custom  "$(host custom)"  200 "custom hostname → DOMAINS mapping → same app → tunnel → router → backend"
-probe static  "$(host static)"  200 "static record → the site's version in the R2 bucket (index.html), no tunnel"
+probe static  "$(host static)"  200 "static record → the version's manifest → index.html's object in the R2 bucket, no tunnel"
 probe unknown "$(host unknown)" 404 "unknown host: fixed 404 from the Worker, negative-cached"
 
 cat <<EOF
