@@ -296,6 +296,10 @@ func TestKVIndex_OneListingServesEveryLookup(t *testing.T) {
 		a.c.KVPut(ctx, a.id.AccountID, ns, fmt.Sprintf("k%d", i), []byte("v"), fmt.Sprintf(`{"rev":"%d"}`, i))
 	}
 	before := a.calls.count("GET keys")
+	// Listed never fetches: before any lookup the process knows nothing of the namespace.
+	if _, _, known := a.c.KVIndex.Listed(a.id.AccountID, ns, "k1"); known {
+		t.Error("Listed claims a listing nobody took")
+	}
 	for i, err := range parallel(40, func(i int) error {
 		meta, listed, err := a.c.KVIndex.Lookup(ctx, a.id.AccountID, ns, fmt.Sprintf("k%d", i))
 		switch {
@@ -314,6 +318,9 @@ func TestKVIndex_OneListingServesEveryLookup(t *testing.T) {
 	}
 	if got := a.calls.count("GET keys") - before; got != 1 {
 		t.Errorf("40 concurrent lookups took %d listings, want 1", got)
+	}
+	if meta, listed, known := a.c.KVIndex.Listed(a.id.AccountID, ns, "k1"); !known || !listed || string(meta) != `{"rev":"1"}` {
+		t.Errorf("Listed after the listing: %s, listed %v, known %v", meta, listed, known)
 	}
 
 	// What this process writes shows at once; the listing is not taken again for it.

@@ -49,6 +49,13 @@ func (x *KVIndex) Lookup(ctx context.Context, accountID, namespaceID, key string
 	return metadata, listed, nil
 }
 
+// Listed is Lookup without a fetch: known says whether the process holds a fresh listing of
+// the namespace at all, and only then do metadata and listed mean anything.
+func (x *KVIndex) Listed(accountID, namespaceID, key string) (metadata json.RawMessage, listed, known bool) {
+	known = x.listings.peek(accountID+"/"+namespaceID, func(keys map[string]json.RawMessage) { metadata, listed = keys[key] })
+	return metadata, listed, known
+}
+
 // Noted records a write this process made (metadata as written), so that the index never
 // serves the key's previous state.
 func (x *KVIndex) Noted(accountID, namespaceID, key string, metadata json.RawMessage) {

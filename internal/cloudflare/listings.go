@@ -57,6 +57,19 @@ func (s *listings[K, M]) get(ctx context.Context, key K, fetch func(context.Cont
 	return l, l.err
 }
 
+// peek calls f with key's listing when one is in and fresh, without fetching; it reports
+// whether it did.
+func (s *listings[K, M]) peek(key K, f func(M)) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	l := s.byKey[key]
+	if l == nil || !isClosed(l.ready) || l.err != nil || s.now().Sub(l.at) > s.maxAge {
+		return false
+	}
+	f(l.items)
+	return true
+}
+
 // read calls f with l's items under the lock (l as get returned it).
 func (s *listings[K, M]) read(l *listing[M], f func(M)) {
 	s.mu.Lock()

@@ -127,6 +127,21 @@ func (s kvStore[T]) ownerOf(ctx context.Context, namespaceID, key string, absent
 	return doc.Owner, found, diags
 }
 
+// currentOwner is ownerOf for an update, whose key the state says exists: the listing when
+// this process holds one already (a large apply's creates fetched it), else a read of the key
+// alone. An update of a few records (an edit, a rollback) then costs one bulk read, shared by
+// the updates in flight, instead of the namespace's whole listing, a call per 1,000 keys.
+func (s kvStore[T]) currentOwner(ctx context.Context, namespaceID, key string) (owner string, found bool, diags diag.Diagnostics) {
+	if s.data.Economy {
+		if meta, listed, known := s.data.Client.KVIndex.Listed(s.data.AccountID, namespaceID, key); known && listed {
+			m, _ := route.DecodeMetadata(meta)
+			return m.Owner, true, nil
+		}
+	}
+	doc, found, diags := s.get(ctx, namespaceID, key)
+	return doc.Owner, found, diags
+}
+
 // create writes v under a key that must not exist yet: an existing value is imported, never
 // overwritten. The namespace's listing (taken by this process, at most KVIndexMaxAge ago) is
 // what says the key is free, without a read per key: a thousand creates cost their bulk writes
@@ -157,7 +172,7 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, im
 // update rewrites the value, refusing one that another resource type owns.
 func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
 	var zero T
-	owner, found, diags := s.ownerOf(ctx, namespaceID, key, false)
+	owner, found, diags := s.currentOwner(ctx, namespaceID, key)
 	if diags.HasError() {
 		return zero, diags
 	}

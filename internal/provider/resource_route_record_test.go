@@ -160,3 +160,55 @@ func TestAccRouteRecord_ValidatedAtPlan(t *testing.T) {
 		})
 	}
 }
+
+// An update reads who owns the key before it writes: a key another resource type has taken
+// since the state was written is refused, and its value left alone. The apply holds no
+// listing, so this goes through the one-key read an update makes (currentOwner).
+func TestAccRouteRecord_UpdateRefusesAKeyOwnedElsewhere(t *testing.T) {
+	edge := newTestEdge(t)
+	var ns string
+	static := func(version string) string {
+		return `static = { prefix = "sites/docs/", manifest = "sites/docs/manifests/` + version + `.json" }`
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: routeRecordConfig(edge, static("a")),
+				Check: func(s *terraform.State) error {
+					ns = s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+					return nil
+				},
+			},
+			{
+				// Another resource type claims the key, with the same value and revision, so
+				// the refresh sees nothing to change; only the update's own read can tell.
+				PreConfig: func() {
+					entry, ok := edge.KVValue(ns, "docs")
+					if !ok {
+						t.Fatal("no record to take over")
+					}
+					meta, _ := route.DecodeMetadata(entry.Metadata)
+					must(t, edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "docs", entry.Value,
+						route.EncodeMetadata(meta.Rev, ownerTenantApp)))
+				},
+				Config:      routeRecordConfig(edge, static("b")),
+				ExpectError: regexp.MustCompile(`(?s)Route Record Owned Elsewhere.*kamuidash_tenant_app.*Nothing was overwritten`),
+			},
+			{
+				PreConfig: func() {
+					entry, _ := edge.KVValue(ns, "docs")
+					rec, err := route.DecodeRecord(entry.Value)
+					if err != nil || rec.Static.Manifest != "sites/docs/manifests/a.json" {
+						t.Errorf("the refused update changed the record: %+v, %v", rec.Static, err)
+					}
+					// Hand the key back so the test can destroy what it made.
+					meta, _ := route.DecodeMetadata(entry.Metadata)
+					must(t, edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "docs", entry.Value,
+						route.EncodeMetadata(meta.Rev, ownerRouteRecord)))
+				},
+				Config: routeRecordConfig(edge, static("a")),
+			},
+		},
+	})
+}
