@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -170,8 +171,13 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, im
 }
 
 // update rewrites the value, refusing one that another resource type owns.
-func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string, ownerSeen bool) (T, diag.Diagnostics) {
 	var zero T
+	if ownerSeen {
+		// The plan's own refresh found this resource type owning the key, within the
+		// listing's age (see ownerstamp.go).
+		return s.put(ctx, namespaceID, key, v, purgeHost)
+	}
 	owner, found, diags := s.currentOwner(ctx, namespaceID, key)
 	if diags.HasError() {
 		return zero, diags
@@ -187,11 +193,13 @@ func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, pu
 }
 
 // change is a resource's Update: an update in place, or a move when its namespace changed.
-func (s kvStore[T]) change(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+// private is the plan's private state, which says whether the plan's refresh saw this
+// resource type owning the key just now (ownerRecentlySeen).
+func (s kvStore[T]) change(ctx context.Context, fromNS, toNS, key string, v T, purgeHost string, private privateGetter) (T, diag.Diagnostics) {
 	if fromNS != toNS {
 		return s.move(ctx, fromNS, toNS, key, v, purgeHost)
 	}
-	return s.update(ctx, toNS, key, v, purgeHost)
+	return s.update(ctx, toNS, key, v, purgeHost, ownerRecentlySeen(ctx, private, s.owner, time.Now()))
 }
 
 // move writes v under key in toNS, for a resource whose namespace changed: the route data

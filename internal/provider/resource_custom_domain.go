@@ -360,6 +360,9 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	if found {
+		resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, doc.Owner, time.Now())...)
+	}
 	switch {
 	case unchanged:
 		// The listing shows the revision state has: the mapping is what state says.
@@ -418,7 +421,7 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 		r.data.notedHostname(h)
 		plan.setHostname(h)
 	}
-	m, diags := r.store().change(ctx, state.DomainsNamespaceID.ValueString(), plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host)
+	m, diags := r.store().change(ctx, state.DomainsNamespaceID.ValueString(), plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host, req.Private)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}

@@ -318,6 +318,7 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	switch {
@@ -339,7 +340,7 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
+	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App), req.Private)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -208,6 +209,49 @@ func TestAccRouteRecord_UpdateRefusesAKeyOwnedElsewhere(t *testing.T) {
 						route.EncodeMetadata(meta.Rev, ownerRouteRecord)))
 				},
 				Config: routeRecordConfig(edge, static("a")),
+			},
+		},
+	})
+}
+
+// An update applied right after the refresh that planned it, which saw this resource type
+// owning the key, writes without reading the key first: an edit costs its write and purge.
+func TestAccRouteRecord_UpdateRightAfterItsRefreshReadsNothing(t *testing.T) {
+	edge := newTestEdge(t)
+	static := func(version string) string {
+		return `static = { prefix = "sites/docs/", manifest = "sites/docs/manifests/` + version + `.json" }`
+	}
+	reads := func() int {
+		n := 0
+		for _, op := range edge.Calls().Operations {
+			if strings.Contains(op.Operation, "/values/") && strings.HasPrefix(op.Operation, "GET ") ||
+				strings.Contains(op.Operation, "/bulk/get") || strings.Contains(op.Operation, "/metadata/") {
+				n += op.Calls
+			}
+		}
+		return n
+	}
+	var before int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: routeRecordConfig(edge, static("a"))},
+			{
+				PreConfig: func() { before = reads() },
+				Config:    routeRecordConfig(edge, static("b")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(routeRecordAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(s *terraform.State) error {
+					if n := reads() - before; n != 0 {
+						return fmt.Errorf("the update read KV values %d times, want none (its refresh saw the owner just now)", n)
+					}
+					rec, _, err := edge.storedRecord(s, "docs")
+					if err != nil || rec.Static.Manifest != "sites/docs/manifests/b.json" {
+						return fmt.Errorf("stored record %+v, %v", rec.Static, err)
+					}
+					return nil
+				},
 			},
 		},
 	})

@@ -219,6 +219,7 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
 	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
 	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
@@ -257,7 +258,7 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	rec, _ := plan.record()
-	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App))
+	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App), req.Private)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
