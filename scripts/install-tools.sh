@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Builds the CLIs the tests drive (Terraform, OpenTofu) from the Go module proxy into a cache
-# directory, skipping whatever is already there. Prints the directory holding the binaries last,
-# so callers can do: PATH="$(scripts/install-tools.sh):$PATH".
+# Builds the CLIs the tests drive (Terraform, OpenTofu) and the Kubernetes API server the
+# cluster-side tests start (kube-apiserver) from the Go module proxy into a cache directory, and
+# links Debian's etcd next to them, skipping whatever is already there. Prints the directory
+# holding the binaries last, so callers can do: PATH="$(scripts/install-tools.sh):$PATH", and
+# KUBEBUILDER_ASSETS="$(scripts/install-tools.sh kube)" for internal/kubetest.
 #
 # Why build instead of download: the only reachable sources are the Go module proxy, Debian and
-# npm, so release archives are out of reach; both CLIs build from their module sources.
+# npm, so release archives are out of reach; the CLIs and kube-apiserver build from their module
+# sources, etcd comes from Debian.
 set -euo pipefail
 
 TERRAFORM_VERSION="${TERRAFORM_VERSION:-1.8.5}"
@@ -12,6 +15,9 @@ OPENTOFU_VERSION="${OPENTOFU_VERSION:-1.9.4}"
 # OpenTofu's go.mod replaces hcl/v2 with its fork; a replace in a dependency is ignored, so the
 # wrapper module must repeat it (copied from opentofu v1.9.4's go.mod).
 OPENTOFU_HCL_REPLACE="github.com/hashicorp/hcl/v2@v2.20.1=github.com/opentofu/hcl/v2@v2.0.0-20240814143621-8048794c5c52"
+# kube-apiserver v1.X.Y; kubernetes' staging modules (k8s.io/api, client-go, …) are published as
+# v0.X.Y.
+KUBE_VERSION="${KUBE_VERSION:-1.34.4}"
 
 TOOLS_DIR="${KAMUIDASH_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kamuidash/tools}"
 BIN="$TOOLS_DIR/bin"
@@ -22,13 +28,23 @@ log() { echo "install-tools: $*" >&2; }
 # Each tool is stamped with its version so a bump rebuilds instead of silently reusing.
 have() { [ -x "$BIN/$1" ] && [ "$(cat "$BIN/.$1.version" 2>/dev/null)" = "$2" ]; }
 
-# Both builds mostly wait on module downloads, so on a fresh machine they run side by side.
-build_all() {
-  build_terraform &
-  local tf=$!
-  build_tofu
-  wait "$tf"
+# The builds mostly wait on module downloads at first, so on a fresh machine they run side by
+# side; kube-apiserver is the long one, the CLIs finish inside it. Every job is waited for, and
+# any failure fails the run.
+run_parallel() {
+  local pids=() failed=0 fn pid
+  for fn in "$@"; do
+    "$fn" &
+    pids+=("$!")
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  return "$failed"
 }
+
+build_all() { run_parallel build_terraform build_tofu build_kube_apiserver install_etcd; }
+build_kube() { run_parallel build_kube_apiserver install_etcd; }
 
 build_terraform() {
   have terraform "$TERRAFORM_VERSION" && return
@@ -62,10 +78,98 @@ build_tofu() {
   log "tofu v$OPENTOFU_VERSION built in $((SECONDS - start))s"
 }
 
+# kube-apiserver through a wrapper module. kubernetes' go.mod points its staging modules at
+# ./staging/src/..., which is not in the module zip, and a dependency's replaces are ignored
+# anyway, so the wrapper replaces each of them with its published v0.X.Y, the list read from that
+# go.mod. The main is kubernetes' own cmd/kube-apiserver/apiserver.go.
+build_kube_apiserver() {
+  have kube-apiserver "$KUBE_VERSION" && return
+  log "building kube-apiserver v$KUBE_VERSION from the Go module proxy (once; about 10 minutes on two cores)…"
+  local start=$SECONDS
+  (
+    wrap=$(mktemp -d)
+    trap 'rm -rf "$wrap"' EXIT
+    cd "$wrap"
+    minor=${KUBE_VERSION#*.}
+    minor=${minor%%.*}
+    staging_version="v0.${KUBE_VERSION#*.}"
+    go mod init kamuidash.local/kube-apiserver-wrapper >/dev/null 2>&1
+    kube_mod=$(go mod download -json "k8s.io/kubernetes@v$KUBE_VERSION" |
+      sed -n 's/^[[:space:]]*"GoMod": "\(.*\)",*$/\1/p')
+    [ -s "$kube_mod" ] || { log "no go.mod for k8s.io/kubernetes@v$KUBE_VERSION"; exit 1; }
+    go mod edit -require="k8s.io/kubernetes@v$KUBE_VERSION"
+    staging=$(sed -n 's#^[[:space:]]*\(k8s\.io/[^[:space:]]*\)[[:space:]]*=>[[:space:]]*\./staging/.*#\1#p' "$kube_mod")
+    [ -n "$staging" ] || { log "no ./staging replaces in $kube_mod"; exit 1; }
+    for m in $staging; do
+      go mod edit -replace="$m=$m@$staging_version"
+    done
+    cat >main.go <<'GO'
+// kube-apiserver, as kubernetes' cmd/kube-apiserver/apiserver.go builds it.
+package main
+
+import (
+	"os"
+	_ "time/tzdata" // for timeZone support in CronJob
+
+	"k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"          // for JSON log format registration
+	_ "k8s.io/component-base/metrics/prometheus/clientgo" // load all the prometheus client-go plugins
+	_ "k8s.io/component-base/metrics/prometheus/version"  // for version metric registration
+	"k8s.io/kubernetes/cmd/kube-apiserver/app"
+)
+
+func main() {
+	os.Exit(cli.Run(app.NewAPIServerCommand()))
+}
+GO
+    GOFLAGS=-mod=mod go mod tidy >&2
+    # The version a release build stamps; without it the server reports v0.0.0-master.
+    v=k8s.io/component-base/version
+    CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false" go build -trimpath \
+      -ldflags "-s -w -X $v.gitVersion=v$KUBE_VERSION -X $v.gitMajor=${KUBE_VERSION%%.*} -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
+      -o "$BIN/kube-apiserver" . >&2
+  )
+  echo "$KUBE_VERSION" >"$BIN/.kube-apiserver.version"
+  log "kube-apiserver v$KUBE_VERSION built in $((SECONDS - start))s"
+}
+
+# etcd from Debian (etcd-server: 3.4 on bookworm), linked into $BIN. The tests start their own
+# etcd on a free port, so the package's service must not stay running (it would hold 2379).
+install_etcd() {
+  if ! command -v etcd >/dev/null 2>&1; then
+    log "installing etcd from Debian (apt-get install etcd-server; once)…"
+    local start=$SECONDS sudo=
+    [ "$(id -u)" = 0 ] || sudo=sudo
+    export DEBIAN_FRONTEND=noninteractive
+    if ! apt-cache show etcd-server >/dev/null 2>&1; then
+      $sudo apt-get update -qq >&2
+    fi
+    $sudo apt-get install -y -qq --no-install-recommends etcd-server >&2
+    stop_etcd_service
+    log "etcd $(etcd --version | sed -n 's/^etcd Version: //p') installed in $((SECONDS - start))s"
+  fi
+  ln -sf "$(command -v etcd)" "$BIN/etcd"
+}
+
+# Debian's package enables etcd.service and starts it where services may start (not under a
+# policy-rc.d that forbids it, as in containers); stop and disable it either way.
+stop_etcd_service() {
+  local sudo=
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  if [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now etcd.service >/dev/null 2>&1 || true
+  elif [ -x /etc/init.d/etcd ]; then
+    $sudo /etc/init.d/etcd stop >/dev/null 2>&1 || true
+  fi
+}
+
 case "${1:-all}" in
   terraform) build_terraform ;;
   tofu) build_tofu ;;
+  kube-apiserver) build_kube_apiserver ;;
+  etcd) install_etcd ;;
+  kube) build_kube ;;
   all) build_all ;;
-  *) echo "usage: $0 [all|terraform|tofu]" >&2; exit 2 ;;
+  *) echo "usage: $0 [all|terraform|tofu|kube|kube-apiserver|etcd]" >&2; exit 2 ;;
 esac
 echo "$BIN"
