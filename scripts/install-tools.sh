@@ -135,8 +135,10 @@ GO
 
 # etcd from Debian (etcd-server: 3.4 on bookworm), linked into $BIN. The tests start their own
 # etcd on a free port, so the package's service must not stay running (it would hold 2379).
+# Debian's path, not whatever etcd PATH finds: with $BIN on PATH that is the link itself.
+ETCD_DEBIAN=/usr/bin/etcd
 install_etcd() {
-  if ! command -v etcd >/dev/null 2>&1; then
+  if [ ! -x "$ETCD_DEBIAN" ]; then
     log "installing etcd from Debian (apt-get install etcd-server; once)…"
     local start=$SECONDS sudo=
     [ "$(id -u)" = 0 ] || sudo=sudo
@@ -146,9 +148,9 @@ install_etcd() {
     fi
     $sudo apt-get install -y -qq --no-install-recommends etcd-server >&2
     stop_etcd_service
-    log "etcd $(etcd --version | sed -n 's/^etcd Version: //p') installed in $((SECONDS - start))s"
+    log "etcd $("$ETCD_DEBIAN" --version | sed -n 's/^etcd Version: //p') installed in $((SECONDS - start))s"
   fi
-  ln -sf "$(command -v etcd)" "$BIN/etcd"
+  ln -sfn "$ETCD_DEBIAN" "$BIN/etcd"
 }
 
 # Debian's package enables etcd.service and starts it where services may start (not under a
