@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Everything CI runs, on a machine with nothing cached: npm packages from the lockfile, the
-# Terraform and OpenTofu CLIs built from the Go module proxy, unit tests, the Worker in workerd,
+# Terraform and OpenTofu CLIs and kube-apiserver built from the Go module proxy, etcd from Debian,
+# unit tests (internal/kubetest's against that etcd and kube-apiserver), the Worker in workerd,
 # the local edge's API contract, acceptance tests (every package's TestAcc*) on both CLIs, and the docs drift check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,11 +15,15 @@ scripts/npm-ci.sh
 # in-process provider the harness serves), nor a configured file that does not exist.
 export TF_CLI_CONFIG_FILE=/dev/null
 
-step "Terraform and OpenTofu CLIs"
+step "Terraform and OpenTofu CLIs, etcd and kube-apiserver"
 TOOLS_BIN=$(scripts/install-tools.sh all)
 export PATH="$TOOLS_BIN:$PATH"
+# internal/kubetest starts etcd and kube-apiserver from here (and fails without them).
+export KUBEBUILDER_ASSETS="$TOOLS_BIN"
 terraform version | sed -n 1p
 tofu version | sed -n 1p
+etcd --version | sed -n 1p
+kube-apiserver --version
 
 step "go vet and staticcheck"
 go vet ./...
