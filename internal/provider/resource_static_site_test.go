@@ -434,3 +434,43 @@ func TestAccStaticSite_FailedUploadLeavesNothingHalfWritten(t *testing.T) {
 		},
 	})
 }
+
+// A new name replaces the site: the new one is uploaded afresh with only its own version kept,
+// and the old one's objects are gone.
+func TestAccStaticSite_RenameReplaces(t *testing.T) {
+	edge := newTestEdge(t)
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>"})
+	renamed := func() string {
+		return strings.Replace(staticSiteConfig(edge, dir), `name       = "docs"`, `name       = "handbook"`, 1)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{
+			{Config: staticSiteConfig(edge, dir)},
+			{
+				// A second version, so the old site has two kept versions to leave behind.
+				PreConfig: func() { writeFiles(t, dir, map[string]string{"index.html": "<h1>hi again</h1>"}) },
+				Config:    staticSiteConfig(edge, dir),
+			},
+			{
+				Config: renamed(),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionReplace),
+						plancheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("versions"), knownvalue.ListSizeExact(1)),
+					},
+				},
+				Check: func(*terraform.State) error {
+					for _, k := range edge.objectKeys(staticBucket) {
+						if !strings.HasPrefix(k, "sites/handbook/") {
+							return fmt.Errorf("the replaced site left %s", k)
+						}
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
