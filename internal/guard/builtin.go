@@ -16,6 +16,8 @@ func Builtin() *Table {
 	t.mustSet("kamuidash_custom_domain", ClassDNS, ClassKV)
 	t.mustSet("kamuidash_tunnel", ClassTunnel, ClassDNS)
 	t.mustSet("kamuidash_router_network_policy", ClassCluster)
+	t.mustSet("kamuidash_router_image", ClassCluster) // what the cluster runs (issue 15)
+	t.mustSet("kamuidash_fallback_origin", ClassDNS)  // the SaaS zone's fallback origin (issue 15)
 	t.mustSet("kamuidash_static_site", ClassStatic)
 
 	// The official Cloudflare provider. Everything named after Workers changes what the Worker

@@ -47,6 +47,8 @@ func TestBuiltinClasses(t *testing.T) {
 		"kamuidash_custom_domain":         {K, D},
 		"kamuidash_tunnel":                {D, T},
 		"kamuidash_router_network_policy": {C},
+		"kamuidash_router_image":          {C},
+		"kamuidash_fallback_origin":       {D},
 		"kamuidash_static_site":           {S},
 		"kamuidash_something_new":         {O},
 		// The official Cloudflare provider, current and older names.
