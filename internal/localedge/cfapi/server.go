@@ -42,6 +42,11 @@ type Config struct {
 	// (a DNS record on this zone with the ownership_verification name and value) validates.
 	AutoValidate time.Duration
 
+	// FallbackActivation is how long the zone's fallback origin stays pending_deployment
+	// after a change once its proxied record exists (fallback.go). Default 0: active at the
+	// first read after the initializing second.
+	FallbackActivation time.Duration
+
 	// KVPropagationDelay delays Hooks.KVChanged after a KV write or delete, emulating KV's
 	// eventual consistency at the edge. Zero means DefaultKVPropagationDelay; negative means
 	// synchronously, before the API call's response is sent.
@@ -312,6 +317,7 @@ func (s *Server) registerRoutes() {
 	s.registerRouteRoutes()
 	s.registerKVRoutes()
 	s.registerHostnameRoutes()
+	s.registerFallbackOriginRoutes()
 	s.registerTunnelRoutes()
 	s.registerDNSRoutes()
 	s.registerPurgeRoutes()

@@ -35,6 +35,7 @@ var contractOperations = map[string][]string{
 	"/zones/{zone_id}/workers/routes/{route_id}":                                           {"get", "put", "delete"},
 	"/zones/{zone_id}/custom_hostnames":                                                    {"get", "post"},
 	"/zones/{zone_id}/custom_hostnames/{custom_hostname_id}":                               {"get", "patch", "delete"},
+	"/zones/{zone_id}/custom_hostnames/fallback_origin":                                    {"get", "put", "delete"},
 	"/zones/{zone_id}/dns_records":                                                         {"get", "post"},
 	"/zones/{zone_id}/dns_records/{dns_record_id}":                                         {"get", "put", "patch", "delete"},
 	"/zones/{zone_id}/purge_cache":                                                         {"post"},

@@ -148,6 +148,8 @@ type zoneState struct {
 	DNSRecords      map[string]*DNSRecord      `json:"dns_records"`
 	CustomHostnames map[string]*CustomHostname `json:"custom_hostnames"`
 	Rulesets        map[string]*Ruleset        `json:"rulesets"`
+	// FallbackOrigin is the SaaS zone's fallback origin (fallback.go); nil when none is set.
+	FallbackOrigin *FallbackOrigin `json:"fallback_origin,omitempty"`
 }
 
 // Ruleset is a zone ruleset. Only the zone's entrypoint of CachePhase (its Cache Rules) is

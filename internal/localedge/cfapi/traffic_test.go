@@ -328,6 +328,20 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 		Name: cloudflare.F("www"), Type: cloudflare.F(dns.ARecordTypeA), Content: cloudflare.F("192.0.2.1"), TTL: cloudflare.F(dns.TTL(300)), Proxied: cloudflare.F(true),
 	}})
 	must(t, "create A record", err)
+
+	// --- The SaaS zone's fallback origin: set to the proxied record, read back, removed.
+	set, err := api.CustomHostnames.FallbackOrigin.Update(ctx, custom_hostnames.FallbackOriginUpdateParams{ZoneID: zone, Origin: cloudflare.F("www." + id.ZoneName)})
+	must(t, "set the fallback origin", err)
+	if set.Origin != "www."+id.ZoneName || set.Status != custom_hostnames.FallbackOriginUpdateResponseStatusInitializing {
+		t.Errorf("fallback origin after PUT: %q %q, want initializing", set.Origin, set.Status)
+	}
+	fallback, err := api.CustomHostnames.FallbackOrigin.Get(ctx, custom_hostnames.FallbackOriginGetParams{ZoneID: zone})
+	must(t, "get the fallback origin", err)
+	if fallback.Origin != "www."+id.ZoneName {
+		t.Errorf("fallback origin read back as %q", fallback.Origin)
+	}
+	_, err = api.CustomHostnames.FallbackOrigin.Delete(ctx, custom_hostnames.FallbackOriginDeleteParams{ZoneID: zone})
+	must(t, "delete the fallback origin", err)
 	if a.Name != "www."+id.ZoneName {
 		t.Errorf("A record name = %q, want the zone appended", a.Name)
 	}

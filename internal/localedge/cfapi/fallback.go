@@ -1,0 +1,151 @@
+package cfapi
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// A Cloudflare for SaaS zone serves custom hostnames only once its fallback origin is active:
+// the zone's own hostname their traffic goes to when a hostname names no custom origin. For a
+// Worker-served zone that is a proxied placeholder record, with the Worker's route in front.
+
+// Fallback-origin statuses, as cloudflare-go v7 knows them.
+const (
+	FallbackInitializing       = "initializing"
+	FallbackPendingDeployment  = "pending_deployment"
+	FallbackActive             = "active"
+	FallbackDeploymentTimedOut = "deployment_timed_out"
+	FallbackPendingDeletion    = "pending_deletion"
+)
+
+// fallbackDeploymentAllowance is how long a fallback origin without a proxied record stays
+// pending_deployment before it times out.
+const fallbackDeploymentAllowance = 10 * time.Minute
+
+// FallbackOrigin is the zone's fallback origin; its status is derived on read.
+type FallbackOrigin struct {
+	Origin    string    `json:"origin"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+func (s *Server) registerFallbackOriginRoutes() {
+	const fallback = APIPrefix + "/zones/{zone_id}/custom_hostnames/fallback_origin"
+	s.mux.HandleFunc("GET "+fallback, s.handleJSON(s.getFallbackOrigin))
+	s.mux.HandleFunc("PUT "+fallback, s.handleJSON(s.putFallbackOrigin))
+	s.mux.HandleFunc("DELETE "+fallback, s.handleJSON(s.deleteFallbackOrigin))
+}
+
+// fallbackStatus derives the status: initializing for the first second, then active once the
+// origin is a proxied record of the zone and Config.FallbackActivation has passed since the
+// last change, pending_deployment until then, and deployment_timed_out when no proxied record
+// appeared within ten minutes (Cloudflare gives up, and a new PUT starts again).
+func (s *Server) fallbackStatus(f *FallbackOrigin) (status string, errs []string) {
+	since := s.now().Sub(f.UpdatedAt)
+	switch {
+	case since < time.Second:
+		return FallbackInitializing, []string{}
+	case !s.hasProxiedRecord(f.Origin):
+		if since > fallbackDeploymentAllowance {
+			return FallbackDeploymentTimedOut, []string{"The fallback origin " + f.Origin + " has no proxied DNS record in the zone."}
+		}
+		return FallbackPendingDeployment, []string{}
+	case since < s.cfg.FallbackActivation:
+		return FallbackPendingDeployment, []string{}
+	default:
+		return FallbackActive, []string{}
+	}
+}
+
+// FallbackOriginActive reports whether the zone's fallback origin is active: custom hostnames
+// are served only then.
+func (s *Server) FallbackOriginActive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.zone.FallbackOrigin
+	if f == nil {
+		return false
+	}
+	status, _ := s.fallbackStatus(f)
+	return status == FallbackActive
+}
+
+func (s *Server) hasProxiedRecord(name string) bool {
+	for _, rec := range s.zone.DNSRecords {
+		full := rec.Name
+		if full != s.identity.ZoneName && !strings.HasSuffix(full, "."+s.identity.ZoneName) {
+			full += "." + s.identity.ZoneName // stored as given, relative to the zone
+		}
+		if rec.Proxied && (rec.Type == "A" || rec.Type == "AAAA" || rec.Type == "CNAME") && full == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) fallbackView(f *FallbackOrigin, status string, errs []string) map[string]any {
+	return map[string]any{
+		"origin":     f.Origin,
+		"status":     status,
+		"errors":     errs,
+		"created_at": f.CreatedAt.Format(time.RFC3339Nano),
+		"updated_at": f.UpdatedAt.Format(time.RFC3339Nano),
+	}
+}
+
+func errNoFallbackOrigin() *apiError {
+	return &apiError{Status: http.StatusNotFound, Code: 1551, Message: "No fallback origin is set for this zone."}
+}
+
+func (s *Server) getFallbackOrigin(*http.Request) (any, any, func(), error) {
+	f := s.zone.FallbackOrigin
+	if f == nil {
+		return nil, nil, nil, errNoFallbackOrigin()
+	}
+	status, errs := s.fallbackStatus(f)
+	return s.fallbackView(f, status, errs), nil, nil, nil
+}
+
+func (s *Server) putFallbackOrigin(r *http.Request) (any, any, func(), error) {
+	var body struct {
+		Origin *string `json:"origin"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return nil, nil, nil, err
+	}
+	if body.Origin == nil || strings.TrimSpace(*body.Origin) == "" {
+		return nil, nil, nil, errBadRequest("origin is required")
+	}
+	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(*body.Origin), "."))
+	if zone := s.identity.ZoneName; origin != zone && !strings.HasSuffix(origin, "."+zone) {
+		return nil, nil, nil, errBadRequest("The fallback origin must be a hostname in the zone " + zone + ".")
+	}
+	now := s.now().UTC()
+	f := s.zone.FallbackOrigin
+	if f == nil {
+		f = &FallbackOrigin{CreatedAt: now}
+		s.zone.FallbackOrigin = f
+	}
+	f.Origin, f.UpdatedAt = origin, now
+	if err := s.save(fileZone); err != nil {
+		return nil, nil, nil, err
+	}
+	status, errs := s.fallbackStatus(f)
+	return s.fallbackView(f, status, errs), nil, s.notifyHostnames(), nil
+}
+
+// deleteFallbackOrigin removes it at once and answers pending_deletion, as Cloudflare answers
+// a deletion it has started.
+func (s *Server) deleteFallbackOrigin(*http.Request) (any, any, func(), error) {
+	f := s.zone.FallbackOrigin
+	if f == nil {
+		return nil, nil, nil, errNoFallbackOrigin()
+	}
+	s.zone.FallbackOrigin = nil
+	if err := s.save(fileZone); err != nil {
+		s.zone.FallbackOrigin = f
+		return nil, nil, nil, err
+	}
+	return s.fallbackView(f, FallbackPendingDeletion, []string{}), nil, s.notifyHostnames(), nil
+}
