@@ -71,13 +71,11 @@ func (s *Server) FallbackOriginActive() bool {
 	return status == FallbackActive
 }
 
+// hasProxiedRecord reports whether the zone has a proxied address or CNAME record named name
+// (a full name: records are stored completed by fqdn).
 func (s *Server) hasProxiedRecord(name string) bool {
 	for _, rec := range s.zone.DNSRecords {
-		full := rec.Name
-		if full != s.identity.ZoneName && !strings.HasSuffix(full, "."+s.identity.ZoneName) {
-			full += "." + s.identity.ZoneName // stored as given, relative to the zone
-		}
-		if rec.Proxied && (rec.Type == "A" || rec.Type == "AAAA" || rec.Type == "CNAME") && full == name {
+		if rec.Proxied && (rec.Type == "A" || rec.Type == "AAAA" || rec.Type == "CNAME") && rec.Name == name {
 			return true
 		}
 	}
@@ -118,8 +116,8 @@ func (s *Server) putFallbackOrigin(r *http.Request) (any, any, func(), error) {
 		return nil, nil, nil, errBadRequest("origin is required")
 	}
 	origin := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(*body.Origin), "."))
-	if zone := s.identity.ZoneName; origin != zone && !strings.HasSuffix(origin, "."+zone) {
-		return nil, nil, nil, errBadRequest("The fallback origin must be a hostname in the zone " + zone + ".")
+	if s.fqdn(origin) != origin { // not inside the zone: fqdn would have completed it
+		return nil, nil, nil, errBadRequest("The fallback origin must be a hostname in the zone " + s.identity.ZoneName + ".")
 	}
 	now := s.now().UTC()
 	f := s.zone.FallbackOrigin
