@@ -142,10 +142,10 @@ func (m *siteMemo) put(key string, files siteFiles, exp time.Time) {
 	m.files += len(files)
 }
 
-// siteFiles returns the files of the manifest under key: from the memo, from a concurrent
+// manifestFiles returns the files of the manifest under key: from the memo, from a concurrent
 // read of it, or read from the static bucket now. A failure is a problem to log ("" when
 // none) and is never remembered. Without I/O allowed a miss stops the exchange (ex.wait).
-func (h *Handler) siteFiles(ex *Exchange, key string) (siteFiles, string) {
+func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 	now := h.now()
 	h.mu.Lock()
 	if files, ok := h.sites.get(key, now); ok {
@@ -229,7 +229,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		ex.line.Outcome = "static-not-found"
 		return ex.fixed(fixedStaticNotFound)
 	}
-	files, problem := h.siteFiles(ex, st.Manifest)
+	files, problem := h.manifestFiles(ex, st.Manifest)
 	if ex.pending {
 		return Plan{}
 	}
