@@ -20,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
@@ -84,9 +85,12 @@ func (e *testEdge) checkNoSiteObjects(*terraform.State) error {
 }
 
 // operations counts the calls of each operation the local edge has answered so far.
-func (e *testEdge) operations() map[string]int {
+func (e *testEdge) operations() map[string]int { return operationCounts(e.Calls()) }
+
+// operationCounts is a call accounting's calls by operation.
+func operationCounts(stats cfapi.CallStats) map[string]int {
 	out := map[string]int{}
-	for _, op := range e.Calls().Operations {
+	for _, op := range stats.Operations {
 		out[op.Operation] = op.Calls
 	}
 	return out

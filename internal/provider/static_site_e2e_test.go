@@ -47,11 +47,7 @@ func (e *fullEdge) calls(t *testing.T) map[string]int {
 	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
 		t.Fatal(err)
 	}
-	out := map[string]int{}
-	for _, op := range body.Result.Operations {
-		out[op.Operation] = op.Calls
-	}
-	return out
+	return operationCounts(body.Result)
 }
 
 type edgeAnswer struct {
