@@ -1,0 +1,100 @@
+package kubeaccess
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/client-go/rest"
+)
+
+// isolate points every fallback at nothing: no KUBECONFIG, an empty home, not in a pod.
+func isolate(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+}
+
+func writeKubeconfig(t *testing.T, contexts map[string]string) string {
+	t.Helper()
+	var path string
+	for name, host := range contexts {
+		b, err := Kubeconfig(&rest.Config{Host: host, BearerToken: "token-" + name}, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path = filepath.Join(t.TempDir(), name+".yaml")
+		if err := os.WriteFile(path, b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return path
+}
+
+func TestRESTConfig_NothingConfigured(t *testing.T) {
+	isolate(t)
+	_, err := Settings{}.RESTConfig()
+	if !errors.Is(err, ErrNotConfigured) {
+		t.Fatalf("err = %v, want ErrNotConfigured", err)
+	}
+}
+
+func TestRESTConfig_HostAndToken(t *testing.T) {
+	isolate(t)
+	cfg, err := Settings{Host: "https://10.0.0.1:6443", Token: "secret", Insecure: true}.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://10.0.0.1:6443" || cfg.BearerToken != "secret" || !cfg.Insecure {
+		t.Errorf("config %+v", cfg)
+	}
+	if cfg.Timeout != requestTimeout {
+		t.Errorf("timeout %v, want %v", cfg.Timeout, requestTimeout)
+	}
+}
+
+func TestRESTConfig_KubeconfigFallbackAndOverrides(t *testing.T) {
+	isolate(t)
+	path := writeKubeconfig(t, map[string]string{"dev": "https://dev.example:6443"})
+
+	t.Setenv("KUBECONFIG", path)
+	cfg, err := Settings{}.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://dev.example:6443" || cfg.BearerToken != "token-dev" {
+		t.Errorf("from KUBECONFIG: host %s token %q", cfg.Host, cfg.BearerToken)
+	}
+
+	// The block's settings win over the file's, as kubectl's flags do.
+	cfg, err = Settings{ConfigPath: path, Token: "override"}.RESTConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.BearerToken != "override" {
+		t.Errorf("token %q, want the block's", cfg.BearerToken)
+	}
+}
+
+func TestRESTConfig_Errors(t *testing.T) {
+	isolate(t)
+	path := writeKubeconfig(t, map[string]string{"dev": "https://dev.example:6443"})
+	for name, tc := range map[string]struct {
+		s    Settings
+		want string
+	}{
+		"missing explicit file": {Settings{ConfigPath: filepath.Join(t.TempDir(), "nope")}, "config_path"},
+		"unknown context":       {Settings{ConfigPath: path, ConfigContext: "prod"}, `config_context "prod"`},
+		"bad CA":                {Settings{Host: "https://x:6443", ClusterCACertificate: "not a pem"}, "cluster_ca_certificate"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := tc.s.Client()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
+			}
+		})
+	}
+}
