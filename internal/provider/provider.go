@@ -98,17 +98,18 @@ func providerEnvironment() []string {
 
 // providerModel is the provider block.
 type providerModel struct {
-	APIToken       types.String `tfsdk:"api_token"`
-	AccountID      types.String `tfsdk:"account_id"`
-	ZoneID         types.String `tfsdk:"zone_id"`
-	APIBaseURL     types.String `tfsdk:"api_base_url"`
-	PlatformDomain types.String `tfsdk:"platform_domain"`
-	Environment    types.String `tfsdk:"environment"`
-	EdgeURL        types.String `tfsdk:"edge_url"`
-	ProbeKey       types.String `tfsdk:"probe_key"`
-	R2S3Endpoint   types.String `tfsdk:"r2_s3_endpoint"`
-	R2AccessKeyID  types.String `tfsdk:"r2_access_key_id"`
-	R2SecretKey    types.String `tfsdk:"r2_secret_access_key"`
+	APIToken       types.String     `tfsdk:"api_token"`
+	AccountID      types.String     `tfsdk:"account_id"`
+	ZoneID         types.String     `tfsdk:"zone_id"`
+	APIBaseURL     types.String     `tfsdk:"api_base_url"`
+	PlatformDomain types.String     `tfsdk:"platform_domain"`
+	Environment    types.String     `tfsdk:"environment"`
+	EdgeURL        types.String     `tfsdk:"edge_url"`
+	ProbeKey       types.String     `tfsdk:"probe_key"`
+	R2S3Endpoint   types.String     `tfsdk:"r2_s3_endpoint"`
+	R2AccessKeyID  types.String     `tfsdk:"r2_access_key_id"`
+	R2SecretKey    types.String     `tfsdk:"r2_secret_access_key"`
+	Kubernetes     *kubernetesModel `tfsdk:"kubernetes"`
 }
 
 // values maps each attribute of providerSettings to its value in the block.
@@ -139,6 +140,8 @@ type providerData struct {
 	Version string
 	// Bundles builds the embedded Worker and router sources.
 	Bundles *bundle.Builder
+	// Kube is the router cluster's client, for the cluster-side resources.
+	Kube *kubeConnection
 }
 
 func (p *kamuidashProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -224,6 +227,7 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Sensitive: true,
 			},
 		},
+		Blocks: map[string]schema.Block{"kubernetes": kubernetesBlock()},
 	}
 }
 
@@ -371,6 +375,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		Economy:        economy,
 		Version:        p.version,
 		Bundles:        p.bundles,
+		Kube:           newKubeConnection(config.Kubernetes),
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data
@@ -385,6 +390,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewTunnelResource,
 		NewEdgeWorkerResource,
 		NewStaticSiteResource,
+		NewRouterNetworkPolicyResource,
 	}
 }
 

@@ -115,25 +115,29 @@ func SpecJSON(spec networkingv1.NetworkPolicySpec) string {
 
 // Observed is a NetworkPolicy as the server holds it, in this package's terms.
 type Observed struct {
-	// Policy is the object read back as a Policy: exact when Exact, otherwise the closest
-	// reading (SpecJSON has the rest).
+	// Policy is the object read back as a Policy. Exact says it is the whole spec; otherwise
+	// it is the closest reading, and SpecJSON has the rest.
 	Policy Policy
 	Exact  bool
 	// SpecJSON is the object's spec, canonical.
 	SpecJSON string
-	// ForeignFields maps each spec field (and label) that a manager other than FieldManager
-	// owns to that manager: who changed the policy behind Terraform's back.
+	// ForeignFields maps each spec field that a manager other than FieldManager owns to that
+	// manager, when the spec is not the desired one: who changed it behind Terraform's back.
 	ForeignFields map[string]string
 	UID           string
 }
 
-// Observe reads obj. labelKeys are the labels the configuration sets; only they are read back.
-// Without any (an import), every label is.
-func Observe(obj *networkingv1.NetworkPolicy, labelKeys []string) Observed {
+// Observe reads obj against desired, the policy last applied (nil when there is none, as in an
+// import). Only desired's labels are read back; without desired, every label is.
+func Observe(obj *networkingv1.NetworkPolicy, desired *Policy) Observed {
+	var labelKeys []string
+	if desired != nil {
+		labelKeys = slices.Collect(maps.Keys(desired.Labels))
+	}
 	spec := obj.Spec
 	p := Policy{Namespace: obj.Namespace, Name: obj.Name, RouterPodLabels: spec.PodSelector.MatchLabels, Labels: map[string]string{}}
 	for k, v := range obj.Labels {
-		if len(labelKeys) == 0 || slices.Contains(labelKeys, k) {
+		if desired == nil || slices.Contains(labelKeys, k) {
 			p.Labels[k] = v
 		}
 	}
@@ -159,20 +163,20 @@ func Observe(obj *networkingv1.NetworkPolicy, labelKeys []string) Observed {
 	if len(peers) > 1 {
 		p.Metrics = &peers[1]
 	}
-	observed := SpecJSON(spec)
-	return Observed{
-		Policy:        p,
-		Exact:         len(peers) <= 2 && SpecJSON(p.Spec()) == observed,
-		SpecJSON:      observed,
-		ForeignFields: foreignFields(obj.ManagedFields),
-		UID:           string(obj.UID),
+	o := Observed{Policy: p, SpecJSON: SpecJSON(spec), ForeignFields: map[string]string{}, UID: string(obj.UID)}
+	o.Exact = len(peers) <= 2 && SpecJSON(p.Spec()) == o.SpecJSON
+	if desired == nil || SpecJSON(desired.Spec()) != o.SpecJSON {
+		// Only a spec that differs from ours has an author to name. Another manager may share
+		// a field with the same value (an identical server-side apply): that is agreement.
+		o.ForeignFields = foreignSpecFields(obj.ManagedFields)
 	}
+	return o
 }
 
-// foreignFields lists the spec and label fields owned by managers other than ours, as
+// foreignSpecFields lists the spec fields owned by managers other than ours, as
 // ".spec.podSelector" → "kubectl-edit". Every field of a NetworkPolicy's spec is atomic (a
 // label selector, a list of rules), so a leaf here is a whole selector or rule list.
-func foreignFields(entries []metav1.ManagedFieldsEntry) map[string]string {
+func foreignSpecFields(entries []metav1.ManagedFieldsEntry) map[string]string {
 	owners := map[string][]string{}
 	for _, e := range entries {
 		if e.Manager == FieldManager || e.FieldsV1 == nil {
@@ -185,7 +189,7 @@ func foreignFields(entries []metav1.ManagedFieldsEntry) map[string]string {
 		}
 		set.Leaves().Iterate(func(p fieldpath.Path) {
 			s := p.String()
-			if strings.HasPrefix(s, ".spec.") || strings.HasPrefix(s, ".metadata.labels.") {
+			if strings.HasPrefix(s, ".spec.") {
 				if !slices.Contains(owners[s], e.Manager) {
 					owners[s] = append(owners[s], e.Manager)
 				}
@@ -200,8 +204,8 @@ func foreignFields(entries []metav1.ManagedFieldsEntry) map[string]string {
 	return out
 }
 
-// Get reads the policy namespace/name.
-func Get(ctx context.Context, c kubernetes.Interface, namespace, name string, labelKeys []string) (Observed, bool, error) {
+// Get reads the policy namespace/name against desired (see Observe).
+func Get(ctx context.Context, c kubernetes.Interface, namespace, name string, desired *Policy) (Observed, bool, error) {
 	obj, err := c.NetworkingV1().NetworkPolicies(namespace).Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return Observed{}, false, nil
@@ -209,7 +213,7 @@ func Get(ctx context.Context, c kubernetes.Interface, namespace, name string, la
 	if err != nil {
 		return Observed{}, false, fmt.Errorf("reading NetworkPolicy %s/%s: %w", namespace, name, err)
 	}
-	return Observe(obj, labelKeys), true, nil
+	return Observe(obj, desired), true, nil
 }
 
 // Apply makes the server's object match p: a forced server-side apply takes every field p sets
@@ -235,7 +239,7 @@ func Apply(ctx context.Context, c kubernetes.Interface, p Policy) (observed Obse
 		}
 		removed = append(removed, ".spec.egress")
 	}
-	return Observe(obj, slices.Collect(maps.Keys(p.Labels))), removed, nil
+	return Observe(obj, &p), removed, nil
 }
 
 // Delete deletes the policy; one already gone is not an error.

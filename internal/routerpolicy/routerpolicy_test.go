@@ -100,14 +100,15 @@ func allowed(engine *matcher.Policy, from, to *matcher.TrafficPeer, port int) bo
 func TestApply_AdmitsOnlyTheConnector(t *testing.T) {
 	c := cluster(t)
 	ctx := context.Background()
-	observed, removed, err := routerpolicy.Apply(ctx, c, testPolicy())
+	p := testPolicy()
+	observed, removed, err := routerpolicy.Apply(ctx, c, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !observed.Exact || len(removed) != 0 || len(observed.ForeignFields) != 0 {
 		t.Fatalf("fresh apply: exact=%v removed=%v foreign=%v", observed.Exact, removed, observed.ForeignFields)
 	}
-	got, found, err := routerpolicy.Get(ctx, c, routerNS, testPolicy().Name, nil)
+	got, found, err := routerpolicy.Get(ctx, c, routerNS, p.Name, &p)
 	if err != nil || !found {
 		t.Fatalf("read back: found=%v err=%v", found, err)
 	}
@@ -223,7 +224,7 @@ func TestApply_RepairsDriftAndNamesTheManager(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	drifted, found, err := routerpolicy.Get(ctx, c, routerNS, p.Name, []string{"app.kubernetes.io/part-of"})
+	drifted, found, err := routerpolicy.Get(ctx, c, routerNS, p.Name, &p)
 	if err != nil || !found {
 		t.Fatalf("found=%v err=%v", found, err)
 	}
@@ -266,7 +267,7 @@ func TestDelete_IsIdempotent(t *testing.T) {
 			t.Fatalf("delete %d: %v", i+1, err)
 		}
 	}
-	if _, found, err := routerpolicy.Get(ctx, c, routerNS, p.Name, nil); found || err != nil {
+	if _, found, err := routerpolicy.Get(ctx, c, routerNS, p.Name, &p); found || err != nil {
 		t.Errorf("after delete: found=%v err=%v", found, err)
 	}
 }
@@ -296,7 +297,7 @@ func TestObserve_NotExact(t *testing.T) {
 			spec := p.Spec()
 			mutate(&spec)
 			obj := &networkingv1.NetworkPolicy{ObjectMeta: metav1.ObjectMeta{Name: p.Name, Namespace: p.Namespace}, Spec: spec}
-			if o := routerpolicy.Observe(obj, nil); o.Exact {
+			if o := routerpolicy.Observe(obj, &p); o.Exact {
 				t.Errorf("%s: read as exact", name)
 			}
 		})
