@@ -43,6 +43,24 @@ func TestRouterImage_DeterministicDigest(t *testing.T) {
 	if first.Digest != second.Digest {
 		t.Errorf("digest differs between builds: %s then %s", first.Digest, second.Digest)
 	}
+	// The same builder again: the artifact comes from the cache, and must carry everything the
+	// image is made of (the toolchain label too), or a warm plan would differ from a cold one.
+	cached, c := countingBuilder(t, nil)
+	cached.CacheDir = b.CacheDir
+	r, err = cached.Router(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.count("build"); n != 0 {
+		t.Fatalf("the cached router ran go build %d times", n)
+	}
+	third, err := NewRouterImage(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Digest != first.Digest || r.GoVersion == "" {
+		t.Errorf("from the artifact cache: digest %s (go version %q), want %s", third.Digest, r.GoVersion, first.Digest)
+	}
 	t.Logf("router image: %s", first.Digest)
 }
 
