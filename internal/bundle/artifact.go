@@ -37,6 +37,9 @@ type Artifact struct {
 	SHA256 string
 	// Size is the total number of bytes of all files.
 	Size int64
+	// GoVersion is the toolchain that built the files ("go1.26.8"); part of the cache key, so a
+	// cached artifact always carries the version that made it.
+	GoVersion string
 }
 
 // File returns the file called name.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/name"
@@ -14,7 +13,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"github.com/google/go-containerregistry/pkg/v1/static"
 	"github.com/google/go-containerregistry/pkg/v1/types"
 )
 
@@ -23,6 +22,19 @@ import (
 const (
 	RouterImageEntrypoint = "/kamuidash-router"
 	RouterImageUser       = "65532:65532"
+	RouterImageTitle      = "kamuidash-router"
+)
+
+// Labels of the router image's config. The version is the router artifact's SHA256, not the
+// provider's release: a provider upgrade that leaves the router sources and the toolchain alone
+// must leave the digest alone too, or every upgrade would re-push and roll the cluster.
+const (
+	LabelTitle     = "org.opencontainers.image.title"
+	LabelVersion   = "org.opencontainers.image.version"
+	LabelSource    = "org.opencontainers.image.source"
+	LabelGoVersion = "io.github.kamuidash.go-version"
+
+	routerImageSource = "https://" + modulePath
 )
 
 // imageEpoch is every timestamp in the image (config, history, file times), so that the
@@ -36,15 +48,25 @@ type RouterImage struct {
 }
 
 // NewRouterImage packages the router binaries as an OCI image index with one image per
-// RouterPlatforms entry. The same binaries always give the same digest.
+// RouterPlatforms entry. The same binaries always give the same digest: nothing in the image
+// depends on the provider binary that packages it (layers are stored uncompressed, so not even
+// the gzip of the Go that built the provider matters).
 func NewRouterImage(r *Router) (*RouterImage, error) {
+	labels := map[string]string{
+		LabelTitle:   RouterImageTitle,
+		LabelVersion: r.SHA256,
+		LabelSource:  routerImageSource,
+	}
+	if r.GoVersion != "" {
+		labels[LabelGoVersion] = r.GoVersion
+	}
 	idx := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range RouterPlatforms {
 		binary, err := r.Binary(p)
 		if err != nil {
 			return nil, err
 		}
-		img, err := routerPlatformImage(p, binary)
+		img, err := routerPlatformImage(p, binary, labels)
 		if err != nil {
 			return nil, fmt.Errorf("bundle: router image for %s: %w", p, err)
 		}
@@ -60,7 +82,7 @@ func NewRouterImage(r *Router) (*RouterImage, error) {
 	return &RouterImage{Index: idx, Digest: digest}, nil
 }
 
-func routerPlatformImage(p Platform, binary []byte) (v1.Image, error) {
+func routerPlatformImage(p Platform, binary []byte, labels map[string]string) (v1.Image, error) {
 	layer, err := binaryLayer(binary)
 	if err != nil {
 		return nil, err
@@ -75,6 +97,7 @@ func routerPlatformImage(p Platform, binary []byte) (v1.Image, error) {
 			Entrypoint: []string{RouterImageEntrypoint},
 			User:       RouterImageUser,
 			WorkingDir: "/",
+			Labels:     labels,
 		},
 		RootFS: v1.RootFS{Type: "layers"},
 	})
@@ -83,7 +106,7 @@ func routerPlatformImage(p Platform, binary []byte) (v1.Image, error) {
 	}
 	return mutate.Append(img, mutate.Addendum{
 		Layer:     layer,
-		MediaType: types.OCILayer,
+		MediaType: types.OCIUncompressedLayer,
 		History: v1.History{
 			Created:   v1.Time{Time: imageEpoch},
 			CreatedBy: "kamuidash bundle: " + RouterImageEntrypoint,
@@ -91,8 +114,11 @@ func routerPlatformImage(p Platform, binary []byte) (v1.Image, error) {
 	})
 }
 
-// binaryLayer is a gzip layer holding only the binary at RouterImageEntrypoint, owned by root
-// and executable by everyone (so the non-root user can run but not replace it).
+// binaryLayer is an uncompressed layer holding only the binary at RouterImageEntrypoint, owned
+// by root and executable by everyone (so the non-root user can run but not replace it).
+// Uncompressed because a gzip stream's bytes depend on the compressor: compress/gzip of the Go
+// that built the provider could change them, and with them the digest, on a provider upgrade.
+// Registries and runtimes accept the OCI uncompressed media type; the cost is a larger pull.
 func binaryLayer(binary []byte) (v1.Layer, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -113,10 +139,7 @@ func binaryLayer(binary []byte) (v1.Layer, error) {
 	if err := tw.Close(); err != nil {
 		return nil, err
 	}
-	tarBytes := buf.Bytes()
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(tarBytes)), nil
-	}, tarball.WithMediaType(types.OCILayer))
+	return static.NewLayer(buf.Bytes(), types.OCIUncompressedLayer), nil
 }
 
 // WriteLayout writes the image index into an OCI image layout at dir (created if needed;

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -42,7 +43,47 @@ func TestRouterImage_DeterministicDigest(t *testing.T) {
 	if first.Digest != second.Digest {
 		t.Errorf("digest differs between builds: %s then %s", first.Digest, second.Digest)
 	}
+	// The same builder again: the artifact comes from the cache, and must carry everything the
+	// image is made of (the toolchain label too), or a warm plan would differ from a cold one.
+	cached, c := countingBuilder(t, nil)
+	cached.CacheDir = b.CacheDir
+	r, err = cached.Router(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.count("build"); n != 0 {
+		t.Fatalf("the cached router ran go build %d times", n)
+	}
+	third, err := NewRouterImage(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if third.Digest != first.Digest || r.GoVersion == "" {
+		t.Errorf("from the artifact cache: digest %s (go version %q), want %s", third.Digest, r.GoVersion, first.Digest)
+	}
 	t.Logf("router image: %s", first.Digest)
+}
+
+// The packaging alone, pinned: fixed stand-in binaries must give this digest on every machine,
+// with every Go that builds the provider and every go-containerregistry release. A change here
+// means every deployed router image would be re-pushed on a provider upgrade (a new digest, a
+// rollout) with unchanged router sources, which is exactly what must not happen; change the
+// golden value only together with a deliberate change of the image's layout.
+func TestRouterImage_GoldenDigest(t *testing.T) {
+	var files []File
+	for _, p := range RouterPlatforms {
+		files = append(files, File{Name: RouterBinaryName(p), MIMEType: MIMEExecutable, Content: []byte("router for " + p.String())})
+	}
+	a := newArtifact(files)
+	a.GoVersion = "go1.26.8"
+	img, err := NewRouterImage(&Router{Artifact: a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const golden = "sha256:f6bb3b6a35acb94ce57dc99e6c002804ecf3e418663dd6f179ceb1cdb343bca2"
+	if got := img.Digest.String(); got != golden {
+		t.Errorf("digest of the fixed binaries = %s, want %s", got, golden)
+	}
 }
 
 func TestRouterImage_OneNonRootImagePerPlatform(t *testing.T) {
@@ -86,6 +127,15 @@ func assertRouterIndex(t *testing.T, idx v1.ImageIndex, r *Router) {
 		if got := strings.Join(cfg.Config.Entrypoint, " "); got != "/kamuidash-router" {
 			t.Errorf("%s: entrypoint %q, want /kamuidash-router", p, got)
 		}
+		wantLabels := map[string]string{
+			"org.opencontainers.image.title":   "kamuidash-router",
+			"org.opencontainers.image.version": r.SHA256,
+			"org.opencontainers.image.source":  "https://github.com/kamuidash/terraform-provider-kamuidash",
+			"io.github.kamuidash.go-version":   r.GoVersion,
+		}
+		if !maps.Equal(cfg.Config.Labels, wantLabels) {
+			t.Errorf("%s: labels %v, want %v", p, cfg.Config.Labels, wantLabels)
+		}
 		if !cfg.Created.Equal(imageEpoch) {
 			t.Errorf("%s: created %v, want the epoch", p, cfg.Created.Time)
 		}
@@ -101,9 +151,25 @@ func assertRouterIndex(t *testing.T, idx v1.ImageIndex, r *Router) {
 		if len(layers) != 1 {
 			t.Fatalf("%s: %d layers, want 1", p, len(layers))
 		}
+		// Uncompressed: a gzip stream would make the digest depend on the compressor.
+		if mt, err := layers[0].MediaType(); err != nil || mt != types.OCIUncompressedLayer {
+			t.Errorf("%s: layer media type %s (%v), want %s", p, mt, err, types.OCIUncompressedLayer)
+		}
+		if d, _ := layers[0].Digest(); d != mustDiffID(t, layers[0]) {
+			t.Errorf("%s: layer digest %s differs from its diff ID: the layer is compressed", p, d)
+		}
 		want, _ := r.Binary(p)
 		assertLayerHoldsOnly(t, layers[0], "kamuidash-router", want)
 	}
+}
+
+func mustDiffID(t *testing.T, layer v1.Layer) v1.Hash {
+	t.Helper()
+	h, err := layer.DiffID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 func assertLayerHoldsOnly(t *testing.T, layer v1.Layer, wantName string, want []byte) {
@@ -159,11 +225,16 @@ func TestRouterImage_PushByDigestAndPullBack(t *testing.T) {
 	img, r := routerImage(t)
 	srv := httptest.NewServer(registry.New(registry.Logger(discardLogger())))
 	defer srv.Close()
-	repo, err := name.NewRepository(strings.TrimPrefix(srv.URL, "http://")+"/kamuidash/router", name.Insecure)
+	// No name.Insecure: the name package speaks plain http to loopback registries by itself,
+	// which is what lets the provider push to a local registry with no extra setting.
+	repo, err := name.NewRepository(strings.TrimPrefix(srv.URL, "http://") + "/kamuidash/router")
 	if err != nil {
 		t.Fatal(err)
 	}
 
+	if repo.Scheme() != "http" {
+		t.Fatalf("%s would be reached over %s", repo, repo.Scheme())
+	}
 	ref, err := img.Push(context.Background(), repo, remote.WithTransport(srv.Client().Transport))
 	if err != nil {
 		t.Fatal(err)

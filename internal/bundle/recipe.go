@@ -61,6 +61,7 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 	key := inputKey(r, tc, sources, extras)
 	cache := artifactCache{dir: cacheDir}
 	if a := cache.load(key); a != nil {
+		a.GoVersion = tc.version
 		return a, nil
 	}
 	compiled, err := b.compile(ctx, tc, cacheDir, sources, r.targets)
@@ -68,6 +69,7 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 		return nil, err
 	}
 	a := newArtifact(append(compiled, extras...))
+	a.GoVersion = tc.version
 	if err := cache.store(key, a); err != nil {
 		return nil, err
 	}

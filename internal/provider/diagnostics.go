@@ -1,8 +1,12 @@
 package provider
 
 import (
+	"errors"
+
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 )
 
 // The diagnostics more than one place reports. Each says what failed, then how to fix it; none
@@ -26,4 +30,27 @@ func missingSettingDiag(attr path.Path, env string) diag.Diagnostic {
 func unexpectedProviderDataDiag() diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Unexpected Provider Data",
 		"The provider handed this object unexpected configuration data. This is a bug in the provider; please report it.")
+}
+
+// bundleBuildDiag reports a failed build of the bundled sources: a missing toolchain says how to
+// install one; a compile error shows what the compiler said, on sourcesAttr (the attribute naming
+// a fork's checkout) or, when path.Empty(), as a failure of the sources embedded in the provider.
+// title is Title Case ("Edge Worker"), noun the same in a sentence ("the edge Worker").
+func bundleBuildDiag(title, noun string, sourcesAttr path.Path, err error) diag.Diagnostic {
+	var buildErr *bundle.BuildError
+	switch {
+	case errors.Is(err, bundle.ErrNoToolchain):
+		return diag.NewErrorDiagnostic("Go Toolchain Not Found",
+			"The provider builds "+noun+" from source with the Go toolchain, and none was found. "+err.Error())
+	case errors.As(err, &buildErr) && !sourcesAttr.Equal(path.Empty()):
+		return diag.NewAttributeErrorDiagnostic(sourcesAttr, title+" Does Not Build",
+			"Building "+noun+" failed; fix the sources and plan again.\n\n"+buildErr.Error())
+	case errors.As(err, &buildErr):
+		return diag.NewErrorDiagnostic(title+" Does Not Build",
+			"Building "+noun+" from the sources embedded in the provider failed. They build with every supported Go "+
+				"toolchain, so check the one in use ("+bundle.GoEnvVar+", else go on PATH), or report this as a provider bug.\n\n"+
+				buildErr.Error())
+	default:
+		return diag.NewErrorDiagnostic("Unable to Build "+title, "Building "+noun+" failed: "+err.Error())
+	}
 }

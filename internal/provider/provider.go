@@ -391,6 +391,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewEdgeWorkerResource,
 		NewStaticSiteResource,
 		NewRouterNetworkPolicyResource,
+		NewRouterImageResource,
 	}
 }
 

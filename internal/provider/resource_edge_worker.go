@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -191,19 +190,11 @@ func (r *edgeWorkerResource) build(ctx context.Context, m edgeWorkerModel) (*bun
 	var diags diag.Diagnostics
 	start := time.Now()
 	w, err := r.builder(m).Worker(ctx)
-	var buildErr *bundle.BuildError
-	switch {
-	case errors.Is(err, bundle.ErrNoToolchain):
-		diags.AddError("Go Toolchain Not Found",
-			"The provider builds the edge Worker from source with the Go toolchain, and none was found. "+err.Error())
-	case errors.As(err, &buildErr):
-		diags.AddAttributeError(path.Root("source_dir"), "Edge Worker Does Not Build",
-			"Building the edge Worker failed; fix the sources and plan again.\n\n"+buildErr.Error())
-	case err != nil:
-		diags.AddError("Unable to Build Edge Worker", "Building the edge Worker failed: "+err.Error())
-	default:
-		tflog.Debug(ctx, "Built edge Worker", map[string]any{"sha256": w.SHA256, "size": w.Size, "duration_ms": time.Since(start).Milliseconds()})
+	if err != nil {
+		diags.Append(bundleBuildDiag("Edge Worker", "the edge Worker", path.Root("source_dir"), err))
+		return w, diags
 	}
+	tflog.Debug(ctx, "Built edge Worker", map[string]any{"sha256": w.SHA256, "size": w.Size, "duration_ms": time.Since(start).Milliseconds()})
 	return w, diags
 }
 
