@@ -19,90 +19,43 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
-	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localcluster"
 )
 
 // AssetsEnv names the directory holding the etcd and kube-apiserver binaries.
-const AssetsEnv = "KUBEBUILDER_ASSETS"
+const AssetsEnv = localcluster.AssetsEnv
 
 // installHint is what a failing test tells the developer to run.
 const installHint = `run: export KUBEBUILDER_ASSETS="$(scripts/install-tools.sh kube)"`
-
-// startTimeout bounds each process's start; envtest's own default (20 s) is short for a shared,
-// loaded CI machine, where kube-apiserver alone can take that long.
-const startTimeout = 2 * time.Minute
-
-func init() {
-	// envtest logs through controller-runtime's global logger; without one set, controller-runtime
-	// prints a warning with a stack trace after 30 s. The processes' own output is kept in files
-	// (see Start) and shown when a test fails.
-	log.SetLogger(logr.Discard())
-}
 
 // Start starts etcd and kube-apiserver for t and returns a config for an administrator of that
 // server. The processes stop, and their data is removed, when t ends. It fails t (never skips)
 // when the binaries are not installed.
 func Start(t testing.TB) *rest.Config {
 	t.Helper()
-	etcd, apiserver := binaries(t)
-
+	assets := os.Getenv(AssetsEnv)
+	if _, _, err := localcluster.Binaries(assets); err != nil {
+		t.Fatalf("kubetest: %v; this test needs etcd and kube-apiserver, %s", err, installHint)
+	}
 	logs := t.TempDir()
 	apiserverLog := createLog(t, filepath.Join(logs, "kube-apiserver.log"))
 	etcdLog := createLog(t, filepath.Join(logs, "etcd.log"))
-
-	noExistingCluster := false
-	env := &envtest.Environment{
-		// Never a cluster named by USE_EXISTING_CLUSTER and a kubeconfig: tests create and
-		// delete objects, so they get a server of their own or none.
-		UseExistingCluster:       &noExistingCluster,
-		ControlPlaneStartTimeout: startTimeout,
-		ControlPlaneStopTimeout:  30 * time.Second,
-	}
-	// Explicit paths: TEST_ASSET_* variables cannot point elsewhere, and kubectl (which envtest
-	// only runs for its deprecated helpers) is not needed.
-	env.ControlPlane.GetAPIServer().Path = apiserver
-	env.ControlPlane.GetAPIServer().Out = apiserverLog
-	env.ControlPlane.GetAPIServer().Err = apiserverLog
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: etcd, Out: etcdLog, Err: etcdLog}
-
-	cfg, err := env.Start()
+	cluster, err := localcluster.Start(assets, etcdLog, apiserverLog)
 	if err != nil {
-		_ = env.Stop()
-		t.Fatalf("kubetest: starting etcd and kube-apiserver from %s: %v\n%s\n%s", filepath.Dir(apiserver), err,
-			tail(apiserverLog.Name(), 40), tail(etcdLog.Name(), 20))
+		t.Fatalf("kubetest: %v\n%s\n%s", err, tail(apiserverLog.Name(), 40), tail(etcdLog.Name(), 20))
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("kubetest: the server's last output, for the failure above:\n%s", tail(apiserverLog.Name(), 40))
 		}
-		if err := env.Stop(); err != nil {
+		if err := cluster.Stop(); err != nil {
 			t.Errorf("kubetest: stopping etcd and kube-apiserver: %v", err)
 		}
 	})
-	return cfg
-}
-
-// binaries returns the paths of etcd and kube-apiserver in KUBEBUILDER_ASSETS, failing t with
-// what to run when the variable is unset or a binary is missing.
-func binaries(t testing.TB) (etcd, apiserver string) {
-	t.Helper()
-	dir := os.Getenv(AssetsEnv)
-	if dir == "" {
-		t.Fatalf("kubetest: %s is not set; this test needs etcd and kube-apiserver, %s", AssetsEnv, installHint)
-	}
-	etcd, apiserver = filepath.Join(dir, "etcd"), filepath.Join(dir, "kube-apiserver")
-	for _, p := range []string{etcd, apiserver} {
-		fi, err := os.Stat(p)
-		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
-			t.Fatalf("kubetest: %s=%s has no executable %s; %s", AssetsEnv, dir, filepath.Base(p), installHint)
-		}
-	}
-	return etcd, apiserver
+	return cluster.Config
 }
 
 func createLog(t testing.TB, path string) *os.File {

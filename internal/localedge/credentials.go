@@ -9,14 +9,21 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
+// EnvLocalRegistry is the local registry's host:port, where a configuration pushes the router
+// image (kamuidash_router_image's repository <registry>/kamuidash/router).
+const EnvLocalRegistry = "KAMUIDASH_LOCAL_REGISTRY"
+
+// clusterEnv is what the env file says about the cluster side.
+type clusterEnv struct{ registry, kubeconfig string }
+
 // envFile is what a user pastes (or sources) to point the provider at the local edge, as
 // export lines in a fixed order. It holds the API token, the signing secret and the R2 S3
 // secret access key, so it is written 0600. The S3 endpoint is the API listener's address
 // with cfapi.S3Prefix: the AWS SDK keeps a path in its BaseEndpoint, so one listener serves
-// both APIs.
-func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string) []byte {
+// both APIs. KUBECONFIG (with --kube-assets) is what the provider's kubernetes block falls back to.
+func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string, cluster clusterEnv) []byte {
 	var b strings.Builder
-	for _, kv := range [][2]string{
+	lines := [][2]string{
 		{"CLOUDFLARE_API_TOKEN", id.APIToken},
 		{"KAMUIDASH_API_BASE_URL", apiURL + cfapi.APIPrefix},
 		{"KAMUIDASH_ACCOUNT_ID", id.AccountID},
@@ -28,7 +35,12 @@ func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string) []byte {
 		{"KAMUIDASH_R2_S3_ENDPOINT", apiURL + cfapi.S3Prefix},
 		{"KAMUIDASH_R2_ACCESS_KEY_ID", id.R2AccessKeyID},
 		{"KAMUIDASH_R2_SECRET_ACCESS_KEY", id.R2SecretAccessKey},
-	} {
+		{EnvLocalRegistry, cluster.registry},
+	}
+	if cluster.kubeconfig != "" {
+		lines = append(lines, [2]string{"KUBECONFIG", cluster.kubeconfig})
+	}
+	for _, kv := range lines {
 		b.WriteString("export " + kv[0] + "=" + shellQuote(kv[1]) + "\n")
 	}
 	return []byte(b.String())

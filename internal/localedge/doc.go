@@ -4,7 +4,7 @@
 //	terraform-provider-kamuidash localedge [--state-dir DIR] [--api ADDR] [--edge ADDR]
 //	    [--ready-file F] [--zone NAME] [--auto-validate DUR] [--kv-propagation DUR]
 //	    [--api-rate-limit N/DUR] [--node-modules DIR] [--router] [--router-upstream-template T]
-//	    [--router-namespace-prefix P] [--router-secret-dir DIR]
+//	    [--router-namespace-prefix P] [--router-secret-dir DIR] [--kube-assets DIR]
 //
 // It starts:
 //
@@ -30,6 +30,12 @@
 //     the stand-in for the cluster's secret store and router rollout, to rehearse a rotation
 //     of the signing secret. A change of the files is rolled out with no request dropped (the
 //     new router starts, the tunnel switches to it, the old one drains and stops).
+//   - the cluster side (cluster.go): an in-memory OCI registry on a free loopback port
+//     (KAMUIDASH_LOCAL_REGISTRY), where kamuidash_router_image pushes the router image, and
+//     with --kube-assets DIR a real Kubernetes API server (etcd and kube-apiserver from DIR,
+//     as `scripts/install-tools.sh kube` prints it; no nodes, no pods) with the router's
+//     namespace kamuidash-system, whose administrator kubeconfig is exported as KUBECONFIG
+//     for kamuidash_router_network_policy. Both start empty at every start.
 //
 // It prints the credentials a user pastes and writes them to <state-dir>/env as export lines
 // (mode 0600); they stay the same across restarts of one state dir. Besides the API's they
@@ -55,6 +61,7 @@
 //	           of the API's KV and R2 (e.g. the STATIC bucket) rebuilt at every start
 //	bin/       the router binary (--router)
 //	env        the credentials as export lines
+//	cluster/   with --kube-assets: the kubeconfig and the etcd and kube-apiserver logs
 //	signing-secret  the local edge's own signing secret (see above)
 //
 // # Consistency with Cloudflare

@@ -56,6 +56,9 @@ type Options struct {
 	// store and router rollout (to rehearse a rotation of the signing secret). Default "":
 	// follow the Worker.
 	RouterSecretDir string
+	// KubeAssets, when set, is a directory holding etcd and kube-apiserver: the local edge
+	// starts them as the router's cluster API (see cluster.go) and exports KUBECONFIG.
+	KubeAssets string
 }
 
 // DefaultStateDir is <user cache dir>/kamuidash/localedge, or .localedge in the working
@@ -95,6 +98,7 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")
 	fs.StringVar(&o.RouterNamespacePrefix, "router-namespace-prefix", "tenant-", "the router's namespace prefix (upstream namespaces must start with it)")
 	fs.StringVar(&o.RouterSecretDir, "router-secret-dir", "", "take the router's keys from this directory (signing-secret, optional signing-secret-next, as its Kubernetes Secret mounts them), re-read on change with a rolling restart, instead of from the Worker's SIGNING_SECRET")
+	fs.StringVar(&o.KubeAssets, "kube-assets", "", "start a Kubernetes API server (etcd and kube-apiserver from this directory, as `scripts/install-tools.sh kube` prints it) for the cluster-side resources, and export KUBECONFIG")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

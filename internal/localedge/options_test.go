@@ -67,7 +67,8 @@ func TestEnvFile(t *testing.T) {
 	id := cfapi.Identity{AccountID: "acc", ZoneID: "zone", ZoneName: "kamui.test", APIToken: "tok'en",
 		R2AccessKeyID: "r2key", R2SecretAccessKey: "r2secret"}
 	const secret = "local-signing-secret-0123456789abcdef"
-	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788", secret))
+	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788", secret,
+		clusterEnv{registry: "127.0.0.1:5000", kubeconfig: "/state/cluster/kubeconfig"}))
 	want := "export CLOUDFLARE_API_TOKEN='tok'\\''en'\n" +
 		"export KAMUIDASH_API_BASE_URL=http://127.0.0.1:8787/client/v4\n" +
 		"export KAMUIDASH_ACCOUNT_ID=acc\n" +
@@ -78,7 +79,9 @@ func TestEnvFile(t *testing.T) {
 		"export KAMUIDASH_LOCAL_SIGNING_SECRET=" + secret + "\n" +
 		"export KAMUIDASH_R2_S3_ENDPOINT=http://127.0.0.1:8787/r2-s3\n" +
 		"export KAMUIDASH_R2_ACCESS_KEY_ID=r2key\n" +
-		"export KAMUIDASH_R2_SECRET_ACCESS_KEY=r2secret\n"
+		"export KAMUIDASH_R2_SECRET_ACCESS_KEY=r2secret\n" +
+		"export KAMUIDASH_LOCAL_REGISTRY=127.0.0.1:5000\n" +
+		"export KUBECONFIG=/state/cluster/kubeconfig\n"
 	if got != want {
 		t.Errorf("env file:\n%s\nwant:\n%s", got, want)
 	}

@@ -144,9 +144,25 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	go func() { follow.run(runCtx); close(followerDone) }()
 	defer func() { stopFollower(); <-followerDone }()
 
+	// The cluster side: a registry always (it costs nothing), the API server on request.
+	registryAddr, stopRegistry, err := startRegistry()
+	if err != nil {
+		return err
+	}
+	defer stopRegistry()
+	cluster := clusterEnv{registry: registryAddr}
+	if opts.KubeAssets != "" {
+		kubeconfig, stopCluster, err := startCluster(ctx, opts.KubeAssets, layout.cluster, stdout)
+		if err != nil {
+			return err
+		}
+		defer stopCluster()
+		cluster.kubeconfig = kubeconfig
+	}
+
 	apiURL := "http://" + listeners.api.Addr().String()
 	edgeURL := "http://" + listeners.edge.Addr().String()
-	env := envFile(api.Identity(), apiURL, edgeURL, signingSecret)
+	env := envFile(api.Identity(), apiURL, edgeURL, signingSecret, cluster)
 	if err := writeFileAtomic(layout.env, env, 0o600); err != nil {
 		return fmt.Errorf("writing %s: %w", layout.env, err)
 	}
@@ -175,6 +191,7 @@ type stateLayout struct {
 	runtime string // host.mjs and Miniflare's data (KV and R2 are copies rebuilt at start)
 	bin     string // the router binary built by --router
 	env     string // the credentials as export lines
+	cluster string // the local cluster's kubeconfig and logs (--kube-assets); etcd's data is temporary
 	// signingSecret is the local edge's own signing secret (see signing.go).
 	signingSecret string
 }
@@ -186,6 +203,7 @@ func newStateLayout(root string) stateLayout {
 		runtime: filepath.Join(root, "runtime"),
 		bin:     filepath.Join(root, "bin"),
 		env:     filepath.Join(root, "env"),
+		cluster: filepath.Join(root, "cluster"),
 
 		signingSecret: filepath.Join(root, "signing-secret"),
 	}
