@@ -22,9 +22,14 @@ fi
 rm -rf "$DEMO/state" "$DEMO/work"
 mkdir -p "$DEMO"
 
-step "npm packages and the Terraform CLI"
+step "npm packages, the Terraform CLI and the local cluster's API server (each built once, then cached)"
 scripts/npm-ci.sh
+# The CLI and kube-apiserver build from the Go module proxy in parallel on a first run.
+scripts/install-tools.sh kube >"$DEMO/kube-assets" 2>"$DEMO/install-kube.log" &
+kube_install=$!
 TF_BIN=$(scripts/install-tools.sh terraform)/terraform
+wait "$kube_install" || { tail -20 "$DEMO/install-kube.log"; die "installing etcd and kube-apiserver failed; see $DEMO/install-kube.log"; }
+KUBE_ASSETS=$(cat "$DEMO/kube-assets")
 
 step "building the provider and laying it into an offline mirror"
 CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$VERSION" -o "$DEMO/terraform-provider-kamuidash" .
@@ -49,7 +54,7 @@ echo $! >"$DEMO/backend.pid"
 nohup "$DEMO/terraform-provider-kamuidash" localedge \
   --state-dir "$DEMO/state" --api "127.0.0.1:$API_PORT" --edge "127.0.0.1:$EDGE_PORT" \
   --ready-file "$DEMO/ready" --auto-validate 2s --kv-propagation 1s \
-  --router --router-upstream-template '127.0.0.1:{port}' >"$DEMO/localedge.log" 2>&1 &
+  --router --router-upstream-template '127.0.0.1:{port}' --kube-assets "$KUBE_ASSETS" >"$DEMO/localedge.log" 2>&1 &
 echo $! >"$DEMO/localedge.pid"
 printf 'waiting for the local edge (workerd starts in a few seconds)'
 for _ in $(seq 180); do
@@ -62,6 +67,7 @@ echo
 # shellcheck disable=SC1091
 . "$DEMO/state/env"
 echo "API  $KAMUIDASH_API_BASE_URL   edge $KAMUIDASH_EDGE_URL   platform $KAMUIDASH_PLATFORM_DOMAIN"
+echo "registry $KAMUIDASH_LOCAL_REGISTRY   Kubernetes API kubeconfig $KUBECONFIG"
 
 step "terraform init and apply (examples/environments/local)"
 # The configuration reaches the modules by relative path (../../../modules): copy both in the
@@ -73,6 +79,9 @@ cp -R examples/environments/local/site "$DEMO/tree/examples/environments/local/s
 ln -s tree/examples/environments/local "$DEMO/work"
 export TF_CLI_CONFIG_FILE="$DEMO/cli.tfrc" TF_IN_AUTOMATION=1
 export TF_VAR_backend_port=$BACKEND_PORT
+# The router image goes to the local edge's registry; the router's NetworkPolicy to its
+# Kubernetes API server (KUBECONFIG, from the env file).
+export TF_VAR_router_image_repository=$KAMUIDASH_LOCAL_REGISTRY/kamuidash/router
 # The Worker signs with the local edge's own secret: the probe key in its env file (which
 # verify_propagation signs with) is derived from it.
 TF_VAR_signing_secret=$KAMUIDASH_LOCAL_SIGNING_SECRET
@@ -107,6 +116,10 @@ probe dynamic "$(host dynamic)" 200 "edge Worker → tunnel → router (signed c
 probe custom  "$(host custom)"  200 "custom hostname → DOMAINS mapping → same app → tunnel → router → backend"
 probe static  "$(host static)"  200 "static record → the version's manifest → index.html's object in the R2 bucket, no tunnel"
 probe unknown "$(host unknown)" 404 "unknown host: fixed 404 from the Worker, negative-cached"
+
+cluster_json=$(cd "$DEMO/work" && "$TF_BIN" output -json cluster)
+printf '%-8s %s\n' image "$(echo "$cluster_json" | sed -n 's/.*"router_image": *"\([^"]*\)".*/\1/p')  pushed to the local registry (linux/amd64 + linux/arm64)"
+printf '%-8s %s\n' policy "$(echo "$cluster_json" | sed -n 's/.*"network_policy": *"\([^"]*\)".*/\1/p')  applied to the local Kubernetes API: only the tunnel connector reaches the router"
 
 cat <<EOF
 

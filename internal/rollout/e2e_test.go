@@ -23,6 +23,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localcluster"
 )
 
 // TestAccRollout_DevThenProd is the rollout end to end: the real CLI (TF_ACC_TERRAFORM_PATH,
@@ -166,6 +167,9 @@ func newWorld(t *testing.T, cli string) *world {
 			"backend_port":   fmt.Sprint(backendPort),
 			"signing_secret": randomHex(t, 32),
 			"cache_marker":   randomHex(t, 16),
+			// The router image goes to the edge's registry, the NetworkPolicy to its
+			// Kubernetes API server (KUBECONFIG in its env file).
+			"router_image_repository": e.env["KAMUIDASH_LOCAL_REGISTRY"] + "/kamuidash/router",
 		}
 	}
 	return w
@@ -264,8 +268,15 @@ func startEdge(t *testing.T, repo, binary, name, stateDir string, extraArgs ...s
 		return nil
 	}
 	t.Cleanup(func() { logFile.Close() })
+	// The example environments manage the router's NetworkPolicy: the edge runs a real
+	// Kubernetes API server for them.
+	assets := os.Getenv(localcluster.AssetsEnv)
+	if _, _, err := localcluster.Binaries(assets); err != nil {
+		t.Errorf("%v; the example environments need etcd and kube-apiserver: run export KUBEBUILDER_ASSETS=\"$(scripts/install-tools.sh kube)\"", err)
+		return nil
+	}
 	cmd := exec.Command(binary, append([]string{"localedge", "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0",
-		"--ready-file", ready, "--router", "--router-upstream-template", "127.0.0.1:{port}"}, extraArgs...)...)
+		"--ready-file", ready, "--router", "--router-upstream-template", "127.0.0.1:{port}", "--kube-assets", assets}, extraArgs...)...)
 	cmd.Dir = repo // the router and the npm packages are found from the checkout
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {

@@ -64,11 +64,12 @@ func TestAccRollout_SigningSecretRotation(t *testing.T) {
 	root := filepath.Join(tree, "examples", "environments")
 	copyTree(t, filepath.Join(repo, "examples", "environments", "dev"), filepath.Join(root, "dev"))
 	vars := map[string]string{
-		"environment":    "dev",
-		"edge_url":       edge.env["KAMUIDASH_EDGE_URL"],
-		"backend_port":   fmt.Sprint(backendPort),
-		"signing_secret": oldKey,
-		"cache_marker":   randomHex(t, 16),
+		"environment":             "dev",
+		"edge_url":                edge.env["KAMUIDASH_EDGE_URL"],
+		"backend_port":            fmt.Sprint(backendPort),
+		"signing_secret":          oldKey,
+		"cache_marker":            randomHex(t, 16),
+		"router_image_repository": edge.env["KAMUIDASH_LOCAL_REGISTRY"] + "/kamuidash/router",
 	}
 	secrets := []string{oldKey, newKey, unknownKey, vars["cache_marker"], edge.env["CLOUDFLARE_API_TOKEN"]}
 

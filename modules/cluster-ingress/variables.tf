@@ -22,7 +22,8 @@ variable "router" {
   description = <<-EOT
     The router as the cluster runs it. `name`, `namespace` and `port` make its Service's
     in-cluster URL, which the tunnel's ingress points at; `image` is the router image,
-    pinned by digest (`<repository>@sha256:<digest>`, as the toolkit pushes it); `admin_port`
+    pinned by digest (`<repository>@sha256:<digest>`), needed only when
+    `router_image_repository` is unset (then this module builds and pushes it); `admin_port`
     serves /healthz, /readyz and /metrics; `tenant_namespace_prefix` is the prefix every
     upstream namespace must start with; `signing_secret_name` names the Kubernetes Secret
     (key `signing-secret`) that holds the same context signing secret as the edge Worker's.
@@ -32,7 +33,7 @@ variable "router" {
     that key before the Deployment is applied with it on.
   EOT
   type = object({
-    image                   = string
+    image                   = optional(string)
     name                    = optional(string, "kamuidash-router")
     namespace               = optional(string, "kamuidash-system")
     port                    = optional(number, 8080)
@@ -45,7 +46,7 @@ variable "router" {
   })
 
   validation {
-    condition     = can(regex("^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$", var.router.image))
+    condition     = var.router.image == null || can(regex("^[a-z0-9][a-z0-9._/:-]*@sha256:[0-9a-f]{64}$", var.router.image))
     error_message = "router.image must be pinned by digest: <repository>@sha256:<64 hex digits>."
   }
 
@@ -96,5 +97,31 @@ variable "connector_namespace" {
   validation {
     condition     = var.connector_namespace == null || can(regex("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", var.connector_namespace))
     error_message = "connector_namespace must be a DNS label."
+  }
+}
+
+variable "router_image_repository" {
+  description = "The OCI repository the router image is pushed to (for example `registry.example.com/platform/kamuidash-router`; a local edge's is `$KAMUIDASH_LOCAL_REGISTRY/kamuidash/router`). When set, this module builds the router from the provider's embedded sources for linux/amd64 and linux/arm64, pushes the multi-arch image (credentials from the Docker config) and runs it by digest; `router.image` is then ignored. Null: `router.image` names an image pushed elsewhere."
+  type        = string
+  default     = null
+}
+
+variable "manage_network_policy" {
+  description = "Whether Terraform owns the router's NetworkPolicy (`kamuidash_router_network_policy`, which needs the provider's kubernetes block or KUBECONFIG). False leaves it in `router_manifests` for the cluster's tooling."
+  type        = bool
+  default     = true
+}
+
+variable "metrics_scraper" {
+  description = "A metrics scraper admitted to the router's admin port only: its pods' labels and its namespace. Null admits none (the kubelet's probes need no rule)."
+  type = object({
+    pod_labels = map(string)
+    namespace  = string
+  })
+  default = null
+
+  validation {
+    condition     = var.metrics_scraper == null || try(length(var.metrics_scraper.pod_labels) > 0, false)
+    error_message = "metrics_scraper.pod_labels must not be empty: an empty selector would admit every pod of the namespace."
   }
 }

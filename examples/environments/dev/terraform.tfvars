@@ -6,5 +6,4 @@ upstream_timeout = "1m30s"
 
 shop_timeout = "30s"
 
-router_image    = "registry.kamuidash.internal/kamuidash/router@sha256:0000000000000000000000000000000000000000000000000000000000000000"
 router_replicas = 1

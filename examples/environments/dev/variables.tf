@@ -42,8 +42,8 @@ variable "origin_label" {
   default     = "origin"
 }
 
-variable "router_image" {
-  description = "The router image the rendered manifests run, pinned by digest: the one the release pushed."
+variable "router_image_repository" {
+  description = "The OCI repository the router image is pushed to, for example `registry.example.com/platform/kamuidash-router`; the Deployment runs it by digest. Set it per machine (TF_VAR_router_image_repository), not in terraform.tfvars, when environments push to different registries; against a local edge it is `$KAMUIDASH_LOCAL_REGISTRY/kamuidash/router`."
   type        = string
 }
 

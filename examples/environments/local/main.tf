@@ -37,15 +37,15 @@ module "edge" {
 }
 
 # The tunnel from the edge to the router; the local edge delivers its ingress to the router
-# it started.
+# it started. The router image goes to the local edge's registry and the router's
+# NetworkPolicy to its Kubernetes API server (KUBECONFIG, from its env file).
 module "ingress" {
   source = "../../../modules/cluster-ingress"
 
-  tunnel_name     = "kamuidash-local"
-  origin_hostname = "origin.${module.edge.platform_domain}"
-  router = {
-    image = var.router_image
-  }
+  tunnel_name             = "kamuidash-local"
+  origin_hostname         = "origin.${module.edge.platform_domain}"
+  router_image_repository = var.router_image_repository
+  router                  = {}
 }
 
 # A dynamic app: shop.<platform> → tunnel → router → the tenant service (locally, a backend on

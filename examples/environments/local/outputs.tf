@@ -22,6 +22,15 @@ output "smoke_checks" {
 }
 
 output "router_manifests" {
-  description = "The router's Deployment, Service and NetworkPolicy for the cluster's tooling (the local edge runs its own router)."
+  description = "The router's Deployment and Service for the cluster's tooling (the local edge runs its own router; Terraform owns the NetworkPolicy)."
   value       = module.ingress.router_manifests
+}
+
+output "cluster" {
+  description = "The cluster side as applied: the router image by digest and the router's NetworkPolicy."
+  value = {
+    router_image      = module.ingress.router_image
+    network_policy    = module.ingress.network_policy_id
+    widening_policies = module.ingress.widening_policies
+  }
 }

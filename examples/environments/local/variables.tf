@@ -21,8 +21,7 @@ variable "edge_url" {
   default     = ""
 }
 
-variable "router_image" {
-  description = "The router image for the rendered manifests, pinned by digest (the local edge runs the router from source and ignores it)."
+variable "router_image_repository" {
+  description = "Where the router image is pushed: the local edge's registry, `$KAMUIDASH_LOCAL_REGISTRY/kamuidash/router` (the demo sets it). The local edge runs the router from source; the image is what a cluster would run."
   type        = string
-  default     = "registry.kamuidash.internal/kamuidash/router@sha256:0000000000000000000000000000000000000000000000000000000000000000"
 }

@@ -54,8 +54,10 @@ module "ingress" {
 
   tunnel_name     = "kamuidash-${var.environment}"
   origin_hostname = "${var.origin_label}.${module.edge.platform_domain}"
+  # The router image is built from the provider's sources and pushed by digest; the router's
+  # NetworkPolicy is applied to the cluster KUBECONFIG names (or the provider's kubernetes block).
+  router_image_repository = var.router_image_repository
   router = {
-    image                      = var.router_image
     replicas                   = var.router_replicas
     accept_next_signing_secret = var.router_accept_next_signing_secret
   }

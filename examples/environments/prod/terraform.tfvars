@@ -8,5 +8,4 @@ upstream_timeout = "30s"
 
 shop_timeout = "15s"
 
-router_image    = "registry.kamuidash.internal/kamuidash/router@sha256:0000000000000000000000000000000000000000000000000000000000000000"
 router_replicas = 3
