@@ -232,6 +232,25 @@ func TestAccRouterNetworkPolicy_NoCluster(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Kubernetes Cluster Not Configured.*kubernetes block`),
 			},
 			{
+				// Labels Kubernetes would refuse fail the plan with the rule, cluster or not.
+				Config: edge.providerBlock() + `resource "kamuidash_router_network_policy" "this" {
+  router_pod_labels = { "bad key!" = "router" }
+}`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Invalid Kubernetes Label`),
+			},
+			{
+				Config: edge.providerBlock() + `resource "kamuidash_router_network_policy" "this" {
+  metrics_scraper = {
+    pod_labels       = { app = "prometheus" }
+    namespace_labels = { "kubernetes.io/metadata.name" = "monitoring" }
+    port             = 8080
+  }
+}`,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`Metrics Port Is the Router Port`),
+			},
+			{
 				Config:             edge.providerBlock() + `resource "kamuidash_kv_namespace" "routes" { title = "routes" }`,
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,

@@ -222,6 +222,10 @@ func Get(ctx context.Context, c kubernetes.Interface, namespace, name string, de
 func Apply(ctx context.Context, c kubernetes.Interface, p Policy) (observed Observed, removed []string, err error) {
 	api := c.NetworkingV1().NetworkPolicies(p.Namespace)
 	obj, err := api.Apply(ctx, p.applyConfiguration(), metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	if apierrors.IsNotFound(err) {
+		return Observed{}, nil, fmt.Errorf("applying NetworkPolicy %s/%s: the namespace %s does not exist; the policy goes where the router runs, so install the router's namespace first (%w)",
+			p.Namespace, p.Name, p.Namespace, err)
+	}
 	if err != nil {
 		return Observed{}, nil, fmt.Errorf("applying NetworkPolicy %s/%s: %w", p.Namespace, p.Name, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mattfenwick/cyclonus/pkg/matcher"
@@ -252,6 +253,17 @@ func TestApply_RepairsDriftAndNamesTheManager(t *testing.T) {
 	}
 	if !allowed(engine(t, c), connector.peer(), router.peer(), 8080) || allowed(engine(t, c), pod{otherNS, connectorLabels}.peer(), router.peer(), 8080) {
 		t.Errorf("after repair the engine does not see the guaranteed policy")
+	}
+}
+
+// A policy for a namespace that does not exist fails with what to do, and creates nothing.
+func TestApply_MissingNamespace(t *testing.T) {
+	c := cluster(t)
+	p := testPolicy()
+	p.Namespace = "not-installed"
+	_, _, err := routerpolicy.Apply(context.Background(), c, p)
+	if err == nil || !strings.Contains(err.Error(), "the namespace not-installed does not exist") {
+		t.Fatalf("err = %v, want the missing namespace named", err)
 	}
 }
 
