@@ -98,6 +98,11 @@ func configure(t *testing.T, values map[string]*string) *provider.ConfigureRespo
 			}
 		}
 	}
+	// Blocks are absent (null), as in a provider block that sets none.
+	for name, block := range schemaResp.Schema.Blocks {
+		types[name] = block.Type().TerraformType(context.Background())
+		attrs[name] = tftypes.NewValue(types[name], nil)
+	}
 	raw := tftypes.NewValue(tftypes.Object{AttributeTypes: types}, attrs)
 	resp := &provider.ConfigureResponse{}
 	p.Configure(context.Background(), provider.ConfigureRequest{

@@ -34,6 +34,10 @@ type testCluster struct {
 
 func newTestCluster(t *testing.T, namespaces ...string) *testCluster {
 	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		// As resource.Test does; the acceptance run (scripts/test.sh) runs it on both CLIs.
+		t.Skip("acceptance test: set TF_ACC=1 (scripts/test.sh does)")
+	}
 	cfg := kubetest.Start(t)
 	b, err := kubeaccess.Kubeconfig(cfg, "kubetest")
 	if err != nil {
