@@ -385,6 +385,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewTunnelResource,
 		NewEdgeWorkerResource,
 		NewStaticSiteResource,
+		NewFallbackOriginResource,
 	}
 }
 
