@@ -25,3 +25,11 @@ output "router_manifests" {
   description = "The router's Deployment, Service and NetworkPolicy for the cluster's tooling (the local edge runs its own router)."
   value       = module.ingress.router_manifests
 }
+
+output "fallback_origin" {
+  description = "The SaaS zone's fallback origin the custom domain waited for."
+  value = {
+    hostname = module.edge.fallback_origin_hostname
+    status   = module.edge.fallback_origin_status
+  }
+}
