@@ -92,6 +92,8 @@ export TF_VAR_signing_secret TF_VAR_cache_marker
 (cd "$DEMO/work" && "$TF_BIN" plan -input=false -detailed-exitcode -no-color >/dev/null) \
   && echo "re-plan: no changes" || die "the re-plan is not empty"
 
+echo "fallback origin (custom hostnames are served only once it is active): $(cd "$DEMO/work" && "$TF_BIN" output -json fallback_origin)"
+
 step "requests through the edge"
 hosts_json=$(cd "$DEMO/work" && "$TF_BIN" output -json hosts)
 host() { echo "$hosts_json" | sed -n "s/.*\"$1\": *\"\\([^\"]*\\)\".*/\\1/p"; }

@@ -128,14 +128,25 @@ func (c *Client) DeleteTunnel(ctx context.Context, accountID, id string) error {
 
 // UpsertTunnelCNAME points name at the tunnel with a proxied CNAME, updating recordID when set.
 func (c *Client) UpsertTunnelCNAME(ctx context.Context, zoneID, recordID, name, tunnelID string) (*DNSRecord, error) {
-	body := dns.CNAMERecordParam{
+	return c.upsertDNSRecord(ctx, zoneID, recordID, dns.CNAMERecordParam{
 		Name:    cf.F(name),
 		Type:    cf.F(dns.CNAMERecordTypeCNAME),
 		Content: cf.F(tunnelID + TunnelTargetSuffix),
 		Proxied: cf.F(true),
 		TTL:     cf.F(dns.TTL1),
 		Comment: cf.F("managed by kamuidash_tunnel"),
-	}
+	})
+}
+
+// recordBody is a record's parameters, which cloudflare-go accepts for both a create and a
+// replace.
+type recordBody interface {
+	dns.RecordNewParamsBodyUnion
+	dns.RecordUpdateParamsBodyUnion
+}
+
+// upsertDNSRecord creates the record, or replaces recordID with it when set.
+func (c *Client) upsertDNSRecord(ctx context.Context, zoneID, recordID string, body recordBody) (*DNSRecord, error) {
 	var res *dns.RecordResponse
 	var err error
 	if recordID == "" {

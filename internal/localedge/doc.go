@@ -2,7 +2,8 @@
 // loopback, so that `terraform apply` works with no Cloudflare account.
 //
 //	terraform-provider-kamuidash localedge [--state-dir DIR] [--api ADDR] [--edge ADDR]
-//	    [--ready-file F] [--zone NAME] [--auto-validate DUR] [--kv-propagation DUR]
+//	    [--ready-file F] [--zone NAME] [--auto-validate DUR] [--fallback-activation DUR]
+//	    [--kv-propagation DUR]
 //	    [--api-rate-limit N/DUR] [--node-modules DIR] [--router] [--router-upstream-template T]
 //	    [--router-namespace-prefix P] [--router-secret-dir DIR] [--kube-assets DIR]
 //
@@ -18,7 +19,10 @@
 //   - the edge on --edge (default 127.0.0.1:8788): each request goes to the Worker its Host
 //     and path route to, as Cloudflare would for the zone (the most specific Worker route;
 //     hosts outside the zone only when they are active custom hostnames, tried under their
-//     own name and then under their custom_origin_server); anything else gets a fixed 404;
+//     own name and then under their custom_origin_server); a registered custom hostname
+//     that is not active (its ownership not validated, or the zone's fallback origin not
+//     active: --fallback-activation, default 2s, after its proxied record exists) gets
+//     Cloudflare's 530 error 1016; anything else gets a fixed 404;
 //   - tunnel emulation: every outbound fetch of a Worker is delivered by the tunnel ingress
 //     rules of its hostname (see tunnelHandler for the mapping of in-cluster services),
 //     through an emulated zone cache when the hostname is proxied on the zone (below);

@@ -55,7 +55,17 @@ func (h *edgeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	host := normalizeHost(r.Host)
-	script := scriptFor(host, r.URL.Path, h.api.Identity().ZoneName, h.api.Routes(), h.api.CustomHostnames())
+	zone, hostnames := h.api.Identity().ZoneName, h.api.CustomHostnames()
+	if pendingCustomHostname(host, zone, hostnames) {
+		// Cloudflare answers a custom hostname it cannot route yet (ownership not validated,
+		// or the zone's fallback origin not active) with error 1016, Origin DNS error, as an
+		// HTTP 530 (Cloudflare for SaaS troubleshooting); the Worker never sees the request.
+		// Hosts that are not registered at all never reach the zone and keep the 404 below.
+		fixed(w, statusOriginDNSError, "error code: 1016 (Origin DNS error): the custom hostname is not active on this zone yet "+
+			"(its ownership is not validated, or the zone has no active fallback origin).")
+		return
+	}
+	script := scriptFor(host, r.URL.Path, zone, h.api.Routes(), hostnames)
 	if script == "" {
 		fixed(w, http.StatusNotFound, "Not found: no Worker route matches this host on the local edge.")
 		return
@@ -75,6 +85,23 @@ func (h *edgeHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r.Header.Set(headerRouteOverride, script)
 	r.Header.Set(headerOriginalURL, "http://"+r.Host+r.URL.RequestURI())
 	h.proxy.ServeHTTP(w, r)
+}
+
+// statusOriginDNSError is the HTTP status of Cloudflare's 1016 error page.
+const statusOriginDNSError = 530
+
+// pendingCustomHostname reports whether host, outside the zone, is a registered custom hostname
+// that is not active.
+func pendingCustomHostname(host, zone string, hostnames []cfapi.CustomHostnameStatus) bool {
+	if host == zone || strings.HasSuffix(host, "."+zone) {
+		return false
+	}
+	for _, h := range hostnames {
+		if strings.EqualFold(h.Hostname, host) {
+			return h.Status != "active"
+		}
+	}
+	return false
 }
 
 // fixed writes a short fixed answer that never reflects the request.

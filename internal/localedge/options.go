@@ -29,6 +29,10 @@ type Options struct {
 	ZoneName string
 	// AutoValidate activates custom hostnames that long after creation (0: only by TXT record).
 	AutoValidate time.Duration
+	// FallbackActivation is how long the zone's fallback origin stays pending_deployment
+	// once its proxied record exists (cfapi.Config.FallbackActivation); custom hostnames are
+	// served only once it is active.
+	FallbackActivation time.Duration
 	// KVPropagation delays KV writes on their way to the runtime, as KV's eventual consistency.
 	KVPropagation time.Duration
 	// APIRateLimit is the global API rate limit the API enforces, with Cloudflare's
@@ -61,6 +65,11 @@ type Options struct {
 	KubeAssets string
 }
 
+// DefaultFallbackActivation is --fallback-activation's default: short, but long enough that
+// a configuration that does not wait for the fallback origin to be active is caught (Cloudflare
+// takes from seconds to minutes).
+const DefaultFallbackActivation = 2 * time.Second
+
 // DefaultStateDir is <user cache dir>/kamuidash/localedge, or .localedge in the working
 // directory when the system has no cache dir.
 func DefaultStateDir() string {
@@ -87,6 +96,7 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.ReadyFile, "ready-file", "", "file written (atomically, with the env lines) once everything listens")
 	fs.StringVar(&o.ZoneName, "zone", cfapi.DefaultZoneName, "zone name of a fresh state dir (the platform domain)")
 	fs.DurationVar(&o.AutoValidate, "auto-validate", 0, "activate custom hostnames this long after creation even without their TXT record (0: never)")
+	fs.DurationVar(&o.FallbackActivation, "fallback-activation", DefaultFallbackActivation, "how long the zone's fallback origin stays pending_deployment once its proxied record exists; custom hostnames are served only once it is active")
 	fs.DurationVar(&o.KVPropagation, "kv-propagation", cfapi.DefaultKVPropagationDelay, "delay before a KV write is visible to the Workers (Cloudflare: up to 60s; 0 means the API server's default)")
 	fs.Func("api-rate-limit", "enforce a global API rate limit of `REQUESTS/DURATION` with Cloudflare's rate-limit headers and a block of one DURATION once exceeded (Cloudflare: 1200/5m; default off)", func(v string) error {
 		l, err := cfapi.ParseRateLimit(v)
@@ -117,6 +127,9 @@ func (o Options) validate() error {
 	}
 	if o.StateDir == "" {
 		errs = append(errs, errors.New("--state-dir must not be empty"))
+	}
+	if o.FallbackActivation < 0 {
+		errs = append(errs, errors.New("--fallback-activation must not be negative"))
 	}
 	if o.KVPropagation < 0 {
 		errs = append(errs, errors.New("--kv-propagation must not be negative"))

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -21,6 +22,8 @@ func TestParseOptions(t *testing.T) {
 		{"--api", "0.0.0.0:8787"},
 		{"--edge", "192.0.2.1:80"},
 		{"--kv-propagation", "-1s"},
+		{"--fallback-activation", "-1s"},
+		{"--fallback-activation", "soon"},
 		{"--router-secret-dir", "/etc/kamuidash/signing"}, // without --router
 		{"--api-rate-limit", "1200"},
 		{"--api-rate-limit", "0/5m"},
@@ -34,6 +37,15 @@ func TestParseOptions(t *testing.T) {
 	o, err = parseOptions([]string{"--router", "--router-secret-dir", "/etc/kamuidash/signing"}, io.Discard)
 	if err != nil || o.RouterSecretDir != "/etc/kamuidash/signing" {
 		t.Errorf("--router --router-secret-dir: %+v, %v", o, err)
+	}
+	if o.FallbackActivation != DefaultFallbackActivation {
+		t.Errorf("--fallback-activation defaults to %v, want %v", o.FallbackActivation, DefaultFallbackActivation)
+	}
+	if o, err := parseOptions([]string{"--fallback-activation", "1m30s"}, io.Discard); err != nil || o.FallbackActivation != 90*time.Second {
+		t.Errorf("--fallback-activation 1m30s: %v, %v", o.FallbackActivation, err)
+	}
+	if o, err := parseOptions([]string{"--fallback-activation", "0"}, io.Discard); err != nil || o.FallbackActivation != 0 {
+		t.Errorf("--fallback-activation 0: %v, %v; want active at once", o.FallbackActivation, err)
 	}
 	if o.APIRateLimit.Enabled() {
 		t.Errorf("the rate limit is on by default: %v", o.APIRateLimit)

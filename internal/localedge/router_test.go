@@ -137,6 +137,19 @@ func TestLocalEdge_EdgeWorkerThroughRouter(t *testing.T) {
 		ZoneID: zone, Hostname: cloudflare.F("www.shop.example"), CustomOriginServer: cloudflare.F("origin.kamui.test"),
 	})
 	must(t, "create custom hostname", err)
+	// Until the zone has an active fallback origin, the custom hostname gets Cloudflare's
+	// 1016 and never reaches the Worker; then the SaaS zone is set up as the provider's
+	// kamuidash_fallback_origin does it: a proxied AAAA 100:: placeholder and the fallback
+	// origin on it, active after --fallback-activation.
+	if status, body := edge.get(t, "www.shop.example", "/there"); status != 530 || !strings.Contains(body, "1016") || strings.Contains(body, "tenant") {
+		t.Errorf("custom domain without a fallback origin: HTTP %d %q, want the edge's 530 error 1016", status, body)
+	}
+	_, err = api.DNS.Records.New(ctx, dns.RecordNewParams{ZoneID: zone, Body: dns.AAAARecordParam{
+		Name: cloudflare.F("fallback"), Type: cloudflare.F(dns.AAAARecordTypeAAAA), Content: cloudflare.F("100::"), Proxied: cloudflare.F(true), TTL: cloudflare.F(dns.TTL1),
+	}})
+	must(t, "create the fallback origin's placeholder record", err)
+	_, err = api.CustomHostnames.FallbackOrigin.Update(ctx, custom_hostnames.FallbackOriginUpdateParams{ZoneID: zone, Origin: cloudflare.F("fallback.kamui.test")})
+	must(t, "set the fallback origin", err)
 
 	// The platform host and the custom domain both reach the tenant through the router.
 	edge.eventually(t, "the platform host reaches the tenant", "shop.kamui.test", "/hello", func(s int, b string) bool {

@@ -83,6 +83,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		StateDir:           layout.api,
 		ZoneName:           opts.ZoneName,
 		AutoValidate:       opts.AutoValidate,
+		FallbackActivation: opts.FallbackActivation,
 		KVPropagationDelay: opts.KVPropagation,
 		RateLimit:          opts.APIRateLimit,
 		Logger:             logger,

@@ -207,7 +207,7 @@ func (f planCheckFunc) CheckPlan(_ context.Context, _ plancheck.CheckPlanRequest
 // read of just that key.
 func TestAccEconomy_RefreshFromListings(t *testing.T) {
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 }, activeFallbackOrigin)
 	config := manyTenants(edge, 40, 10, 8080)
 	var routesNS string
 	resource.Test(t, resource.TestCase{
@@ -281,7 +281,7 @@ func changeRecord(t *testing.T, edge *testEdge, ns, app string, port int) {
 // say the keys are free) and no purge (a new host has nothing worth purging).
 func TestAccEconomy_CreatesShareBulkWrites(t *testing.T) {
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 }, activeFallbackOrigin)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -350,7 +350,7 @@ func TestAccEconomy_HalfFailedBulkWrite(t *testing.T) {
 // then, and the step, which expects success, failed one run in a few.
 func TestAccEconomy_SurvivesRateLimitsAndErrors(t *testing.T) {
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 }, activeFallbackOrigin)
 	config := manyTenants(edge, 20, 5, 8080)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
@@ -475,7 +475,7 @@ func (e *testEdge) namespaceID(t *testing.T, title string) string {
 // namespace without the copy writes the key there.
 func TestAccEconomy_ResourcesFollowTheirDataToANewNamespace(t *testing.T) {
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 }, activeFallbackOrigin)
 	inPlace := func(addrs ...string) []plancheck.PlanCheck {
 		var checks []plancheck.PlanCheck
 		for _, a := range addrs {
@@ -567,7 +567,7 @@ func clearNamespace(t *testing.T, edge *testEdge, id string) {
 func TestAccEconomyOff_OneCallPerResource(t *testing.T) {
 	t.Setenv(EnvAPIEconomy, "off")
 	tap := newAPITap()
-	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 })
+	edge := newTestEdgeBehind(t, tap.wrap, func(c *cfapi.Config) { c.AutoValidate = 1 }, activeFallbackOrigin)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{

@@ -392,6 +392,7 @@ func (p *kamuidashProvider) Resources(context.Context) []func() resource.Resourc
 		NewStaticSiteResource,
 		NewRouterNetworkPolicyResource,
 		NewRouterImageResource,
+		NewFallbackOriginResource,
 	}
 }
 

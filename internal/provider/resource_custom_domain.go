@@ -95,7 +95,9 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 		MarkdownDescription: "A tenant's own hostname (for example `www.shop.example`). The provider creates the Cloudflare for SaaS " +
 			"custom hostname, exposes the TXT records the tenant publishes to prove ownership and validate the certificate, waits " +
 			"(within `timeouts.create`, logging progress) until hostname and certificate are active, and only then writes the " +
-			"`DOMAINS` mapping that routes the host to its app. Delete removes the mapping first, then the hostname. " +
+			"`DOMAINS` mapping that routes the host to its app. Cloudflare activates a custom hostname only while the zone's " +
+			"fallback origin is active: make the domain depend on the zone's `kamuidash_fallback_origin`. " +
+			"Delete removes the mapping first, then the hostname. " +
 			"Import by hostname: `terraform import kamuidash_custom_domain.www www.shop.example`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{

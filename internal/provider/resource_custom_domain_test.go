@@ -26,8 +26,15 @@ func autoValidate(d time.Duration) func(*cfapi.Config) {
 	return func(c *cfapi.Config) { c.AutoValidate = d }
 }
 
+// customDomainConfig is a custom domain on a SaaS zone whose fallback origin the same
+// configuration sets up: the hostname is active only once the fallback origin is, so the
+// domain depends on it.
 func customDomainConfig(edge *testEdge, app, extra string) string {
 	return edge.providerBlock() + fmt.Sprintf(`
+resource "kamuidash_fallback_origin" "this" {
+  hostname = "fallback.kamui.test"
+}
+
 resource "kamuidash_kv_namespace" "domains" {
   title = "kamuidash-test-domains"
 }
@@ -37,6 +44,8 @@ resource "kamuidash_custom_domain" "www" {
   app                  = %q
   domains_namespace_id = kamuidash_kv_namespace.domains.id
   %s
+
+  depends_on = [kamuidash_fallback_origin.this]
 }
 `, app, extra)
 }
@@ -212,6 +221,30 @@ func TestAccCustomDomain_TimesOutWhileValidationIsPending(t *testing.T) {
 			t.Fatal("a mapping was written for a hostname that is not active")
 		}
 	}
+}
+
+// TestAccCustomDomain_WaitsForTheFallbackOrigin: on a zone without a fallback origin a
+// validated hostname never becomes active, and the timeout says why (Cloudflare's own
+// verification error), so a configuration that forgets the fallback origin fails visibly.
+func TestAccCustomDomain_WaitsForTheFallbackOrigin(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Millisecond))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: edge.providerBlock() + `
+resource "kamuidash_kv_namespace" "domains" {
+  title = "kamuidash-test-domains"
+}
+
+resource "kamuidash_custom_domain" "www" {
+  hostname             = "www.shop.example"
+  app                  = "shop"
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  timeouts             = { create = "3s" }
+}`,
+			ExpectError: regexp.MustCompile(`(?s)Custom Hostname Not Active.*certificate\s+active.*Zone\s+does\s+not\s+have\s+a\s+fallback\s+origin\s+set`),
+		}},
+	})
 }
 
 func TestAccCustomDomain_PlatformHostRefused(t *testing.T) {

@@ -18,6 +18,10 @@ locals {
   unknown_host = try("${var.unknown_host_label}.${local.platform_domain}", "")
   edge_base    = trimsuffix(var.edge_url, "/")
 
+  # The SaaS zone's fallback origin: a placeholder, since the "*/*" route sends the custom
+  # hostnames' requests to the Worker.
+  fallback_origin_hostname = var.fallback_origin_hostname != null ? var.fallback_origin_hostname : try("fallback.${local.platform_domain}", null)
+
   # The tenants' namespaces (outputs) and the Worker's: the same but for the binding switch of a
   # route-data migration (README: migrating the route data to a new namespace).
   routes_namespace_id         = var.routes_namespace_id != null ? var.routes_namespace_id : kamuidash_kv_namespace.routes[0].id
@@ -61,6 +65,27 @@ resource "kamuidash_edge_worker" "this" {
   log_sample_rate      = var.log_sample_rate
   upstream_timeout     = var.upstream_timeout
   routes               = local.routes
+
+  lifecycle {
+    precondition {
+      condition     = local.platform_domain != null
+      error_message = "The provider has no platform domain: set platform_domain in the provider block or KAMUIDASH_PLATFORM_DOMAIN in the environment."
+    }
+  }
+}
+
+# The zone's fallback origin: Cloudflare serves no custom hostname until it is active, so the
+# tenants' custom domains depend on it (modules/tenant fallback_origin_id). Apply waits until it
+# is active. A zone whose fallback origin is managed elsewhere sets manage_fallback_origin = false.
+resource "kamuidash_fallback_origin" "this" {
+  count = var.manage_fallback_origin ? 1 : 0
+
+  hostname = local.fallback_origin_hostname
+
+  timeouts = var.fallback_origin_timeout == null ? null : {
+    create = var.fallback_origin_timeout
+    update = var.fallback_origin_timeout
+  }
 
   lifecycle {
     precondition {

@@ -59,3 +59,18 @@ output "smoke_checks" {
   # The check needs the Worker, not just its name: wait for the upload.
   depends_on = [kamuidash_edge_worker.this]
 }
+
+output "fallback_origin_id" {
+  description = "The ID of the zone whose fallback origin is active, once it is: the `fallback_origin_id` of every tenant with custom domains, so that their custom hostnames wait for it. With `manage_fallback_origin = false`, the provider's zone ID."
+  value       = var.manage_fallback_origin ? kamuidash_fallback_origin.this[0].id : data.kamuidash_platform.this.zone_id
+}
+
+output "fallback_origin_hostname" {
+  description = "The fallback origin's hostname; null when the module does not manage it."
+  value       = var.manage_fallback_origin ? kamuidash_fallback_origin.this[0].hostname : null
+}
+
+output "fallback_origin_status" {
+  description = "The fallback origin's status (`active` after an apply); null when the module does not manage it."
+  value       = var.manage_fallback_origin ? kamuidash_fallback_origin.this[0].status : null
+}

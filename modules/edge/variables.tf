@@ -192,3 +192,32 @@ variable "unknown_host_label" {
     error_message = "The unknown-host label must be a DNS label."
   }
 }
+
+variable "manage_fallback_origin" {
+  description = "Whether the module manages the zone's Cloudflare for SaaS fallback origin (`kamuidash_fallback_origin`: a proxied placeholder record and the fallback origin on it; apply waits until it is active). Set false for a zone whose fallback origin is managed elsewhere: a zone has one, and custom hostnames are served only while it is active."
+  type        = bool
+  default     = true
+  nullable    = false
+}
+
+variable "fallback_origin_hostname" {
+  description = "The fallback origin's hostname, under the platform domain. Null means `fallback.<platform_domain>`. Changing it moves the fallback origin in place."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.fallback_origin_hostname == null || can(regex("^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", var.fallback_origin_hostname))
+    error_message = "The fallback origin hostname must be a lower-case hostname without trailing dot."
+  }
+}
+
+variable "fallback_origin_timeout" {
+  description = "How long apply waits for the fallback origin to become active, such as `20m`. Null means the provider's default."
+  type        = string
+  default     = null
+
+  validation {
+    condition     = var.fallback_origin_timeout == null || try(can(regex("^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", var.fallback_origin_timeout)) && var.fallback_origin_timeout != "", false)
+    error_message = "The fallback origin timeout must be a duration such as \"20m\" or \"1h\"."
+  }
+}

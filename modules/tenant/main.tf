@@ -102,6 +102,12 @@ resource "kamuidash_custom_domain" "this" {
       condition     = var.domains_namespace_id != null
       error_message = "custom_domains needs domains_namespace_id (modules/edge domains_namespace_id)."
     }
+    # The reference also orders the domain after the fallback origin: modules/edge's output
+    # is known only once apply has waited for it to be active.
+    precondition {
+      condition     = var.fallback_origin_id != null
+      error_message = "custom_domains needs fallback_origin_id (modules/edge fallback_origin_id): the zone's custom hostnames are served only once its fallback origin is active."
+    }
     precondition {
       condition     = each.key != var.platform_domain && !endswith(each.key, ".${var.platform_domain}")
       error_message = "The custom domain ${each.key} is under the platform domain ${var.platform_domain}: platform hosts route by their own name and need no custom domain."

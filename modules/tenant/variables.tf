@@ -158,6 +158,12 @@ variable "domains_namespace_id" {
   default     = null
 }
 
+variable "fallback_origin_id" {
+  description = "The zone whose Cloudflare for SaaS fallback origin is active (modules/edge `fallback_origin_id`); required when `custom_domains` is not empty. The custom domains wait for it: Cloudflare serves no custom hostname until the zone's fallback origin is active."
+  type        = string
+  default     = null
+}
+
 variable "custom_domain_timeout" {
   description = "How long apply waits for a new custom hostname to become active (the tenant publishes its TXT records meanwhile), such as `30m`. Null means the provider's default."
   type        = string

@@ -34,3 +34,11 @@ output "cluster" {
     widening_policies = module.ingress.widening_policies
   }
 }
+
+output "fallback_origin" {
+  description = "The SaaS zone's fallback origin the custom domain waited for."
+  value = {
+    hostname = module.edge.fallback_origin_hostname
+    status   = module.edge.fallback_origin_status
+  }
+}

@@ -72,6 +72,8 @@ module "shop" {
   platform_domain      = module.edge.platform_domain
   routes_namespace_id  = module.edge.routes_namespace_id
   domains_namespace_id = module.edge.domains_namespace_id
+  # The custom domains wait for the zone's fallback origin (modules/edge) to be active.
+  fallback_origin_id = module.edge.fallback_origin_id
   dynamic = {
     origin    = module.ingress.origin_hostname
     namespace = "tenant-shop"

@@ -11,7 +11,7 @@ func asCloudflareError(err error, target **cloudflare.Error) bool { return error
 
 func TestProviderTrafficThroughCloudflareGo(t *testing.T) {
 	var purged []Purge
-	srv, ts := startServer(t, Config{Hooks: Hooks{Purged: func(p Purge) { purged = append(purged, p) }}})
+	srv, ts := startServer(t, Config{SeedFallbackOrigin: "fallback", Hooks: Hooks{Purged: func(p Purge) { purged = append(purged, p) }}})
 	id := srv.Identity()
 	driveProviderTraffic(t, newClient(ts.URL, id.APIToken, 0), id, trafficOptions{})
 	if len(purged) != 1 || len(purged[0].Files) != 2 {

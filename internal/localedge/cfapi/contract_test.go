@@ -37,7 +37,7 @@ func TestContractThroughPrism(t *testing.T) {
 	// The rate limit is on (with room for all the traffic) so that every answer carries the
 	// rate-limit headers: the description declares none of them, and Prism must still accept
 	// the answers (it checks only the headers an operation declares).
-	srv, ts := startServer(t, Config{RateLimit: RateLimit{Requests: 100000, Window: 5 * time.Minute}})
+	srv, ts := startServer(t, Config{SeedFallbackOrigin: "fallback", RateLimit: RateLimit{Requests: 100000, Window: 5 * time.Minute}})
 	id := srv.Identity()
 
 	spec := cloudflareSpec(t)

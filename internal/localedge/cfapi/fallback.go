@@ -17,7 +17,16 @@ const (
 	FallbackActive             = "active"
 	FallbackDeploymentTimedOut = "deployment_timed_out"
 	FallbackPendingDeletion    = "pending_deletion"
+	// FallbackDeletionTimedOut is Cloudflare's answer for a deletion that stayed pending too
+	// long. The local edge removes a fallback origin at once (its DELETE answers
+	// pending_deletion and the next GET 404), so it never reports this status; it is listed so
+	// the set matches cloudflare-go's and clients are written against all of it.
+	FallbackDeletionTimedOut = "deletion_timed_out"
 )
+
+// fallbackRecordMissing is Cloudflare's error on a fallback origin without its record (the
+// API reference's own example of the errors field).
+const fallbackRecordMissing = "DNS records are not setup correctly. Origin should be a proxied A/AAAA/CNAME dns record"
 
 // fallbackDeploymentAllowance is how long a fallback origin without a proxied record stays
 // pending_deployment before it times out.
@@ -48,9 +57,9 @@ func (s *Server) fallbackStatus(f *FallbackOrigin) (status string, errs []string
 		return FallbackInitializing, []string{}
 	case !s.hasProxiedRecord(f.Origin):
 		if since > fallbackDeploymentAllowance {
-			return FallbackDeploymentTimedOut, []string{"The fallback origin " + f.Origin + " has no proxied DNS record in the zone."}
+			return FallbackDeploymentTimedOut, []string{fallbackRecordMissing}
 		}
-		return FallbackPendingDeployment, []string{}
+		return FallbackPendingDeployment, []string{fallbackRecordMissing}
 	case since < s.cfg.FallbackActivation:
 		return FallbackPendingDeployment, []string{}
 	default:
@@ -63,6 +72,11 @@ func (s *Server) fallbackStatus(f *FallbackOrigin) (status string, errs []string
 func (s *Server) FallbackOriginActive() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.fallbackActive()
+}
+
+// fallbackActive is FallbackOriginActive for callers holding s.mu.
+func (s *Server) fallbackActive() bool {
 	f := s.zone.FallbackOrigin
 	if f == nil {
 		return false
@@ -146,4 +160,23 @@ func (s *Server) deleteFallbackOrigin(*http.Request) (any, any, func(), error) {
 		return nil, nil, nil, err
 	}
 	return s.fallbackView(f, FallbackPendingDeletion, []string{}), nil, s.notifyHostnames(), nil
+}
+
+// seedFallbackOrigin gives a zone without a fallback origin the one Config.SeedFallbackOrigin
+// names, with its proxied placeholder record (AAAA 100::, as a Worker-served zone has), set up
+// long enough ago to be active at once: the zone a test about something else starts from.
+// Callers hold s.mu (or are New, before serving) and persist.
+func (s *Server) seedFallbackOrigin(name string) error {
+	if s.zone.FallbackOrigin != nil {
+		return nil
+	}
+	origin := s.fqdn(name) // a label or a name in the zone, completed as a record name is
+	past := s.now().UTC().Add(-s.cfg.FallbackActivation - time.Second)
+	if !s.hasProxiedRecord(origin) {
+		id := newID()
+		s.zone.DNSRecords[id] = &DNSRecord{ID: id, Type: "AAAA", Name: origin, Content: "100::", Proxied: true, TTL: 1,
+			Comment: "seeded by the local edge (Config.SeedFallbackOrigin)", CreatedOn: past, ModifiedOn: past}
+	}
+	s.zone.FallbackOrigin = &FallbackOrigin{Origin: origin, CreatedAt: past, UpdatedAt: past}
+	return saveJSON(s.path(fileZone), &s.zone)
 }

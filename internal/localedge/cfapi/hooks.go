@@ -21,7 +21,10 @@ type Hooks struct {
 
 	// CustomHostnamesChanged reports the zone's complete custom hostnames (with their current
 	// status) after a create, edit or delete, after a DNS change that can affect validation,
-	// and when Config.AutoValidate activates a hostname.
+	// and when Config.AutoValidate activates a hostname. A status also depends on the zone's
+	// fallback origin, which becomes active as time passes (Config.FallbackActivation) with no
+	// call to report it; read Server.CustomHostnames when the status matters (the edge does, at
+	// every request).
 	CustomHostnamesChanged func([]CustomHostnameStatus)
 
 	// DNSChanged reports the zone's complete DNS records after any change.

@@ -48,7 +48,7 @@ func (r *recorder) hooks() Hooks {
 func TestHooksReportChangesToTheRuntime(t *testing.T) {
 	rec := &recorder{}
 	// A negative propagation delay delivers KV events before the API call returns.
-	srv, ts := startServer(t, Config{Hooks: rec.hooks(), KVPropagationDelay: -1})
+	srv, ts := startServer(t, Config{SeedFallbackOrigin: "fallback", Hooks: rec.hooks(), KVPropagationDelay: -1})
 	id := srv.Identity()
 	made := driveProviderTraffic(t, newClient(ts.URL, id.APIToken, 0), id, trafficOptions{})
 
@@ -155,7 +155,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 func TestCustomHostnameAutoValidatesAfterTheConfiguredDelay(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	srv, ts := startServer(t, Config{Now: clock.Now, AutoValidate: time.Hour})
+	srv, ts := startServer(t, Config{Now: clock.Now, AutoValidate: time.Hour, SeedFallbackOrigin: "fallback"})
 	id := srv.Identity()
 	api := newClient(ts.URL, id.APIToken, 0)
 	ctx := context.Background()

@@ -59,12 +59,37 @@ func (s *Server) refreshValidation() bool {
 	return changed
 }
 
+// hostnameStatus derives the statuses. The certificate is active once validated; the hostname
+// needs the zone's fallback origin active as well, as on Cloudflare, whose hostname
+// validation fails with "Zone does not have a fallback origin set." until it is, and whose
+// edge answers such a hostname with error 1016 (edge.go in the local edge does too).
 func (s *Server) hostnameStatus(h *CustomHostname) CustomHostnameStatus {
 	st := CustomHostnameStatus{CustomHostname: h.clone(), Status: "pending", SSLStatus: "pending_validation"}
 	if s.validated(h) {
-		st.Status, st.SSLStatus = "active", "active"
+		st.SSLStatus = "active"
+		if s.fallbackActive() {
+			st.Status = "active"
+		}
 	}
 	return st
+}
+
+// Cloudflare's verification errors of a pending hostname.
+const (
+	verifyNoCNAME          = "custom hostname does not CNAME to this zone."
+	verifyNoFallbackOrigin = "Zone does not have a fallback origin set."
+)
+
+// verificationErrors says why a hostname is still pending.
+func (s *Server) verificationErrors(h *CustomHostname) []string {
+	var errs []string
+	if !s.validated(h) {
+		errs = append(errs, verifyNoCNAME)
+	}
+	if !s.fallbackActive() {
+		errs = append(errs, verifyNoFallbackOrigin)
+	}
+	return errs
 }
 
 // clone deep-copies h so a copy handed to a hook shares nothing with the state.
@@ -133,7 +158,7 @@ func (s *Server) hostnameView(h *CustomHostname) map[string]any {
 		v["custom_metadata"] = h.CustomMetadata
 	}
 	if st.Status == "pending" {
-		v["verification_errors"] = []string{"custom hostname does not CNAME to this zone."}
+		v["verification_errors"] = s.verificationErrors(h)
 	}
 	return v
 }

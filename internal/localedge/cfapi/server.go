@@ -47,6 +47,13 @@ type Config struct {
 	// first read after the initializing second.
 	FallbackActivation time.Duration
 
+	// SeedFallbackOrigin, when set (a label or a name in the zone, such as "fallback"), gives
+	// a zone that has no fallback origin this one, already active, with its proxied
+	// placeholder record (AAAA 100::): the SaaS zone set up before a test about something
+	// else starts. Default "": the zone starts without one and its custom hostnames stay
+	// pending until a fallback origin is set and active, as on Cloudflare.
+	SeedFallbackOrigin string
+
 	// KVPropagationDelay delays Hooks.KVChanged after a KV write or delete, emulating KV's
 	// eventual consistency at the edge. Zero means DefaultKVPropagationDelay; negative means
 	// synchronously, before the API call's response is sent.
@@ -165,6 +172,9 @@ func (s *Server) load() error {
 		}
 	}
 	s.fillEmpty()
+	if s.cfg.SeedFallbackOrigin != "" {
+		return s.seedFallbackOrigin(s.cfg.SeedFallbackOrigin)
+	}
 	return nil
 }
 

@@ -271,7 +271,8 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	_, err = api.Workers.Routes.Delete(ctx, spare.ID, workers.RouteDeleteParams{ZoneID: zone})
 	must(t, "delete route", err)
 
-	// --- Custom hostname: pending until its TXT record is published on the zone, then active.
+	// --- Custom hostname: pending until its TXT record is published on the zone, then active
+	// (the callers start the zone with an active fallback origin, Config.SeedFallbackOrigin).
 	hn, err := api.CustomHostnames.New(ctx, custom_hostnames.CustomHostnameNewParams{
 		ZoneID:             zone,
 		Hostname:           cloudflare.F("shop.customer.test"),

@@ -95,6 +95,11 @@ resource "kamuidash_tenant_app" "app" {
   verify_propagation  = false
 }
 
+# The SaaS zone's fallback origin: custom hostnames are active only once it is.
+resource "kamuidash_fallback_origin" "saas" {
+  hostname = "fallback.${local.platform_domain}"
+}
+
 resource "kamuidash_custom_domain" "domain" {
   for_each = local.domains
 
@@ -104,8 +109,8 @@ resource "kamuidash_custom_domain" "domain" {
   verify_propagation   = false
 
   # As in modules/tenant: the mapping names the app by its record, and the hostname goes
-  # live once the Worker that serves it is uploaded.
-  depends_on = [kamuidash_tenant_app.app, kamuidash_edge_worker.edge]
+  # live once the Worker that serves it is uploaded and the zone's fallback origin is active.
+  depends_on = [kamuidash_tenant_app.app, kamuidash_edge_worker.edge, kamuidash_fallback_origin.saas]
 }
 
 resource "kamuidash_static_site" "site" {
