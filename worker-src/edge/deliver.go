@@ -16,7 +16,7 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 	st := res.rec.Static
 	withBody := req.Method != "HEAD"
 	if req.Method != "GET" && req.Method != "HEAD" {
-		ex.line.Outcome = "method-not-allowed"
+		ex.line.Outcome = OutcomeMethodNotAllowed
 		p := ex.fixed(fixedMethod)
 		p.Header.Set("Allow", "GET, HEAD")
 		return p
@@ -36,7 +36,7 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		var err error
 		obj, found, err = h.getObject(ex, st.Prefix+rel, withBody)
 		if err != nil {
-			ex.line.Outcome = "static-error"
+			ex.line.Outcome = OutcomeStaticError
 			ex.line.Error = "STATIC: " + err.Error()
 			return ex.fixed(fixedStaticError)
 		}
@@ -45,7 +45,7 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		// A single-page app owns every extension-less path: its index answers them.
 		var err error
 		if obj, found, err = h.getObject(ex, st.Prefix+st.Index, withBody); err != nil {
-			ex.line.Outcome = "static-error"
+			ex.line.Outcome = OutcomeStaticError
 			ex.line.Error = "STATIC: " + err.Error()
 			return ex.fixed(fixedStaticError)
 		}
@@ -57,10 +57,10 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 		}
 	}
 	if !found {
-		ex.line.Outcome = "static-not-found"
+		ex.line.Outcome = OutcomeStaticNotFound
 		return ex.fixed(fixedStaticNotFound)
 	}
-	ex.line.Outcome = "ok"
+	ex.line.Outcome = OutcomeOK
 
 	hdr := Header{}
 	for _, name := range []string{"Content-Type", "ETag", "Last-Modified", "Content-Length", "Content-Language", "Content-Encoding"} {

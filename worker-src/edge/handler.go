@@ -268,7 +268,7 @@ func (ex *Exchange) wait() Plan {
 
 func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	if h.ConfigErr != nil {
-		ex.line.Outcome = "bad-config"
+		ex.line.Outcome = OutcomeBadConfig
 		ex.line.Error = h.ConfigErr.Error()
 		return ex.fixed(fixedBadConfig)
 	}
@@ -279,7 +279,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// cached (the route cache lives under a reserved host) is ever answered for them.
 	host, hostErr := route.NormalizeHost(u.host)
 	if hostErr != nil {
-		ex.line.Outcome = "bad-host"
+		ex.line.Outcome = OutcomeBadHost
 		return ex.fixed(fixedBadHost)
 	}
 	ex.host = host
@@ -290,7 +290,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		if app == "" {
 			// A reserved or malformed label under the platform domain names no app:
 			// refusing it here spends no cache lookup and no KV read.
-			ex.line.Outcome = "unknown-host"
+			ex.line.Outcome = OutcomeUnknownHost
 			return ex.fixed(fixedUnknownHost)
 		}
 	} else {
@@ -348,17 +348,17 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	}
 	switch res.kind {
 	case resAbsent:
-		ex.line.Outcome = "unknown-host"
+		ex.line.Outcome = OutcomeUnknownHost
 		return ex.fixed(fixedUnknownHost)
 	case resUnavailable:
-		ex.line.Outcome = "not-active"
+		ex.line.Outcome = OutcomeNotActive
 		return ex.fixed(fixedNotActive)
 	case resBadRecord:
-		ex.line.Outcome = "bad-record"
+		ex.line.Outcome = OutcomeBadRecord
 		ex.line.Error = res.err
 		return ex.fixed(fixedBadRecord)
 	case resKVError:
-		ex.line.Outcome = "kv-error"
+		ex.line.Outcome = OutcomeKVError
 		ex.line.Error = res.err
 		return ex.fixed(fixedKVError)
 	}
@@ -398,7 +398,7 @@ func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
 	}
 	ex.line.ContentCache = "hit"
 	ex.line.Delivery = "content-cache"
-	ex.line.Outcome = "ok"
+	ex.line.Outcome = OutcomeOK
 	hdr := stripInternal(e.Header)
 	hdr.Set("Cache-Control", clientStaticCacheControl)
 	hdr.Set("X-Request-Id", ex.id)
@@ -448,7 +448,7 @@ func (ex *Exchange) UpstreamResponse(status int, hdr Header) Edits {
 	}
 	e.Set = append(e.Set, Field{"X-Request-Id", ex.id})
 	ex.line.UpstreamUS = us(ex.h.now().Sub(ex.start))
-	ex.line.Outcome = "ok"
+	ex.line.Outcome = OutcomeOK
 	ex.finish(status)
 	return e
 }
@@ -460,10 +460,10 @@ func (ex *Exchange) UpstreamFailed(timedOut bool, detail string) Plan {
 	ex.line.Error = detail
 	var p Plan
 	if timedOut {
-		ex.line.Outcome = "upstream-timeout"
+		ex.line.Outcome = OutcomeUpstreamTimeout
 		p = ex.fixed(fixedTimeout)
 	} else {
-		ex.line.Outcome = "upstream-unreachable"
+		ex.line.Outcome = OutcomeUpstreamUnreachable
 		p = ex.fixed(fixedUnreachable)
 	}
 	ex.finish(p.Status)

@@ -279,13 +279,13 @@ func TestNeverCached(t *testing.T) {
 	for _, tc := range []struct {
 		name, host string
 		status     int
-		outcome    string
+		outcome    Outcome
 	}{
-		{"provisioning record", "prov.kamui.test", 503, "not-active"},
-		{"disabled mapping", "www.off.example", 503, "not-active"},
-		{"malformed record", "broken.kamui.test", 502, "bad-record"},
-		{"unknown schema version", "future.kamui.test", 502, "bad-record"},
-		{"record of another app", "alias.kamui.test", 502, "bad-record"},
+		{"provisioning record", "prov.kamui.test", 503, OutcomeNotActive},
+		{"disabled mapping", "www.off.example", 503, OutcomeNotActive},
+		{"malformed record", "broken.kamui.test", 502, OutcomeBadRecord},
+		{"unknown schema version", "future.kamui.test", 502, OutcomeBadRecord},
+		{"record of another app", "alias.kamui.test", 502, OutcomeBadRecord},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWorld(t)

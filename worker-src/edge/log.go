@@ -12,27 +12,77 @@ type logLine struct {
 	// the Wasm's size is one of the Worker's goals.
 	_ [0]func()
 
-	Msg           string `json:"msg"`
-	TimeMS        int64  `json:"ts_ms"`
-	RequestID     string `json:"request_id"`
-	Method        string `json:"method"`
-	Host          string `json:"host,omitempty"`
-	HostKind      string `json:"host_kind,omitempty"` // platform | custom
-	App           string `json:"app,omitempty"`
-	RouteSource   string `json:"route_source,omitempty"` // memo | shared | route-cache | kv
-	KVReads       int    `json:"kv_reads"`
-	R2Reads       int    `json:"r2_reads,omitempty"`       // static objects
-	ManifestReads int    `json:"manifest_reads,omitempty"` // content-addressed sites' manifests
-	ContentCache  string `json:"content_cache"`            // skip | hit | miss | unmarked | error
-	RouteCache    string `json:"route_cache"`              // skip | hit | negative-hit | miss | unmarked | invalid | error (+put-error)
-	Delivery      string `json:"delivery,omitempty"`
-	Outcome       string `json:"outcome"`
-	Status        int    `json:"status"`
-	DurUS         int64  `json:"dur_us"`
-	KVUS          int64  `json:"kv_us"`
-	UpstreamUS    int64  `json:"upstream_us,omitempty"`
-	Error         string `json:"error,omitempty"`
+	Msg           string  `json:"msg"`
+	TimeMS        int64   `json:"ts_ms"`
+	RequestID     string  `json:"request_id"`
+	Method        string  `json:"method"`
+	Host          string  `json:"host,omitempty"`
+	HostKind      string  `json:"host_kind,omitempty"` // platform | custom
+	App           string  `json:"app,omitempty"`
+	RouteSource   string  `json:"route_source,omitempty"` // memo | shared | route-cache | kv
+	KVReads       int     `json:"kv_reads"`
+	R2Reads       int     `json:"r2_reads,omitempty"`       // static objects
+	ManifestReads int     `json:"manifest_reads,omitempty"` // content-addressed sites' manifests
+	ContentCache  string  `json:"content_cache"`            // skip | hit | miss | unmarked | error
+	RouteCache    string  `json:"route_cache"`              // skip | hit | negative-hit | miss | unmarked | invalid | error (+put-error)
+	Delivery      string  `json:"delivery,omitempty"`
+	Outcome       Outcome `json:"outcome"`
+	Status        int     `json:"status"`
+	DurUS         int64   `json:"dur_us"`
+	KVUS          int64   `json:"kv_us"`
+	UpstreamUS    int64   `json:"upstream_us,omitempty"`
+	Error         string  `json:"error,omitempty"`
 }
+
+// Outcome says how the Worker answered a request: the log line's "outcome". Dashboards and
+// the bench group by it, so the set is small and fixed, and each value keeps the spelling the
+// line has always carried. worker.mjs logs one more, "adapter-failure", when the Go core
+// could not run at all.
+type Outcome uint8
+
+const (
+	// outcomeUnset is the zero value, logged as "": every answer sets its outcome, and a line
+	// without one must not pass for a success.
+	outcomeUnset Outcome = iota
+	// OutcomeOK: routed (forwarded, or served from the content cache or static storage).
+	OutcomeOK
+	// OutcomeProbe: a propagation probe, answered by the edge itself.
+	OutcomeProbe
+	// OutcomeBadConfig: a binding is missing or invalid (500).
+	OutcomeBadConfig
+	// OutcomeBadHost: the Host is not a valid DNS name (400).
+	OutcomeBadHost
+	// OutcomeUnknownHost: no route for the host (404).
+	OutcomeUnknownHost
+	// OutcomeNotActive: the record or the mapping is not active (503).
+	OutcomeNotActive
+	// OutcomeBadRecord: the record or the mapping fails validation (502).
+	OutcomeBadRecord
+	// OutcomeKVError: a KV read failed (503).
+	OutcomeKVError
+	// OutcomeMethodNotAllowed: a static route asked for another method than GET or HEAD (405).
+	OutcomeMethodNotAllowed
+	// OutcomeStaticNotFound: a static route has no object for the path (404).
+	OutcomeStaticNotFound
+	// OutcomeStaticError: a static object or a site's manifest could not be read or is invalid (502).
+	OutcomeStaticError
+	// OutcomeUpstreamTimeout: the upstream did not answer within the timeout (504).
+	OutcomeUpstreamTimeout
+	// OutcomeUpstreamUnreachable: the upstream fetch failed (502).
+	OutcomeUpstreamUnreachable
+
+	outcomeCount = iota
+)
+
+var outcomeNames = [outcomeCount]string{
+	"", "ok", "probe", "bad-config", "bad-host", "unknown-host", "not-active", "bad-record", "kv-error",
+	"method-not-allowed", "static-not-found", "static-error", "upstream-timeout", "upstream-unreachable",
+}
+
+func (o Outcome) String() string { return outcomeNames[o] }
+
+// MarshalText makes encoding/json write an Outcome as its name, as encode does.
+func (o Outcome) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
 
 // logFields is logLine's JSON layout, in encoding/json's order: i indexes the strings or
 // the numbers encode collects.
@@ -55,7 +105,7 @@ var logFields = [...]struct {
 // json.Marshal.
 func (l *logLine) encode() string {
 	strs := [...]string{l.Msg, l.RequestID, l.Method, l.Host, l.HostKind, l.App, l.RouteSource,
-		l.ContentCache, l.RouteCache, l.Delivery, l.Outcome, l.Error}
+		l.ContentCache, l.RouteCache, l.Delivery, l.Outcome.String(), l.Error}
 	nums := [...]int64{l.TimeMS, int64(l.KVReads), int64(l.R2Reads), int64(l.ManifestReads), int64(l.Status),
 		l.DurUS, l.KVUS, l.UpstreamUS}
 	b := make([]byte, 0, 384)

@@ -28,7 +28,7 @@ func (ex *Exchange) probeAnswer(res resolution, expectRev string) Plan {
 	case res.mapRev != "" && res.mapRev == expectRev:
 		match = route.RevMatchMapping
 	}
-	ex.line.Outcome = "probe"
+	ex.line.Outcome = OutcomeProbe
 	ex.line.Delivery = "fixed"
 	hdr := append(make(Header, 0, 3), // not a literal: see Exchange.fixed
 		Field{"Cache-Control", "no-store"},

@@ -226,7 +226,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	st := res.rec.Static
 	withBody := req.Method != "HEAD"
 	if !ok && st.NotFound == "" {
-		ex.line.Outcome = "static-not-found"
+		ex.line.Outcome = OutcomeStaticNotFound
 		return ex.fixed(fixedStaticNotFound)
 	}
 	files, problem := h.manifestFiles(ex, st.Manifest)
@@ -234,7 +234,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		return Plan{}
 	}
 	if problem != "" {
-		ex.line.Outcome = "static-error"
+		ex.line.Outcome = OutcomeStaticError
 		ex.line.Error = problem
 		return ex.fixed(fixedStaticError)
 	}
@@ -253,10 +253,10 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		status = 404
 	}
 	if !found {
-		ex.line.Outcome = "static-not-found"
+		ex.line.Outcome = OutcomeStaticNotFound
 		return ex.fixed(fixedStaticNotFound)
 	}
-	ex.line.Outcome = "ok"
+	ex.line.Outcome = OutcomeOK
 
 	// No Last-Modified: a path's modification time cannot be told consistently in this
 	// layout. An object is shared by every path and version with the same bytes, so its
@@ -299,6 +299,6 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		p.Body = obj.Body
 		return p
 	}
-	ex.line.Outcome = "static-error"
+	ex.line.Outcome = OutcomeStaticError
 	return ex.fixed(fixedStaticError)
 }

@@ -79,7 +79,7 @@ func TestSiteSPAAndNotFound(t *testing.T) {
 	o0, m0 := w.objects.counts()
 	ex := w.serve(w.h, get("casspa.kamui.test", "/missing.js"))
 	assertFixed(t, ex, 404, "missing.js")
-	if objects, manifests := w.reads(o0, m0); objects != 0 || manifests != 0 || ex.line.Outcome != "static-not-found" {
+	if objects, manifests := w.reads(o0, m0); objects != 0 || manifests != 0 || ex.line.Outcome != OutcomeStaticNotFound {
 		t.Errorf("missing asset: %d object and %d manifest reads, outcome %q", objects, manifests, ex.line.Outcome)
 	}
 	// A path that can never name a file needs neither the manifest nor an object.
@@ -374,7 +374,7 @@ func TestSiteManifestFailures(t *testing.T) {
 				if method == "GET" {
 					assertFixed(t, ex, 502, "Set-Cookie", "secret")
 				}
-				if ex.Plan.Status != 502 || ex.Plan.Header.Has("Set-Cookie") || ex.line.Outcome != "static-error" {
+				if ex.Plan.Status != 502 || ex.Plan.Header.Has("Set-Cookie") || ex.line.Outcome != OutcomeStaticError {
 					t.Errorf("%s: headers %v outcome %q", method, ex.Plan.Header, ex.line.Outcome)
 				}
 				l := logLineOf(t, w)
@@ -412,7 +412,7 @@ func TestSiteObjectMissingOrOfAnotherSize(t *testing.T) {
 	} {
 		ex := w.serve(w.h, get("cas.kamui.test", c.path))
 		assertFixed(t, ex, 502)
-		if e := ex.line.Error; ex.line.Outcome != "static-error" || !strings.Contains(e, c.key) || !strings.Contains(e, c.want) {
+		if e := ex.line.Error; ex.line.Outcome != OutcomeStaticError || !strings.Contains(e, c.key) || !strings.Contains(e, c.want) {
 			t.Errorf("%s: outcome %q error %q", c.path, ex.line.Outcome, e)
 		}
 		// Revalidation and HEAD are still answered from the manifest.
