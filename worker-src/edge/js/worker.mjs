@@ -4,7 +4,8 @@
 // lookups, the upstream fetch) and is the only place that touches bodies: it passes streams
 // from one JS object to another, so bytes never enter Go.
 //
-// Protocol with the Go adapter (globalThis.__kamuiEdge, see worker-src/edge/wasm):
+// Protocol with the Go adapter (globalThis.__kamuiEdge, worker-src/edge/wasm; its codec, with
+// a named constant for each kind below, is worker-src/edge/wire and must change with this file):
 // requests and answers are NUL-terminated UTF-8 fields in one shared Uint8Array; each call
 // takes and returns a length. Header names and values, URLs and JSON never contain NUL.
 //   decide(n)           request: id, method, url, header count, name, value, ...

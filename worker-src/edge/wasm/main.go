@@ -13,21 +13,21 @@
 // every upstream fetch and then asks for the response edits (finish).
 //
 // Requests and plans cross the boundary as NUL-separated UTF-8 fields in one shared
-// Uint8Array (the protocol is described at the top of worker.mjs): one copy each way
-// instead of a js.Value, with its finalizer, per header. Bodies never cross: they move
-// from one JS object to another by reference.
+// Uint8Array: one copy each way instead of a js.Value, with its finalizer, per header.
+// Bodies never cross: they move from one JS object to another by reference. The codec,
+// its message kinds and the token table are package wire, tested on the host; this file
+// keeps only what touches syscall/js.
 package main
 
 import (
-	"bytes"
 	"errors"
-	"strconv"
 	"sync"
 	"time"
 
 	"syscall/js"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge/wire"
 )
 
 var (
@@ -42,26 +42,14 @@ var (
 	bufLen int
 	in     []byte
 
-	// mu guards what goroutines share: pending, nextToken and lines. In js/wasm only one
-	// goroutine runs at a time, but nothing here may rely on where they switch.
-	mu        sync.Mutex
-	pending   [pendingSlots]*exchange
-	nextToken int
-	lines     []string // log lines not yet handed to JS
+	// pending keeps exchanges between two calls from worker.mjs, by token.
+	pending wire.Pending
+
+	// mu guards the log lines not yet handed to JS. In js/wasm only one goroutine runs at
+	// a time, but nothing here may rely on where they switch.
+	mu    sync.Mutex
+	lines []string
 )
-
-// exchange is a request between two calls from worker.mjs.
-type exchange struct {
-	token int
-	ex    *edge.Exchange
-	req   *edge.Request
-}
-
-// pendingSlots bounds the exchanges kept between calls: token t lives in slot t mod
-// pendingSlots until a newer token takes the slot. A request whose client went away never
-// comes back for its token, and its slot is simply reused; a request still in flight
-// 4096 tokens later (far beyond what one isolate serves at once) fails closed.
-const pendingSlots = 4096
 
 func main() {
 	api := js.Global().Get("Object").New()
@@ -94,227 +82,106 @@ func setBuffer(v js.Value) {
 	bufLen = v.Length()
 }
 
-// fields reads the NUL-terminated fields JS wrote into buf.
-type fields struct{ b []byte }
-
-func readFields(n int) *fields {
+// read copies the message of n bytes JS wrote into buf; the codec copies its fields out.
+func read(n int) []byte {
 	if cap(in) < n {
 		in = make([]byte, n)
 	}
 	in = in[:n]
 	js.CopyBytesToGo(in, buf)
-	return &fields{in}
+	return in
 }
 
-func (f *fields) next() string {
-	i := bytes.IndexByte(f.b, 0)
-	if i < 0 {
-		s := string(f.b)
-		f.b = nil
-		return s
-	}
-	s := string(f.b[:i])
-	f.b = f.b[i+1:]
-	return s
-}
-
-func (f *fields) int() int {
-	n, _ := strconv.Atoi(f.next())
-	return n
-}
-
-func (f *fields) header() edge.Header {
-	n := f.int()
-	h := make(edge.Header, n)
-	for i := range h {
-		h[i].Name = f.next()
-		h[i].Value = f.next()
-	}
-	return h
-}
-
-// lookup reads one lookup outcome: "" not made, "M" miss, "E" error + message, or
-// "H" hit + status + header. The entry's body stays in worker.mjs (cachedBody): a content
-// entry is served from there, and a route-cache entry is all in its headers.
-func (f *fields) lookup() *edge.Lookup {
-	switch f.next() {
-	case "M":
-		return &edge.Lookup{}
-	case "E":
-		return &edge.Lookup{Err: errors.New(f.next())}
-	case "H":
-		l := &edge.Lookup{Found: true}
-		l.Entry.Status = f.int()
-		l.Entry.Header = f.header()
-		l.Entry.Body = cachedBody{}
-		return l
-	}
-	return nil
-}
-
-// answer builds the bytes handed back to JS.
-type answer struct{ b []byte }
-
-// str appends one field. No field can hold a NUL: header names and values and URLs cannot
-// (the Fetch standard forbids it), and the core's JSON and texts never do.
-func (a *answer) str(s string) {
-	a.b = append(a.b, s...)
-	a.b = append(a.b, 0)
-}
-
-func (a *answer) int(n int) {
-	a.b = strconv.AppendInt(a.b, int64(n), 10)
-	a.b = append(a.b, 0)
-}
-
-func (a *answer) header(h edge.Header) {
-	a.int(len(h))
-	for _, f := range h {
-		a.str(f.Name)
-		a.str(f.Value)
-	}
-}
-
-// begin starts every answer: its kind, the token, then the log lines to print.
-func begin(kind string, token int) *answer {
-	a := &answer{b: make([]byte, 0, 512)}
-	a.str(kind)
-	a.int(token)
+// drain takes the log lines not yet handed to JS, for the next answer.
+func drain() []string {
 	mu.Lock()
-	a.int(len(lines))
-	for _, l := range lines {
-		a.str(l)
-	}
-	lines = lines[:0]
+	l := lines
+	lines = nil
 	mu.Unlock()
-	return a
+	return l
 }
 
-// send copies the answer into buf (growing it through JS when it is too small).
-func (a *answer) send() int {
-	if len(a.b) > bufLen {
-		setBuffer(js.Global().Call("__kamuiEdgeGrow", len(a.b)))
+// send copies an answer into buf (growing it through JS when it is too small). An answer
+// that could not be encoded becomes wire.AnswerLost, which worker.mjs serves as a fixed
+// failure; its log lines go with it.
+func send(token int, lines []string, b []byte, err error) int {
+	if err != nil {
+		b, _ = wire.Lost(token, lines)
 	}
-	return js.CopyBytesToJS(buf, a.b)
+	if len(b) > bufLen {
+		setBuffer(js.Global().Call("__kamuiEdgeGrow", len(b)))
+	}
+	return js.CopyBytesToJS(buf, b)
 }
 
-// plan encodes a decided plan: "R" respond or "F" forward. obj reports whether the body
-// is a JS value the caller passes along (an R2 object or a Cache API entry).
-func plan(token int, p edge.Plan) (a *answer, obj js.Value) {
-	obj = js.Null()
-	if f := p.Forward; f != nil {
-		a = begin("F", token)
-		a.str(f.Method)
-		a.str(f.URL)
-		a.int(int(f.Timeout.Milliseconds()))
-		ws := ""
-		if f.WebSocket {
-			ws = "1"
-		}
-		a.str(ws)
-		a.header(f.Header)
-	} else {
-		a = begin("R", token)
-		a.int(p.Status)
-		switch b := p.Body.(type) {
-		case nil:
-			a.str("N")
-			a.str("")
-		case edge.TextBody:
-			a.str("T")
-			a.str(string(b))
-		case cachedBody:
-			a.str("C")
-			a.str("")
-		case body:
-			a.str("O")
-			a.str("")
-			obj = b.v
-		default:
-			a.str("N")
-			a.str("")
-		}
-		if r := p.Range; r != nil {
-			a.int(int(r.Offset))
-			a.int(int(r.Length))
-		} else {
-			a.str("")
-			a.str("")
-		}
-		a.header(p.Header)
-		if p.Store != nil {
-			a.str(p.Store.Key)
-			a.header(p.Store.Header)
-		} else {
-			a.str("")
-			a.int(0)
-		}
-	}
-	a.int(len(p.CachePuts))
-	for _, put := range p.CachePuts {
-		a.str(put.Key)
-		a.int(put.Entry.Status)
-		a.header(put.Entry.Header)
-		text := ""
-		if t, ok := put.Entry.Body.(edge.TextBody); ok {
-			text = string(t)
-		}
-		a.str(text)
-	}
-	return a, obj
+// sendPlan sends a decided plan.
+func sendPlan(token int, p edge.Plan) int {
+	l := drain()
+	b, err := wire.Plan(token, l, p)
+	return send(token, l, b, err)
+}
+
+// lost answers a token that is not (or no longer) pending.
+func lost(token int) int {
+	l := drain()
+	b, err := wire.Lost(token, l)
+	return send(token, l, b, err)
 }
 
 func decide(n int) any {
-	f := readFields(n)
-	req := &edge.Request{ID: f.next(), Method: f.next(), URL: f.next()}
-	req.Header = f.header()
+	req, err := wire.DecodeRequest(read(n))
+	if err != nil {
+		return lost(0)
+	}
 	ex := handler.Begin(req)
-	return settle(&exchange{ex: ex, req: req}, 0, ex.Decide())
+	return settle(&wire.Exchange{Ex: ex, Req: req}, 0, ex.Decide())
 }
 
 func lookups(token, n int) any {
-	x := take(token)
+	x := pending.Take(token)
 	if x == nil {
-		return begin("X", token).send()
+		return lost(token)
 	}
-	f := readFields(n)
-	if l := f.lookup(); l != nil {
-		x.req.Content = l
+	content, route, err := wire.DecodeLookups(read(n))
+	if err != nil {
+		return lost(token)
 	}
-	if l := f.lookup(); l != nil {
-		x.req.Route = l
+	if content != nil {
+		x.Req.Content = content
 	}
-	return settle(x, token, x.ex.Decide())
+	if route != nil {
+		x.Req.Route = route
+	}
+	return settle(x, token, x.Ex.Decide())
 }
 
-// settle answers a Decide: the plan when it decided, else the lookups it needs ("L") or
-// a request to run it with I/O ("W"); the exchange is kept until worker.mjs comes back.
-func settle(x *exchange, token int, decided bool) int {
-	if decided && x.ex.Plan.Forward == nil {
-		a, _ := plan(token, x.ex.Plan)
-		return a.send()
+// settle answers a Decide: the plan when it decided, else the lookups it needs
+// (wire.AnswerLookups) or a request to run it with I/O (wire.AnswerRun); the exchange is
+// kept until worker.mjs comes back.
+func settle(x *wire.Exchange, token int, decided bool) int {
+	if decided && x.Ex.Plan.Forward == nil {
+		return sendPlan(token, x.Ex.Plan)
 	}
 	if token == 0 {
-		token = keep(x)
+		token = pending.Keep(x)
 	} else {
-		put(x)
+		pending.Put(x)
 	}
 	if decided {
-		a, _ := plan(token, x.ex.Plan)
-		return a.send()
+		return sendPlan(token, x.Ex.Plan)
 	}
-	content, route := x.ex.Lookups()
+	l := drain()
+	content, route := x.Ex.Lookups()
 	if content == "" && route == "" {
-		return begin("W", token).send()
+		b, err := wire.Run(token, l)
+		return send(token, l, b, err)
 	}
-	a := begin("L", token)
-	a.str(content)
-	a.str(route)
-	return a.send()
+	b, err := wire.Lookups(token, l, content, route)
+	return send(token, l, b, err)
 }
 
 func run(token int) {
-	x := take(token)
+	x := pending.Take(token)
 	if x == nil {
 		js.Global().Call("__kamuiEdgeDone", token, -1, js.Null())
 		return
@@ -330,93 +197,54 @@ func run(token int) {
 
 // runs hands requests to idle runners; there are never more runners than requests that
 // once waited on I/O at the same time.
-var runs = make(chan *exchange)
+var runs = make(chan *wire.Exchange)
 
-func runner(x *exchange) {
+func runner(x *wire.Exchange) {
 	for {
 		runOne(x)
 		x = <-runs
 	}
 }
 
-func runOne(x *exchange) {
+func runOne(x *wire.Exchange) {
 	done := js.Global().Get("__kamuiEdgeDone")
 	defer func() {
 		if r := recover(); r != nil {
-			done.Invoke(x.token, -1, js.Null())
+			done.Invoke(x.Token, -1, js.Null())
 		}
 	}()
-	x.ex.Run()
-	if x.ex.Plan.Forward != nil {
-		put(x)
+	x.Ex.Run()
+	if x.Ex.Plan.Forward != nil {
+		pending.Put(x)
 	}
-	a, obj := plan(x.token, x.ex.Plan)
-	done.Invoke(x.token, a.send(), obj)
+	// The body worker.mjs passes along beside the answer, when the plan names one.
+	obj := js.Null()
+	if b, ok := x.Ex.Plan.Body.(body); ok && x.Ex.Plan.Forward == nil {
+		obj = b.v
+	}
+	done.Invoke(x.Token, sendPlan(x.Token, x.Ex.Plan), obj)
 }
 
 func finish(token, n int) any {
-	x := take(token)
+	x := pending.Take(token)
 	if x == nil {
-		return begin("X", token).send()
+		return lost(token)
 	}
-	f := readFields(n)
-	outcome, status, detail := f.next(), f.int(), f.next()
-	names := make(edge.Header, f.int())
-	for i := range names {
-		names[i].Name = f.next()
+	u, err := wire.DecodeUpstream(read(n))
+	if err != nil {
+		return lost(token)
 	}
-	switch outcome {
-	case "ok":
-		e := x.ex.UpstreamResponse(status, names)
-		a := begin("E", token)
-		a.int(len(e.Del))
-		for _, d := range e.Del {
-			a.str(d)
-		}
-		a.header(e.Set)
-		return a.send()
-	case "timeout":
-		a, _ := plan(token, x.ex.UpstreamFailed(true, ""))
-		return a.send()
+	switch u.Outcome {
+	case wire.UpstreamOK:
+		e := x.Ex.UpstreamResponse(u.Status, u.Names)
+		l := drain()
+		b, err := wire.Edits(token, l, e)
+		return send(token, l, b, err)
+	case wire.UpstreamTimeout:
+		return sendPlan(token, x.Ex.UpstreamFailed(true, ""))
 	}
-	a, _ := plan(token, x.ex.UpstreamFailed(false, detail))
-	return a.send()
+	return sendPlan(token, x.Ex.UpstreamFailed(false, u.Detail))
 }
-
-func keep(x *exchange) int {
-	mu.Lock()
-	nextToken++
-	if nextToken > 1<<30 {
-		nextToken = 1
-	}
-	x.token = nextToken
-	pending[x.token%pendingSlots] = x
-	mu.Unlock()
-	return x.token
-}
-
-func put(x *exchange) {
-	mu.Lock()
-	pending[x.token%pendingSlots] = x
-	mu.Unlock()
-}
-
-func take(token int) *exchange {
-	mu.Lock()
-	defer mu.Unlock()
-	x := pending[token%pendingSlots]
-	if x == nil || x.token != token {
-		return nil
-	}
-	pending[token%pendingSlots] = nil
-	return x
-}
-
-// cachedBody is the body of a Cache API entry worker.mjs looked up: it stays there (a content
-// entry is served from there; a route-cache entry is all in its headers).
-type cachedBody struct{}
-
-func (cachedBody) Text() (string, error) { return "", errors.New("the cached body stays in JS") }
 
 func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
@@ -503,7 +331,10 @@ func (cache) Match(key string) (edge.Entry, bool, error) {
 	if err != nil {
 		return edge.Entry{}, false, err
 	}
-	l := (&fields{[]byte(v.Get("f").String())}).lookup()
+	l, err := wire.DecodeLookup([]byte(v.Get("f").String()))
+	if err != nil {
+		return edge.Entry{}, false, err
+	}
 	if l.Found {
 		l.Entry.Body = body{v: v.Get("r")}
 	}
@@ -517,12 +348,9 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 	if err != nil || v.Type() != js.TypeObject {
 		return edge.Object{}, false, err
 	}
-	f := &fields{[]byte(v.Get("h").String())}
 	var o edge.Object
-	for _, name := range []string{"Content-Type", "ETag", "Last-Modified", "Content-Length"} {
-		if s := f.next(); s != "" {
-			o.Header.Set(name, s)
-		}
+	if o.Header, err = wire.DecodeObjectHeader([]byte(v.Get("h").String())); err != nil {
+		return edge.Object{}, false, err
 	}
 	if withBody {
 		o.Body = body{v: v.Get("o")}
@@ -544,6 +372,9 @@ func (b bucket) Text(key string, limit int64) (string, bool, error) {
 type body struct{ v js.Value }
 
 func (body) Text() (string, error) { return "", errors.New("the body stays in JS") }
+
+// HeldByJS makes a plan with this body say wire.BodyObject.
+func (body) HeldByJS() {}
 
 type settled struct {
 	v   js.Value

@@ -1,0 +1,209 @@
+package wire
+
+import (
+	"bytes"
+	"errors"
+	"strconv"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
+)
+
+// Reader reads the fields of one message. A message that ends early, carries a malformed
+// number or a count larger than what is left sets Err, and every later read returns a zero
+// value: decoding never panics on any input and the caller checks Err once.
+type Reader struct {
+	b   []byte
+	err error
+}
+
+// NewReader reads msg (the bytes of one message; its fields are copied out as strings).
+func NewReader(msg []byte) *Reader { return &Reader{b: msg} }
+
+var (
+	errShort    = errors.New("wire: the message ends inside a field")
+	errNumber   = errors.New("wire: a number field is not a decimal integer")
+	errCount    = errors.New("wire: a count is negative or larger than the message")
+	errKind     = errors.New("wire: unknown kind field")
+	errTrailing = errors.New("wire: fields left after the message")
+)
+
+func (r *Reader) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.b = nil
+}
+
+// Err is the first problem met, or nil.
+func (r *Reader) Err() error { return r.err }
+
+// End is Err, or an error when fields remain: a message with more fields than its reader
+// expects means the two sides no longer speak the same protocol.
+func (r *Reader) End() error {
+	if r.err == nil && len(r.b) > 0 {
+		r.fail(errTrailing)
+	}
+	return r.err
+}
+
+// Str reads one field.
+func (r *Reader) Str() string {
+	i := bytes.IndexByte(r.b, 0)
+	if i < 0 {
+		r.fail(errShort)
+		return ""
+	}
+	s := string(r.b[:i])
+	r.b = r.b[i+1:]
+	return s
+}
+
+// Int reads one decimal field.
+func (r *Reader) Int() int {
+	s := r.Str()
+	if r.err != nil {
+		return 0
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		r.fail(errNumber)
+		return 0 // Atoi's clamped value of an out-of-range number is no value
+	}
+	return n
+}
+
+// Count reads a count of items of at least fields fields each, refusing one that cannot fit
+// in what is left: a wrong count must not size an allocation.
+func (r *Reader) Count(fields int) int {
+	n := r.Int()
+	if r.err != nil {
+		return 0
+	}
+	if n < 0 || n > len(r.b)/fields { // every field is at least its NUL
+		r.fail(errCount)
+		return 0
+	}
+	return n
+}
+
+// Header reads a count and that many name, value pairs.
+func (r *Reader) Header() edge.Header {
+	n := r.Count(2)
+	if n == 0 {
+		return nil
+	}
+	h := make(edge.Header, n)
+	for i := range h {
+		h[i].Name = r.Str()
+		h[i].Value = r.Str()
+	}
+	return h
+}
+
+// Lookup reads one lookup outcome: nil when it was not made. A hit's body is CachedBody.
+func (r *Reader) Lookup() *edge.Lookup {
+	switch LookupKind(r.Str()) {
+	case LookupNotMade:
+		return nil
+	case LookupMiss:
+		return &edge.Lookup{}
+	case LookupError:
+		return &edge.Lookup{Err: errors.New(r.Str())}
+	case LookupHit:
+		l := &edge.Lookup{Found: true}
+		l.Entry.Status = r.Int()
+		l.Entry.Header = r.Header()
+		l.Entry.Body = CachedBody{}
+		return l
+	}
+	r.fail(errKind)
+	return nil
+}
+
+// CachedBody is the body of a Cache API entry worker.mjs looked up: it stays there (a
+// content entry is served from there; a route-cache entry is all in its headers).
+type CachedBody struct{}
+
+// Text fails: the bytes are in JS, and the core never reads an adapter's body.
+func (CachedBody) Text() (string, error) { return "", errors.New("the cached body stays in JS") }
+
+// DecodeRequest reads decide's message: id, method, url, header.
+func DecodeRequest(msg []byte) (*edge.Request, error) {
+	r := NewReader(msg)
+	req := &edge.Request{ID: r.Str(), Method: r.Str(), URL: r.Str()}
+	req.Header = r.Header()
+	if err := r.End(); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// DecodeLookups reads lookups's message: the content lookup, then the route-cache lookup.
+func DecodeLookups(msg []byte) (content, route *edge.Lookup, err error) {
+	r := NewReader(msg)
+	content = r.Lookup()
+	route = r.Lookup()
+	if err := r.End(); err != nil {
+		return nil, nil, err
+	}
+	return content, route, nil
+}
+
+// DecodeLookup reads the one lookup of io.match's answer; a miss when it says none was made.
+func DecodeLookup(msg []byte) (edge.Lookup, error) {
+	r := NewReader(msg)
+	l := r.Lookup()
+	if err := r.End(); err != nil {
+		return edge.Lookup{}, err
+	}
+	if l == nil {
+		return edge.Lookup{}, nil
+	}
+	return *l, nil
+}
+
+// Upstream is finish's message: how the upstream fetch went.
+type Upstream struct {
+	Outcome UpstreamOutcome
+	Status  int
+	Detail  string
+	// Names are the response's header names (Value empty): what the core's edits need.
+	Names edge.Header
+}
+
+// DecodeUpstream reads finish's message: outcome, status, detail, name count, names.
+func DecodeUpstream(msg []byte) (Upstream, error) {
+	r := NewReader(msg)
+	u := Upstream{Outcome: UpstreamOutcome(r.Str()), Status: r.Int(), Detail: r.Str()}
+	switch u.Outcome {
+	case UpstreamOK, UpstreamTimeout, UpstreamError:
+	default:
+		r.fail(errKind)
+	}
+	if n := r.Count(1); n > 0 {
+		u.Names = make(edge.Header, n)
+		for i := range u.Names {
+			u.Names[i].Name = r.Str()
+		}
+	}
+	if err := r.End(); err != nil {
+		return Upstream{}, err
+	}
+	return u, nil
+}
+
+// DecodeObjectHeader reads io.r2's metadata fields (ObjectHeader) into a header, leaving out
+// the empty ones.
+func DecodeObjectHeader(msg []byte) (edge.Header, error) {
+	r := NewReader(msg)
+	var h edge.Header
+	for _, name := range ObjectHeader {
+		if s := r.Str(); s != "" {
+			h.Set(name, s)
+		}
+	}
+	if err := r.End(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}

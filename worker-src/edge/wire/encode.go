@@ -1,0 +1,161 @@
+package wire
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
+)
+
+// Writer builds one message. A field holding a NUL sets Err instead of shifting every later
+// field: the caller then answers AnswerLost, which worker.mjs serves as a fixed failure.
+type Writer struct {
+	b   []byte
+	err error
+}
+
+var errNUL = errors.New("wire: a field holds a NUL byte")
+
+// Bytes returns the message, or Err when a field could not be written.
+func (w *Writer) Bytes() ([]byte, error) { return w.b, w.err }
+
+// Str appends one field.
+func (w *Writer) Str(s string) {
+	if strings.IndexByte(s, 0) >= 0 {
+		w.err = errNUL
+		return
+	}
+	w.b = append(w.b, s...)
+	w.b = append(w.b, 0)
+}
+
+// Int appends one decimal field.
+func (w *Writer) Int(n int64) {
+	w.b = strconv.AppendInt(w.b, n, 10)
+	w.b = append(w.b, 0)
+}
+
+// Header appends a count and the name, value pairs.
+func (w *Writer) Header(h edge.Header) {
+	w.Int(int64(len(h)))
+	for _, f := range h {
+		w.Str(f.Name)
+		w.Str(f.Value)
+	}
+}
+
+// Begin starts an answer: its kind, the token, then the log lines worker.mjs prints.
+func Begin(kind AnswerKind, token int, lines []string) *Writer {
+	w := &Writer{b: make([]byte, 0, 512)}
+	w.Str(string(kind))
+	w.Int(int64(token))
+	w.Int(int64(len(lines)))
+	for _, l := range lines {
+		w.Str(l)
+	}
+	return w
+}
+
+// Lookups is the answer naming the cache lookups to make ("" for none).
+func Lookups(token int, lines []string, content, route string) ([]byte, error) {
+	w := Begin(AnswerLookups, token, lines)
+	w.Str(content)
+	w.Str(route)
+	return w.Bytes()
+}
+
+// Run is the answer asking worker.mjs to call run.
+func Run(token int, lines []string) ([]byte, error) { return Begin(AnswerRun, token, lines).Bytes() }
+
+// Lost is the answer for an unknown token or an answer that could not be encoded; it cannot
+// fail itself unless a log line holds a NUL, and the core's JSON lines never do.
+func Lost(token int, lines []string) ([]byte, error) {
+	return Begin(AnswerLost, token, lines).Bytes()
+}
+
+// Edits is finish's answer to UpstreamOK: the header edits for the upstream's response.
+func Edits(token int, lines []string, e edge.Edits) ([]byte, error) {
+	w := Begin(AnswerEdits, token, lines)
+	w.Int(int64(len(e.Del)))
+	for _, d := range e.Del {
+		w.Str(d)
+	}
+	w.Header(e.Set)
+	return w.Bytes()
+}
+
+// Held is a body worker.mjs holds as a JS object (an R2 object, a Cache API entry matched
+// during Run): a plan with one says BodyObject, and the adapter hands the object back
+// beside the answer.
+type Held interface {
+	edge.Body
+	// HeldByJS marks the adapter's JS-object bodies; it is never called.
+	HeldByJS()
+}
+
+// Plan encodes a decided plan as AnswerForward or AnswerRespond, with its route-cache puts.
+func Plan(token int, lines []string, p edge.Plan) ([]byte, error) {
+	var w *Writer
+	if f := p.Forward; f != nil {
+		w = Begin(AnswerForward, token, lines)
+		w.Str(f.Method)
+		w.Str(f.URL)
+		w.Int(f.Timeout.Milliseconds())
+		ws := ""
+		if f.WebSocket {
+			ws = WebSocketUpgrade
+		}
+		w.Str(ws)
+		w.Header(f.Header)
+	} else {
+		w = Begin(AnswerRespond, token, lines)
+		w.Int(int64(p.Status))
+		kind, text := bodyKind(p.Body)
+		w.Str(string(kind))
+		w.Str(text)
+		if r := p.Range; r != nil {
+			w.Int(r.Offset)
+			w.Int(r.Length)
+		} else {
+			w.Str("")
+			w.Str("")
+		}
+		w.Header(p.Header)
+		if p.Store != nil {
+			w.Str(p.Store.Key)
+			w.Header(p.Store.Header)
+		} else {
+			w.Str("")
+			w.Int(0)
+		}
+	}
+	w.Int(int64(len(p.CachePuts)))
+	for _, put := range p.CachePuts {
+		w.Str(put.Key)
+		w.Int(int64(put.Entry.Status))
+		w.Header(put.Entry.Header)
+		// Route-cache entries are all core-made text; any other body would be stored empty.
+		text := ""
+		if t, ok := put.Entry.Body.(edge.TextBody); ok {
+			text = string(t)
+		}
+		w.Str(text)
+	}
+	return w.Bytes()
+}
+
+// bodyKind says where a respond answer's body is. A body of none of these kinds is
+// answered without one, as it always has been: the core only makes TextBody, and the
+// adapter's bodies are CachedBody or Held.
+func bodyKind(b edge.Body) (BodyKind, string) {
+	switch b := b.(type) {
+	case edge.TextBody:
+		return BodyText, string(b)
+	case CachedBody:
+		return BodyCached, ""
+	case Held:
+		return BodyObject, ""
+	}
+	return BodyNone, ""
+}

@@ -1,0 +1,102 @@
+// Package wire is the protocol between the edge Worker's js/wasm adapter
+// (worker-src/edge/wasm) and its JS shim (worker-src/edge/js/worker.mjs): the codec, its
+// message kinds, and the table that keeps a request between two calls under the token the
+// messages carry. It has no build tag, so all of it is tested on the host; the adapter keeps
+// only what must touch syscall/js.
+//
+// A message is a run of UTF-8 fields, each terminated by a NUL byte, in one shared
+// Uint8Array: one copy each way instead of a js.Value (with its finalizer) per header.
+// Bodies never cross; they move from one JS object to another by reference. No field may
+// hold a NUL: header names and values and URLs cannot (the Fetch standard forbids it), the
+// core's JSON and texts never do, and the encoder refuses one rather than shift every later
+// field. Numbers are decimal. A header is a count, then name and value per field.
+//
+// Shim to adapter (the JS side writes, Decode* reads):
+//
+//	decide(n)          request: id, method, url, header
+//	lookups(token, n)  content lookup, route-cache lookup (see LookupKind)
+//	finish(token, n)   upstream outcome (see UpstreamOutcome), status, detail, name count, names...
+//	io.match           one lookup; io.r2: Content-Type, ETag, Last-Modified, Content-Length
+//
+// Adapter to shim: every answer starts with its kind (see AnswerKind), the token and the log
+// lines to print (count, lines...); then by kind:
+//
+//	L  content key, route key
+//	W  (nothing)
+//	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; puts
+//	R  status, body kind (see BodyKind), body text, range offset and length ("" "": the whole
+//	   body), header, store key, store header; puts
+//	E  delete count, names..., header to set
+//	X  (nothing)
+//
+// puts: count, then key, status, header, body text each (route-cache entries to store).
+//
+// worker.mjs carries the same description at its top; the two sides must change together.
+package wire
+
+// AnswerKind is the first field of every answer: what worker.mjs does next.
+type AnswerKind string
+
+const (
+	// AnswerLookups: make the cache lookups named, then call lookups.
+	AnswerLookups AnswerKind = "L"
+	// AnswerRun: call run; the answer arrives through __kamuiEdgeDone.
+	AnswerRun AnswerKind = "W"
+	// AnswerForward: fetch from the upstream, then call finish.
+	AnswerForward AnswerKind = "F"
+	// AnswerRespond: respond with the core's own, a cached or a static response.
+	AnswerRespond AnswerKind = "R"
+	// AnswerEdits: the header edits for the upstream's response (finish's answer to UpstreamOK).
+	AnswerEdits AnswerKind = "E"
+	// AnswerLost: the token is unknown or the answer could not be encoded; worker.mjs
+	// answers with its fixed adapter-failure response.
+	AnswerLost AnswerKind = "X"
+)
+
+// LookupKind opens one Cache API lookup's outcome.
+type LookupKind string
+
+const (
+	// LookupNotMade: worker.mjs did not make this lookup (no further fields).
+	LookupNotMade LookupKind = ""
+	// LookupMiss: nothing stored under the key (no further fields).
+	LookupMiss LookupKind = "M"
+	// LookupError: the lookup failed; one field, the message.
+	LookupError LookupKind = "E"
+	// LookupHit: status and header follow. The entry's body stays in worker.mjs: a content
+	// entry is served from there, and a route-cache entry is all in its headers.
+	LookupHit LookupKind = "H"
+)
+
+// BodyKind says where a respond answer's body comes from.
+type BodyKind string
+
+const (
+	// BodyNone: no body.
+	BodyNone BodyKind = "N"
+	// BodyText: the body text field.
+	BodyText BodyKind = "T"
+	// BodyCached: the body of the content entry worker.mjs looked up itself.
+	BodyCached BodyKind = "C"
+	// BodyObject: the JS object handed back beside the answer (an R2 object, or a Cache API
+	// entry the adapter matched during Run).
+	BodyObject BodyKind = "O"
+)
+
+// UpstreamOutcome opens finish's message: how the upstream fetch went.
+type UpstreamOutcome string
+
+const (
+	// UpstreamOK: the upstream answered; its status and header names follow.
+	UpstreamOK UpstreamOutcome = "ok"
+	// UpstreamTimeout: the fetch's timeout fired before the response headers arrived.
+	UpstreamTimeout UpstreamOutcome = "timeout"
+	// UpstreamError: the fetch failed otherwise; the detail says how.
+	UpstreamError UpstreamOutcome = "error"
+)
+
+// WebSocketUpgrade is the forward answer's websocket field when the client asked for one.
+const WebSocketUpgrade = "1"
+
+// ObjectHeader names the R2 metadata io.r2 sends, in its order; an empty field is unknown.
+var ObjectHeader = [...]string{"Content-Type", "ETag", "Last-Modified", "Content-Length"}

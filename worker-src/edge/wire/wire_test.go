@@ -1,0 +1,218 @@
+package wire
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
+)
+
+var hdr = edge.Header{{Name: "Accept", Value: "text/html"}, {Name: "Set-Cookie", Value: "a=1"}, {Name: "Set-Cookie", Value: "b=2"}}
+
+// The bytes worker.mjs reads, pinned: the shim is not generated from this package, so a
+// change here that the shim does not make too must fail before it reaches workerd.
+func TestAnswersKeepTheShimsLayout(t *testing.T) {
+	lines := []string{`{"msg":"edge.request"}`}
+	for _, c := range []struct {
+		name string
+		got  func() ([]byte, error)
+		want string
+	}{
+		{"lookups", func() ([]byte, error) { return Lookups(7, lines, "https://c/k", "") }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k||"},
+		{"run", func() ([]byte, error) { return Run(8, nil) }, "W|8|0|"},
+		{"lost", func() ([]byte, error) { return Lost(9, nil) }, "X|9|0|"},
+		{"edits", func() ([]byte, error) {
+			return Edits(3, nil, edge.Edits{Del: []string{"Kamui-Context"}, Set: edge.Header{{Name: "X-Request-Id", Value: "r"}}})
+		}, "E|3|0|1|Kamui-Context|1|X-Request-Id|r|"},
+		{"forward", func() ([]byte, error) {
+			return Plan(4, nil, edge.Plan{Forward: &edge.Forward{Method: "GET", URL: "https://o/", Timeout: 1500 * time.Millisecond,
+				WebSocket: true, Header: edge.Header{{Name: "Host", Value: "o"}}}})
+		}, "F|4|0|GET|https://o/|1500|1|1|Host|o|0|"},
+		{"respond", func() ([]byte, error) {
+			return Plan(0, nil, edge.Plan{Status: 206, Body: heldBody{}, Range: &edge.ByteRange{Offset: 2, Length: 3},
+				Header: edge.Header{{Name: "ETag", Value: `"x"`}}, Store: &edge.Store{Key: "https://c/s", Header: edge.Header{{Name: "M", Value: "1"}}},
+				CachePuts: []edge.CachePut{{Key: "https://r/k", Entry: edge.Entry{Status: 200, Header: edge.Header{{Name: "K", Value: "v"}}, Body: edge.TextBody("{}")}}}})
+		}, "R|0|0|206|O||2|3|1|ETag|\"x\"|https://c/s|1|M|1|1|https://r/k|200|1|K|v|{}|"},
+		{"respond text", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 404, Body: edge.TextBody("Not found.")}) }, "R|0|0|404|T|Not found.|||0||0|0|"},
+		{"respond cached", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 200, Body: CachedBody{}}) }, "R|0|0|200|C||||0||0|0|"},
+		{"respond none", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 304}) }, "R|0|0|304|N||||0||0|0|"},
+	} {
+		b, err := c.got()
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if got := strings.ReplaceAll(string(b), "\x00", "|"); got != c.want {
+			t.Errorf("%s:\n got %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+func TestPlanRoundTrip(t *testing.T) {
+	puts := []edge.CachePut{{Key: "https://r/a", Entry: edge.Entry{Status: 200, Header: hdr, Body: edge.TextBody(`{"v":1}`)}}}
+	for name, p := range map[string]edge.Plan{
+		"forward":   {Forward: &edge.Forward{Method: "POST", URL: "https://o/x?y", Header: hdr, Timeout: 30 * time.Second}, CachePuts: puts},
+		"websocket": {Forward: &edge.Forward{Method: "GET", URL: "https://o/ws", Timeout: time.Second, WebSocket: true}},
+		"text":      {Status: 503, Header: hdr, Body: edge.TextBody("Service unavailable.\nRequest ID: r\n")},
+		"range":     {Status: 206, Header: hdr, Body: CachedBody{}, Range: &edge.ByteRange{Offset: 0, Length: 1}},
+		"store":     {Status: 200, Header: hdr, Body: heldBody{}, Store: &edge.Store{Key: "https://c/k", Header: hdr}, CachePuts: puts},
+		"head":      {Status: 200, Header: hdr},
+	} {
+		b, err := Plan(5, []string{"one", "two"}, p)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		a := readAnswer(t, b)
+		got := a.plan()
+		a.done(t)
+		if a.token != 5 || !reflect.DeepEqual(a.lines, []string{"one", "two"}) || !reflect.DeepEqual(got, p) {
+			t.Errorf("%s: token %d lines %q\n got %+v\nwant %+v", name, a.token, a.lines, got, p)
+		}
+	}
+}
+
+func TestEncoderRefusesNUL(t *testing.T) {
+	if _, err := Plan(1, nil, edge.Plan{Status: 200, Header: edge.Header{{Name: "X", Value: "a\x00b"}}}); err == nil {
+		t.Error("a header value with a NUL was encoded")
+	}
+	if _, err := Lookups(1, []string{"line\x00"}, "", ""); err == nil {
+		t.Error("a log line with a NUL was encoded")
+	}
+}
+
+func TestDecodeRequest(t *testing.T) {
+	want := &edge.Request{ID: "d2c0", Method: "GET", URL: "https://shop.kamui.test/a?b", Header: hdr}
+	got, err := DecodeRequest(requestMessage(want))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, %v", got, err)
+	}
+	got, err = DecodeRequest(requestMessage(&edge.Request{ID: "i", Method: "HEAD", URL: "https://h/"}))
+	if err != nil || got.Header != nil || got.URL != "https://h/" {
+		t.Errorf("no headers: %+v, %v", got, err)
+	}
+}
+
+func TestDecodeLookups(t *testing.T) {
+	hit := &edge.Lookup{Found: true, Entry: edge.Entry{Status: 200, Header: hdr, Body: CachedBody{}}}
+	failed := &edge.Lookup{Err: errors.New("match: boom")}
+	for _, c := range [][2]*edge.Lookup{{nil, nil}, {hit, nil}, {nil, hit}, {{}, failed}, {failed, {}}} {
+		content, route, err := DecodeLookups(lookupsMessage(c[0], c[1]))
+		if err != nil || !reflect.DeepEqual(content, c[0]) || !reflect.DeepEqual(route, c[1]) {
+			t.Errorf("%+v: got %+v %+v, %v", c, content, route, err)
+		}
+	}
+	if l, err := DecodeLookup(message(lookupFields(hit)...)); err != nil || !reflect.DeepEqual(&l, hit) {
+		t.Errorf("match hit: %+v, %v", l, err)
+	}
+	if l, err := DecodeLookup(message("M")); err != nil || l.Found || l.Err != nil {
+		t.Errorf("match miss: %+v, %v", l, err)
+	}
+}
+
+func TestDecodeUpstream(t *testing.T) {
+	for _, want := range []Upstream{
+		{Outcome: UpstreamOK, Status: 101, Names: edge.Header{{Name: "upgrade"}, {Name: "set-cookie"}, {Name: "set-cookie"}}},
+		{Outcome: UpstreamTimeout, Detail: "upstream fetch failed: AbortError"},
+		{Outcome: UpstreamError, Detail: "upstream fetch failed: TypeError"},
+	} {
+		got, err := DecodeUpstream(upstreamMessage(want))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("got %+v, %v; want %+v", got, err, want)
+		}
+	}
+}
+
+func TestDecodeObjectHeader(t *testing.T) {
+	h, err := DecodeObjectHeader(message("text/css", `"abc"`, "", "12"))
+	want := edge.Header{{Name: "Content-Type", Value: "text/css"}, {Name: "ETag", Value: `"abc"`}, {Name: "Content-Length", Value: "12"}}
+	if err != nil || !reflect.DeepEqual(h, want) {
+		t.Errorf("got %+v, %v", h, err)
+	}
+}
+
+// A message the decoders do not expect is an error, never a guess or a panic: the adapter
+// then answers AnswerLost and worker.mjs fails closed.
+func TestDecodersRefuseMalformedMessages(t *testing.T) {
+	for name, msg := range map[string][]byte{
+		"empty":              nil,
+		"no final NUL":       []byte("id\x00GET\x00https://h/\x000"),
+		"short":              message("id", "GET"),
+		"count not a number": message("id", "GET", "https://h/", "x"),
+		"negative count":     message("id", "GET", "https://h/", "-1"),
+		"count too large":    message("id", "GET", "https://h/", "1000000000", "a", "b"),
+		"trailing field":     message("id", "GET", "https://h/", "0", "extra"),
+	} {
+		if _, err := DecodeRequest(msg); err == nil {
+			t.Errorf("request, %s: accepted", name)
+		}
+	}
+	for name, msg := range map[string][]byte{
+		"unknown kind": message("Q", ""),
+		"one lookup":   message("M"),
+		"hit status":   message("H", "ok", "0", ""),
+		"three":        message("M", "M", "M"),
+	} {
+		if _, _, err := DecodeLookups(msg); err == nil {
+			t.Errorf("lookups, %s: accepted", name)
+		}
+	}
+	for name, msg := range map[string][]byte{
+		"unknown outcome": message("maybe", "200", "", "0"),
+		"status":          message("ok", "", "", "0"),
+		"names":           message("ok", "200", "", "2", "a"),
+	} {
+		if _, err := DecodeUpstream(msg); err == nil {
+			t.Errorf("upstream, %s: accepted", name)
+		}
+	}
+	if _, err := DecodeObjectHeader(message("a", "b", "c")); err == nil {
+		t.Error("object header of three fields: accepted")
+	}
+}
+
+func TestPending(t *testing.T) {
+	var p Pending
+	a, b := &Exchange{}, &Exchange{}
+	ta, tb := p.Keep(a), p.Keep(b)
+	if ta <= 0 || tb == ta || a.Token != ta || b.Token != tb {
+		t.Fatalf("tokens %d %d (%d %d)", ta, tb, a.Token, b.Token)
+	}
+	if p.Take(tb) != b || p.Take(tb) != nil {
+		t.Error("a token is taken once")
+	}
+	p.Put(b)
+	if p.Take(tb) != b {
+		t.Error("Put keeps an exchange again under its token")
+	}
+	if p.Take(0) != nil || p.Take(-ta) != nil || p.Take(ta+1) != nil {
+		t.Error("a token never given found an exchange")
+	}
+	// PendingSlots tokens later a's slot belongs to a newer exchange: a's token is refused,
+	// the newer one is found.
+	var newer *Exchange
+	for i := 0; i < PendingSlots; i++ {
+		if x := (&Exchange{}); p.Keep(x) == ta+PendingSlots {
+			newer = x
+		}
+	}
+	if p.Take(ta) != nil {
+		t.Error("a token whose slot was reused still found an exchange")
+	}
+	if newer == nil || p.Take(newer.Token) != newer {
+		t.Error("the token that reused the slot does not hold it")
+	}
+}
+
+func TestPendingTokensWrap(t *testing.T) {
+	p := Pending{next: maxToken - 1}
+	x, y := &Exchange{}, &Exchange{}
+	if tx, ty := p.Keep(x), p.Keep(y); tx != maxToken || ty != 1 {
+		t.Errorf("tokens after %d: %d, %d", maxToken-1, tx, ty)
+	}
+	if p.Take(maxToken) != x || p.Take(1) != y {
+		t.Error("wrapped tokens lost their exchanges")
+	}
+}
