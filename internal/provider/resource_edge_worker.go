@@ -62,7 +62,7 @@ type edgeWorkerModel struct {
 	Etag               types.String  `tfsdk:"etag"`
 }
 
-// Binding names and minimum secret sizes of the Worker (worker-src/edge/config.go).
+// Minimum secret sizes of the Worker's bindings (route.WorkerBindings).
 const (
 	minSigningSecretBytes = route.MinSigningSecretBytes
 	minCacheMarkerBytes   = route.MinCacheMarkerBytes
@@ -250,22 +250,10 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	if diags.HasError() {
 		return diags
 	}
-	budget, _ := time.ParseDuration(m.FreshnessBudget.ValueString())
-	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
 	up := kdcf.WorkerUpload{
 		MainModule:        w.MainModule,
 		CompatibilityDate: route.WorkerCompatibilityDate,
-		Bindings: []map[string]any{
-			{"type": "kv_namespace", "name": "ROUTES", "namespace_id": m.RoutesNamespaceID.ValueString()},
-			{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": m.DomainsNamespaceID.ValueString()},
-			{"type": "r2_bucket", "name": "STATIC", "bucket_name": m.StaticBucket.ValueString()},
-			{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": r.data.PlatformDomain},
-			{"type": "plain_text", "name": "FRESHNESS_BUDGET_SECONDS", "text": strconv.Itoa(int(budget.Seconds()))},
-			{"type": "plain_text", "name": "UPSTREAM_TIMEOUT_MS", "text": strconv.FormatInt(timeout.Milliseconds(), 10)},
-			{"type": "plain_text", "name": "LOG_SAMPLE_RATE", "text": strconv.FormatFloat(m.LogSampleRate.ValueFloat64(), 'f', -1, 64)},
-			{"type": "secret_text", "name": "SIGNING_SECRET", "text": m.SigningSecret.ValueString()},
-			{"type": "secret_text", "name": "CACHE_MARKER", "text": m.CacheMarker.ValueString()},
-		},
+		Bindings:          edgeWorkerBindings(*m, r.data.PlatformDomain),
 	}
 	for _, f := range w.Files {
 		up.Modules = append(up.Modules, kdcf.WorkerModule{Name: f.Name, MIMEType: f.MIMEType, Content: f.Content})
@@ -282,6 +270,40 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	m.SizeBytes = types.Int64Value(w.Size)
 	m.Etag = types.StringValue(etag)
 	return diags
+}
+
+// edgeWorkerBindings is the Worker's binding metadata for an upload: every binding of
+// route.WorkerBindings, in its order, its value written in the contract's format.
+func edgeWorkerBindings(m edgeWorkerModel, platformDomain string) []map[string]any {
+	budget, _ := time.ParseDuration(m.FreshnessBudget.ValueString())
+	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
+	values := map[string]string{
+		route.BindingRoutes:          m.RoutesNamespaceID.ValueString(),
+		route.BindingDomains:         m.DomainsNamespaceID.ValueString(),
+		route.BindingStatic:          m.StaticBucket.ValueString(),
+		route.BindingPlatformDomain:  platformDomain,
+		route.BindingFreshness:       route.FormatSecondsText(budget),
+		route.BindingUpstreamTimeout: route.FormatMillisecondsText(timeout),
+		route.BindingLogSampleRate:   route.FormatRateText(m.LogSampleRate.ValueFloat64()),
+		route.BindingSigningSecret:   m.SigningSecret.ValueString(),
+		route.BindingCacheMarker:     m.CacheMarker.ValueString(),
+	}
+	out := make([]map[string]any, 0, len(route.WorkerBindings))
+	for _, b := range route.WorkerBindings {
+		out = append(out, map[string]any{"type": string(b.Kind), "name": b.Name, bindingValueField(b.Kind): values[b.Name]})
+	}
+	return out
+}
+
+// bindingValueField is the upload metadata's field that carries a binding of kind k.
+func bindingValueField(k route.BindingKind) string {
+	switch k {
+	case route.KVNamespaceBinding:
+		return "namespace_id"
+	case route.R2BucketBinding:
+		return "bucket_name"
+	}
+	return "text"
 }
 
 // syncRoutes makes the zone's routes to this script exactly the configured patterns.
@@ -383,21 +405,21 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 			// Secret bindings come back without text; their state values are kept.
 			text, _ := b["text"].(string)
 			switch b["name"] {
-			case "ROUTES":
-				state.RoutesNamespaceID = types.StringValue(str(b["namespace_id"]))
-			case "DOMAINS":
-				state.DomainsNamespaceID = types.StringValue(str(b["namespace_id"]))
-			case "STATIC":
-				state.StaticBucket = types.StringValue(str(b["bucket_name"]))
-			case "FRESHNESS_BUDGET_SECONDS":
+			case route.BindingRoutes:
+				state.RoutesNamespaceID = types.StringValue(str(b[bindingValueField(route.KVNamespaceBinding)]))
+			case route.BindingDomains:
+				state.DomainsNamespaceID = types.StringValue(str(b[bindingValueField(route.KVNamespaceBinding)]))
+			case route.BindingStatic:
+				state.StaticBucket = types.StringValue(str(b[bindingValueField(route.R2BucketBinding)]))
+			case route.BindingFreshness:
 				if n, err := strconv.Atoi(text); err == nil {
 					state.FreshnessBudget = durationValue(state.FreshnessBudget, time.Duration(n)*time.Second)
 				}
-			case "UPSTREAM_TIMEOUT_MS":
+			case route.BindingUpstreamTimeout:
 				if n, err := strconv.Atoi(text); err == nil {
 					state.UpstreamTimeout = durationValue(state.UpstreamTimeout, time.Duration(n)*time.Millisecond)
 				}
-			case "LOG_SAMPLE_RATE":
+			case route.BindingLogSampleRate:
 				if f, err := strconv.ParseFloat(text, 64); err == nil {
 					state.LogSampleRate = types.Float64Value(f)
 				}

@@ -9,7 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -20,6 +22,8 @@ import (
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
 )
 
 const edgeWorkerAddr = "kamuidash_edge_worker.edge"
@@ -237,4 +241,76 @@ func TestAccEdgeWorker_ExistingScriptAsksForImport(t *testing.T) {
 	if s, _ := edge.Script("kamuidash-edge-test"); s == nil || s.MainModule != "a.mjs" {
 		t.Fatal("the existing script was overwritten")
 	}
+}
+
+// Every binding the provider uploads is one the Worker reads, of the kind the contract
+// (route.WorkerBindings) names, with a value the Worker accepts and reads back as configured:
+// the upload's metadata goes through the Worker's own ParseConfig.
+func TestEdgeWorkerBindingsMatchTheWorkersContract(t *testing.T) {
+	for _, c := range []struct {
+		budget, timeout string
+		rate            float64
+	}{
+		{route.DefaultFreshnessBudget.String(), maxUpstreamTimeout.String(), 0.01},
+		{route.MinFreshnessBudget.String(), "100ms", 0},
+		{route.MaxFreshnessBudget.String(), "2.5s", 1},
+		{"17m3s", "30s", 1.0 / 3},
+	} {
+		m := edgeWorkerModel{
+			RoutesNamespaceID:  types.StringValue("routes-namespace-id"),
+			DomainsNamespaceID: types.StringValue("domains-namespace-id"),
+			StaticBucket:       types.StringValue("static-bucket"),
+			FreshnessBudget:    types.StringValue(c.budget),
+			UpstreamTimeout:    types.StringValue(c.timeout),
+			LogSampleRate:      types.Float64Value(c.rate),
+			// Placeholders of exactly the minimum sizes, not secrets.
+			SigningSecret: types.StringValue(strings.Repeat("s", route.MinSigningSecretBytes)),
+			CacheMarker:   types.StringValue(strings.Repeat("m", route.MinCacheMarkerBytes)),
+		}
+		got := edgeWorkerBindings(m, "kamui.test")
+		if len(got) != len(route.WorkerBindings) {
+			t.Fatalf("%d bindings, the contract has %d", len(got), len(route.WorkerBindings))
+		}
+		texts := map[string]string{}
+		for i, b := range got {
+			want := route.WorkerBindings[i]
+			value, ok := b[bindingValueField(want.Kind)].(string)
+			if b["name"] != want.Name || b["type"] != string(want.Kind) || !ok || value == "" || len(b) != 3 {
+				t.Errorf("binding %d: %v; the contract says %+v", i, redactedBinding(b), want)
+				continue
+			}
+			if want.Format == route.FormatObject {
+				continue
+			}
+			if _, err := want.Parse(value); err != nil {
+				t.Errorf("%s: %v", want.Name, err)
+			}
+			texts[want.Name] = value
+		}
+		cfg, err := edge.ParseConfig(func(name string) (string, bool) { v, ok := texts[name]; return v, ok })
+		if err != nil {
+			t.Errorf("budget %s, timeout %s, rate %v: the Worker refuses the upload: %v", c.budget, c.timeout, c.rate, err)
+			continue
+		}
+		budget, _ := time.ParseDuration(c.budget)
+		timeout, _ := time.ParseDuration(c.timeout)
+		if cfg.TTLs.Budget != budget || cfg.UpstreamTimeout != timeout || cfg.PlatformDomain != "kamui.test" ||
+			cfg.LogSamplePerMillion != int(c.rate*1_000_000) ||
+			string(cfg.SigningSecret) != m.SigningSecret.ValueString() || cfg.CacheMarker != m.CacheMarker.ValueString() {
+			t.Errorf("budget %s, timeout %s, rate %v: the Worker reads budget %v, timeout %v, rate %d, domain %q",
+				c.budget, c.timeout, c.rate, cfg.TTLs.Budget, cfg.UpstreamTimeout, cfg.LogSamplePerMillion, cfg.PlatformDomain)
+		}
+	}
+}
+
+// redactedBinding is a binding's metadata fit for a test failure: secret text left out.
+func redactedBinding(b map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range b {
+		out[k] = v
+	}
+	if out["type"] == string(route.SecretTextBinding) {
+		out["text"] = "(redacted)"
+	}
+	return out
 }

@@ -59,15 +59,21 @@ func TestParseConfigRejects(t *testing.T) {
 	}
 }
 
-func TestParseRate(t *testing.T) {
-	for in, want := range map[string]int{"0": 0, "1": 1_000_000, "1.0": 1_000_000, "0.25": 250_000, ".5": 500_000, "0.0000019": 1} {
-		if got, ok := parseRate(in); !ok || got != want {
-			t.Errorf("parseRate(%q) = %d, %v; want %d", in, got, ok, want)
+// Every text binding of the contract is one the Worker requires: without it, it refuses to
+// start and names it.
+func TestParseConfigReadsEveryContractBinding(t *testing.T) {
+	for _, b := range route.WorkerBindings {
+		if b.Format == route.FormatObject {
+			continue
 		}
-	}
-	for _, in := range []string{"", ".", "2", "1.01", "-0.5", "0.5x", "abc"} {
-		if _, ok := parseRate(in); ok {
-			t.Errorf("parseRate(%q) accepted", in)
+		m := validBindings()
+		if _, ok := m[b.Name]; !ok {
+			t.Errorf("%s: validBindings has no value for it", b.Name)
+			continue
+		}
+		delete(m, b.Name)
+		if _, err := parse(m); err == nil || !strings.Contains(err.Error(), "binding "+b.Name+": missing") {
+			t.Errorf("without %s: err = %v", b.Name, err)
 		}
 	}
 }

@@ -77,7 +77,8 @@
 // # Bindings
 //
 // The Worker reads its whole configuration from these Worker bindings; the provider must
-// upload all of them. A missing or invalid one makes every request a fixed 500 plus a log
+// upload all of them. route.WorkerBindings is the contract (names, kinds, value formats,
+// minimum secret sizes): the provider writes from it, ParseConfig and the adapter read by it. A missing or invalid one makes every request a fixed 500 plus a log
 // line, never a routed request.
 //
 //	ROUTES                    KV namespace   app name → route.Record (JSON)

@@ -26,6 +26,7 @@ import (
 
 	"syscall/js"
 
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge/wire"
 )
@@ -262,11 +263,19 @@ func newHandler(env js.Value) *edge.Handler {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	for _, b := range []struct{ name, method string }{
-		{edge.BindingRoutes, "get"}, {edge.BindingDomains, "get"}, {edge.BindingStatic, "head"},
-	} {
-		if v := env.Get(b.name); v.Type() != js.TypeObject || v.Get(b.method).Type() != js.TypeFunction {
-			errs = append(errs, &edge.ConfigError{Binding: b.name, Problem: "missing or not the right binding type"})
+	// The object bindings of the contract, each by a method only its kind has (R2's head).
+	for _, b := range route.WorkerBindings {
+		method := ""
+		switch b.Kind {
+		case route.KVNamespaceBinding:
+			method = "get"
+		case route.R2BucketBinding:
+			method = "head"
+		default:
+			continue
+		}
+		if v := env.Get(b.Name); v.Type() != js.TypeObject || v.Get(method).Type() != js.TypeFunction {
+			errs = append(errs, &edge.ConfigError{Binding: b.Name, Problem: "missing or not the right binding type"})
 		}
 	}
 	if len(errs) > 0 {
