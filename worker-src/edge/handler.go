@@ -180,8 +180,8 @@ type Exchange struct {
 	// side by side with any still pending. Kept across passes; the log line is rebuilt by
 	// every pass.
 	asked, askedRounds int
-	line     logLine
-	logged   bool
+	line               logLine
+	logged             bool
 }
 
 // RequestID is the id of this request (in X-Request-Id and in every fixed body).
