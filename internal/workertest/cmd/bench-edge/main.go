@@ -16,7 +16,8 @@
 // run as they would in production. Rounds alternate the Workers, one at a time, in an order
 // that rotates every round: each sees the same machine moments, and none competes with
 // another for the CPUs. A Worker idles while the others take their turns, so its caches age
-// across those gaps: its floors are computed from the times its own requests were sent.
+// across those gaps (the same gaps for every Worker over a whole run): its floors are
+// computed from the times its own requests were sent.
 package main
 
 import (
@@ -85,7 +86,7 @@ type fixture struct {
 func main() {
 	n := flag.Int("n", 3000, "requests in the trace (over all rounds)")
 	rate := flag.Float64("rate", 40, "requests per second (open loop) while a Worker takes its turn")
-	rounds := flag.Int("rounds", 6, "rounds: the trace is cut into this many slices, each replayed through every Worker in turn")
+	rounds := flag.Int("rounds", 12, "rounds: the trace is cut into this many slices, each replayed through every Worker in turn (rounded up to a multiple of the Workers' count)")
 	flood := flag.Int("flood", 1000, "distinct random platform labels in the flood scenario (0: none)")
 	floodRate := flag.Float64("flood-rate", 200, "requests per second of the flood")
 	apps := flag.Int("apps", 500, "applications")
@@ -197,6 +198,16 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		if wanted {
 			picked = append(picked, w)
 		}
+	}
+	// The turn order rotates by one Worker per round, so a Worker's idle gap is two slices
+	// three times out of four and six once (with four Workers); a multiple of the Workers'
+	// count gives every Worker the same gaps, hence comparable cache ageing and KV reads.
+	if r := rounds % len(picked); r != 0 {
+		rounds += len(picked) - r
+		if n < rounds {
+			return fmt.Errorf("-n %d is smaller than %d rounds", n, rounds)
+		}
+		fmt.Printf("bench-edge: rounds rounded up to %d, a multiple of the %d Workers\n", rounds, len(picked))
 	}
 	hosts := map[string]*workertest.Host{}
 	for _, w := range picked {
