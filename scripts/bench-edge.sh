@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Replays a generated traffic mix through workerd (Miniflare from the repo's node_modules)
-# for the edge Worker, a no-cache baseline Worker and a one-KV-read JS pass-through Worker,
-# and prints KV reads per 1,000 requests against the floor, warm latency against the
-# pass-through, and the Wasm size. The last line is machine-readable:
-#   bench-edge: kv_reads_vs_floor=<ratio> latency_p50_vs_js=<ratio> latency_p99_vs_js=<ratio> gzip_bytes=<n>
-# Extra arguments go to the Go program (e.g. -n 5000 -rate 50 -budget 45).
+# for the edge Worker, js-seed (the seed design of DESIGN.md §3 in plain JavaScript, the
+# yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in
+# alternating rounds, then a flood of distinct random platform labels. It prints per Worker
+# KV reads, Cache API lookups/puts and R2 reads per 1,000 requests, p50/p99 (median over the
+# rounds, with the spread), the floor and the known floor (without the unknown hosts' reads),
+# per kind of request the sequential I/O rounds before the response starts, and the Wasm
+# size. The last line is machine-readable:
+#   bench-edge: kv_reads_vs_floor=<ratio> kv_reads_vs_known_floor=<ratio> flood_kv_reads=<n> flood_fp_bound=<n> latency_p50_vs_seed=<ratio> latency_p99_vs_seed=<ratio> latency_p50_vs_js=<ratio> gzip_bytes=<n>
+# Extra arguments go to the Go program (e.g. -n 5000 -rate 50 -rounds 6 -flood 1000 -budget 45).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -13,8 +13,10 @@
 //   origins      {"origin.hostname": "http://127.0.0.1:port"}: every upstream fetch of the
 //                Worker goes to an "origin router" Worker that rewrites the URL by hostname
 //                (the local edge's tunnel emulation does the same)
-//   countKV      true: wrap the KV bindings to count get() calls from inside the runtime;
-//                GET http://kv-stats.host.invalid/ answers {"reads": n, "cacheTtls": {NS: ["36", ...]}}
+//   countKV      true: wrap the KV bindings to count get() calls from inside the runtime, and
+//                count caches.default match/put and R2 get/head calls too;
+//                GET http://kv-stats.host.invalid/ answers {"reads": n, "cacheMatches": n,
+//                "cachePuts": n, "r2Reads": n, "cacheTtls": {NS: ["36", ...]}}
 //   failKV       ["key", ...]: with countKV, get() of these keys rejects (KV failure injection)
 //   failCache    ["substring", ...]: with countKV, caches.default.match/put of URLs containing
 //                one of these reject (Cache API failure injection)
@@ -38,7 +40,7 @@ if (cfg.countKV) {
   const main = cfg.modules[0].path;
   const wrapper = `
 import worker from "./${main}";
-let reads = 0;
+let reads = 0, cacheMatches = 0, cachePuts = 0, r2Reads = 0;
 const cacheTtls = {};
 const wrapped = new Map();
 const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
@@ -56,21 +58,32 @@ function wrap(ns, name) {
     return typeof v === "function" ? v.bind(t) : v;
   } });
 }
+function wrapR2(bucket) {
+  return new Proxy(bucket, { get(t, p) {
+    const v = t[p];
+    if (p === "get" || p === "head") return (...a) => { r2Reads++; return v.apply(t, a); };
+    return typeof v === "function" ? v.bind(t) : v;
+  } });
+}
 const KV = ${JSON.stringify(kvNames)};
+const R2 = ${JSON.stringify(Object.keys(cfg.r2 || {}))};
 let env2;
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads, cacheTtls: Object.fromEntries(Object.entries(cacheTtls).map(([k, v]) => [k, Object.keys(v)])) });
+    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads, cacheMatches, cachePuts, r2Reads, cacheTtls: Object.fromEntries(Object.entries(cacheTtls).map(([k, v]) => [k, Object.keys(v)])) });
     if (!env2) {
-      if (FAIL_CACHE.length) {
-        const c = caches.default;
-        const fails = (u) => FAIL_CACHE.some((f) => String(u && u.url ? u.url : u).includes(f));
-        for (const m of ["match", "put"]) {
-          const orig = c[m].bind(c);
-          c[m] = (u, ...rest) => (fails(u) ? Promise.reject(new Error("injected cache failure")) : orig(u, ...rest));
-        }
+      const c = caches.default;
+      const fails = (u) => FAIL_CACHE.some((f) => String(u && u.url ? u.url : u).includes(f));
+      for (const m of ["match", "put"]) {
+        const orig = c[m].bind(c);
+        c[m] = (u, ...rest) => {
+          if (m === "match") cacheMatches++;
+          else cachePuts++;
+          return fails(u) ? Promise.reject(new Error("injected cache failure")) : orig(u, ...rest);
+        };
       }
       for (const n of KV) wrapped.set(n, wrap(env[n], n));
+      for (const n of R2) wrapped.set(n, wrapR2(env[n]));
       env2 = new Proxy(env, { get(t, p) { return wrapped.has(p) ? wrapped.get(p) : t[p]; } });
     }
     return worker.fetch(request, env2, ctx);

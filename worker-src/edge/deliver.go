@@ -117,6 +117,7 @@ func (h *Handler) contentTTL(readAt time.Time) time.Duration {
 
 func (h *Handler) getObject(ex *Exchange, key string, withBody bool) (Object, bool, error) {
 	ex.line.R2Reads++
+	ex.line.IORounds++
 	return h.Static.Get(key, withBody)
 }
 

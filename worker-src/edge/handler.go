@@ -175,8 +175,13 @@ type Exchange struct {
 	early                  *earlyResolution
 	// prefetch delivers the route-cache lookup started next to the content lookup.
 	prefetch chan routeMatch
-	line     logLine
-	logged   bool
+	// asked is the lookups Decide named for the adapter so far (1 content, 2 route) and
+	// askedRounds how many times it named a new one: the adapter makes each named key once,
+	// side by side with any still pending. Kept across passes; the log line is rebuilt by
+	// every pass.
+	asked, askedRounds int
+	line               logLine
+	logged             bool
 }
 
 // RequestID is the id of this request (in X-Request-Id and in every fixed body).
@@ -220,6 +225,17 @@ func (ex *Exchange) Decide() bool {
 	ex.reset()
 	p := ex.h.serve(ex, ex.req)
 	if ex.pending {
+		named := ex.asked
+		if ex.needContent != "" {
+			named |= 1
+		}
+		if ex.needRoute != "" {
+			named |= 2
+		}
+		if named != ex.asked {
+			ex.asked = named
+			ex.askedRounds++
+		}
 		return false
 	}
 	ex.settle(p)
@@ -250,9 +266,16 @@ func (ex *Exchange) reset() {
 		ContentCache: "skip", RouteCache: "skip"}
 }
 
+// settle completes the log line's I/O counts: io_rounds is every wait the response starts
+// after, one after another (a Cache API round, each KV and R2 read, the upstream fetch);
+// lookups made side by side count as one round.
 func (ex *Exchange) settle(p Plan) {
 	ex.Plan = p
 	ex.Plan.CachePuts = ex.puts
+	ex.line.IORounds += ex.askedRounds
+	if p.Forward != nil {
+		ex.line.IORounds++
+	}
 	if ex.Plan.Forward == nil {
 		ex.finish(ex.Plan.Status)
 	} else {
@@ -325,6 +348,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 			}
 			if wantRoute && ex.blocking {
 				ex.prefetch = h.prefetchRoute(host)
+				if req.Content != nil { // otherwise it runs beside contentHit's own lookup
+					ex.line.IORounds++
+				}
 			}
 			if p, ok := h.contentHit(ex, req.Content, u.key); ok {
 				return p
@@ -378,6 +404,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 func (h *Handler) contentHit(ex *Exchange, l *Lookup, key string) (Plan, bool) {
 	if l == nil {
 		l = new(Lookup)
+		ex.line.IORounds++
 		l.Entry, l.Found, l.Err = h.Cache.Match(key)
 	}
 	e, found, err := l.Entry, l.Found, l.Err

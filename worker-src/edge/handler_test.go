@@ -96,6 +96,56 @@ func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 	}
 }
 
+// The log line counts the sequential I/O rounds before the response starts (lookups side
+// by side are one), as bench-edge reads them.
+func TestLogLineCountsIORounds(t *testing.T) {
+	w := newWorld(t)
+	// Blocking: the content lookup and the route prefetch side by side, DOMAINS, ROUTES,
+	// then the upstream fetch; one route-cache put.
+	ex := w.serve(w.h, get("www.shop.example", "/"))
+	ex.UpstreamResponse(200, nil)
+	l := logLineOf(t, w)
+	if l["io_rounds"] != 4.0 {
+		t.Errorf("cold custom host: log %v, want io_rounds=4", l)
+	}
+
+	// As the adapter drives it: Decide names both lookups at once (one round), the adapter
+	// answers them, Run reads KV.
+	w = newWorld(t)
+	ex = w.h.Begin(get("www.shop.example", "/"))
+	if ex.Decide() {
+		t.Fatal("a cold host decided without I/O")
+	}
+	content, routeKey := ex.Lookups()
+	if content == "" || routeKey == "" {
+		t.Fatalf("lookups %q %q, want both", content, routeKey)
+	}
+	ex.req.Content, ex.req.Route = &Lookup{}, &Lookup{}
+	if ex.Decide() {
+		t.Fatal("decided without the KV reads")
+	}
+	ex.Run()
+	ex.UpstreamResponse(200, nil)
+	l = logLineOf(t, w)
+	if l["io_rounds"] != 4.0 || l["kv_reads"] != 2.0 {
+		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=4 kv_reads=2", l)
+	}
+	for _, p := range ex.Plan.CachePuts {
+		w.cache.Put(p.Key, p.Entry)
+	}
+
+	// Memoized and known dynamic: the upstream fetch is the only wait.
+	ex = w.h.Begin(get("www.shop.example", "/"))
+	if !ex.Decide() || ex.Plan.Forward == nil {
+		t.Fatal("a memoized dynamic host did not decide at once")
+	}
+	ex.UpstreamResponse(200, nil)
+	l = logLineOf(t, w)
+	if l["io_rounds"] != 1.0 || l["kv_reads"] != 0.0 {
+		t.Errorf("memoized host: log %v, want io_rounds=1", l)
+	}
+}
+
 func TestForwardHeadersReplaced(t *testing.T) {
 	w := newWorld(t)
 	req := get("shop.kamui.test", "/")

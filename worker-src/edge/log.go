@@ -23,6 +23,7 @@ type logLine struct {
 	KVReads       int     `json:"kv_reads"`
 	R2Reads       int     `json:"r2_reads,omitempty"`       // static objects
 	ManifestReads int     `json:"manifest_reads,omitempty"` // content-addressed sites' manifests
+	IORounds      int     `json:"io_rounds"`                // sequential I/O waits before the response starts (Exchange.settle)
 	ContentCache  string  `json:"content_cache"`            // skip | hit | miss | unmarked | error
 	RouteCache    string  `json:"route_cache"`              // skip | hit | negative-hit | miss | unmarked | invalid | error (+put-error)
 	Delivery      string  `json:"delivery,omitempty"`
@@ -94,7 +95,8 @@ var logFields = [...]struct {
 	{`{"msg":`, false, false, 0}, {`,"ts_ms":`, true, false, 0}, {`,"request_id":`, false, false, 1},
 	{`,"method":`, false, false, 2}, {`,"host":`, false, true, 3}, {`,"host_kind":`, false, true, 4},
 	{`,"app":`, false, true, 5}, {`,"route_source":`, false, true, 6}, {`,"kv_reads":`, true, false, 1},
-	{`,"r2_reads":`, true, true, 2}, {`,"manifest_reads":`, true, true, 3}, {`,"content_cache":`, false, false, 7},
+	{`,"r2_reads":`, true, true, 2}, {`,"manifest_reads":`, true, true, 3}, {`,"io_rounds":`, true, false, 8},
+	{`,"content_cache":`, false, false, 7},
 	{`,"route_cache":`, false, false, 8}, {`,"delivery":`, false, true, 9}, {`,"outcome":`, false, false, 10},
 	{`,"status":`, true, false, 4}, {`,"dur_us":`, true, false, 5}, {`,"kv_us":`, true, false, 6},
 	{`,"upstream_us":`, true, true, 7}, {`,"error":`, false, true, 11},
@@ -107,7 +109,7 @@ func (l *logLine) encode() string {
 	strs := [...]string{l.Msg, l.RequestID, l.Method, l.Host, l.HostKind, l.App, l.RouteSource,
 		l.ContentCache, l.RouteCache, l.Delivery, l.Outcome.String(), l.Error}
 	nums := [...]int64{l.TimeMS, int64(l.KVReads), int64(l.R2Reads), int64(l.ManifestReads), int64(l.Status),
-		l.DurUS, l.KVUS, l.UpstreamUS}
+		l.DurUS, l.KVUS, l.UpstreamUS, int64(l.IORounds)}
 	b := make([]byte, 0, 384)
 	for _, f := range logFields {
 		if f.num {

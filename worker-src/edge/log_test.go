@@ -12,7 +12,7 @@ func TestLogLineEncodeMatchesEncodingJSON(t *testing.T) {
 		{Msg: "edge.request", RequestID: "r", Method: "HEAD", ManifestReads: 1, ContentCache: "miss", RouteCache: "skip"},
 		{Msg: "edge.request", RequestID: "r", Method: "GET", ContentCache: "skip", RouteCache: "skip"},
 		{Msg: "edge.request", TimeMS: 1795997381096, RequestID: "d2c0d4cc-7a5c", Method: "POST", Host: "www.shop.example",
-			HostKind: "custom", App: "shop", RouteSource: "kv", KVReads: 2, R2Reads: 1, ManifestReads: 1, ContentCache: "miss",
+			HostKind: "custom", App: "shop", RouteSource: "kv", KVReads: 2, R2Reads: 1, ManifestReads: 1, IORounds: 3, ContentCache: "miss",
 			RouteCache: "miss", Delivery: "dynamic", Outcome: OutcomeOK, Status: 200, DurUS: 1234, KVUS: -5, UpstreamUS: 99,
 			Error: "STATIC: \"quoted\" \\ back <tag> & \x00\x1f\t\n é \u2028\u2029 \xff\xfe end"},
 	}

@@ -252,6 +252,7 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 		ex.prefetch = nil
 	} else {
 		m.e, m.found, m.err = h.Cache.Match(key)
+		ex.line.IORounds++
 	}
 	e, found, err := m.e, m.found, m.err
 	switch {
@@ -364,6 +365,7 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 func (h *Handler) kvGet(ex *Exchange, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {
 	t := h.now()
 	ex.line.KVReads++
+	ex.line.IORounds++
 	v, found, err := kv.Get(key, ttl)
 	ex.line.KVUS += us(h.now().Sub(t))
 	return v, found, err

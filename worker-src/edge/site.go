@@ -204,6 +204,7 @@ func (h *Handler) rememberSite(key string, files siteFiles, problem string) {
 // what is wrong with it, never its content beyond what the decoder's error says.
 func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string) {
 	ex.line.ManifestReads++
+	ex.line.IORounds++
 	text, found, err := h.Static.Text(key, route.MaxSiteManifestBytes)
 	switch {
 	case err != nil:

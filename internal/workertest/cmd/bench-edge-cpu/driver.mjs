@@ -1,10 +1,13 @@
-// The driver of bench-edge-cpu: it imports the edge Worker and the JS pass-through in this
-// Node process and replays one warm request shape through each, with in-memory bindings
-// and an upstream fetch that answers at once, so the time measured is the Workers' own CPU
-// (Go core, shim, Request/Response objects), without any runtime I/O or scheduling noise.
+// The driver of bench-edge-cpu: it imports the edge Worker, js-seed and the JS pass-through
+// in this Node process and replays one warm request shape through each, with in-memory
+// bindings (a KV of one record, a Cache API that keeps what is put) and an upstream fetch
+// that answers at once, so the time measured is the Workers' own CPU (Go core, shim,
+// Request/Response objects, WebCrypto), without any runtime I/O or scheduling noise. Warm
+// means each Worker's own warm path: the edge's in-isolate memo, js-seed's content-cache
+// miss and route-cache hit, the pass-through's one KV read.
 // Usage: node driver.mjs <dir> <requests>; <dir> holds worker.mjs (its edge.wasm import
-// rewritten to a file read), wasm_exec.js, edge.wasm, passthrough.mjs, deliver.mjs and
-// record.json (a valid ROUTES record for app "shop").
+// rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
+// deliver.mjs and record.json (a valid ROUTES record for app "shop").
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,10 +16,21 @@ const [dir, n] = [process.argv[2], Number(process.argv[3] || 5000)];
 const record = readFileSync(join(dir, "record.json"), "utf8").trim();
 const edge = (await import(pathToFileURL(join(dir, "worker.mjs")))).default;
 const js = (await import(pathToFileURL(join(dir, "passthrough.mjs")))).default;
+const seed = (await import(pathToFileURL(join(dir, "js-seed.mjs")))).default;
 
-// Bindings: a one-record KV, an empty R2 bucket, an always-missing cache.
+// Bindings: a one-record KV, an empty R2 bucket, a cache that keeps entries by URL.
 const kv = { get: async (key, opts) => (key === "shop" ? (opts && opts.type === "json" ? JSON.parse(record) : record) : null) };
-globalThis.caches = { default: { match: async () => undefined, put: async () => {} } };
+const stored = new Map();
+const cacheKey = (k) => String(k && k.url ? k.url : k);
+globalThis.caches = { default: {
+  match: async (k) => {
+    const e = stored.get(cacheKey(k));
+    return e ? new Response(e.body, { status: e.status, headers: e.headers }) : undefined;
+  },
+  put: async (k, response) => {
+    stored.set(cacheKey(k), { status: response.status, headers: [...response.headers], body: await response.text() });
+  },
+} };
 globalThis.fetch = async () => new Response('{"ok":true}', { status: 200, headers: { "Content-Type": "application/json" } });
 const env = {
   ROUTES: kv, DOMAINS: kv, STATIC: { get: async () => null, head: async () => null },
@@ -42,13 +56,16 @@ async function block(worker, count) {
   for (let i = 0; i < count; i++) await once(worker, i);
   return performance.now() - t0;
 }
-for (let i = 0; i < 500; i++) { await once(edge, i); await once(js, i); } // warm: memo, JIT
+// warm: memo, route cache, JIT
+for (let i = 0; i < 500; i++) { await once(edge, i); await once(seed, i); await once(js, i); }
+if (!stored.has("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")) throw new Error("no route-cache entry: js-seed's warm path is not the one measured");
 const blocks = 10, size = Math.ceil(n / blocks);
-let edgeMS = 0, jsMS = 0;
+let edgeMS = 0, seedMS = 0, jsMS = 0;
 for (let b = 0; b < blocks; b++) {
   edgeMS += await block(edge, size);
+  seedMS += await block(seed, size);
   jsMS += await block(js, size);
 }
-const [edgeUS, jsUS] = [(edgeMS / (blocks * size)) * 1000, (jsMS / (blocks * size)) * 1000];
-if (logLines === 0) throw new Error("the edge Worker logged nothing: it did not run");
-process.stdout.write(`${edgeUS.toFixed(1)} ${jsUS.toFixed(1)}\n`);
+const us = (t) => ((t / (blocks * size)) * 1000).toFixed(1);
+if (logLines === 0) throw new Error("the Workers logged nothing: they did not run");
+process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)}\n`);

@@ -1,11 +1,12 @@
 // Command bench-edge-cpu measures the edge Worker's own CPU cost per warm request against
-// the JS pass-through, in one Node process with in-memory bindings (see driver.mjs): a
-// request whose route the isolate has memoized, forwarded to an upstream that answers at
+// js-seed (the seed design in plain JavaScript) and the JS pass-through, in one Node process
+// with in-memory bindings (see driver.mjs): a warm request of a dynamic app (the edge's
+// memoized, js-seed's answered by its route cache), forwarded to an upstream that answers at
 // once. bench-edge measures latency through workerd, where runtime I/O dominates and
 // varies with the machine's load; this isolates what the Worker's code costs, the part a
 // change to the Go core or the shim moves. The last line is machine-readable:
 //
-//	bench-edge-cpu: edge_us=<µs/request> js_us=<µs/request> cpu_vs_js=<ratio>
+//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
 package main
 
 import (
@@ -15,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -64,7 +66,7 @@ const wasm = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.m
 		return err
 	}
 	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec}
-	for _, name := range []string{"passthrough.mjs", "deliver.mjs"} {
+	for _, name := range []string{"js-seed.mjs", "passthrough.mjs", "deliver.mjs"} {
 		b, err := os.ReadFile(filepath.Join(root, "internal", "workertest", "testdata", name))
 		if err != nil {
 			return err
@@ -82,11 +84,20 @@ const wasm = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.m
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
 	}
-	var edgeUS, jsUS float64
-	if _, err := fmt.Sscan(string(out), &edgeUS, &jsUS); err != nil || jsUS <= 0 {
+	var edgeUS, seedUS, jsUS float64
+	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS); err != nil || jsUS <= 0 || seedUS <= 0 {
 		return fmt.Errorf("unexpected driver output %q", out)
 	}
-	fmt.Printf("bench-edge-cpu: warm memoized dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each\n", n)
-	fmt.Printf("bench-edge-cpu: edge_us=%.1f js_us=%.1f cpu_vs_js=%.2f\n", edgeUS, jsUS, edgeUS/jsUS)
+	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
+	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, edgeUS/jsUS, edgeUS/seedUS)
 	return nil
+}
+
+// loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }

@@ -1,14 +1,23 @@
-// Command bench-edge replays a generated traffic mix through workerd for the edge Worker,
-// a no-cache baseline Worker and a one-KV-read JS pass-through Worker, and prints KV reads
-// per 1,000 requests against the floor, warm latency against the pass-through, and the
-// Wasm size; static apps are content-addressed sites (a manifest per version), and the edge's
-// R2 object and manifest reads per 1,000 requests are printed beside. The last line is
-// machine-readable:
+// Command bench-edge replays one generated traffic mix through workerd for the edge Worker,
+// js-seed (the seed design of DESIGN.md §3 in plain JavaScript: the yardstick), a one-KV-read
+// JS pass-through (the limit) and a no-cache baseline, in alternating rounds, then a flood of
+// distinct random platform labels. It prints, per Worker: KV reads per 1,000 requests (against
+// the floor, and the known floor that leaves the unknown hosts out), Cache API lookups and
+// puts and R2 reads per 1,000, p50/p99 latency (the median over the rounds, with the spread),
+// and per kind of request the sequential I/O rounds before the response starts, the KV reads
+// and the p50, from each Worker's own log line. The last line is machine-readable:
 //
-//	bench-edge: kv_reads_vs_floor=<ratio> latency_p50_vs_js=<ratio> latency_p99_vs_js=<ratio> gzip_bytes=<n>
+//	bench-edge: kv_reads_vs_floor=<ratio> kv_reads_vs_known_floor=<ratio> flood_kv_reads=<n>
+//	flood_fp_bound=<n> latency_p50_vs_seed=<ratio> latency_p99_vs_seed=<ratio>
+//	latency_p50_vs_js=<ratio> gzip_bytes=<n>
 //
-// The trace is open-loop: request i is sent at i/rate seconds, so cache lifetimes (derived
-// from the freshness budget) expire during the run just as they would in production.
+// (one line). The trace is open-loop: within a round, request i is sent at its own offset from
+// the round's start, so cache lifetimes (derived from the freshness budget) expire during the
+// run as they would in production. Rounds alternate the Workers, one at a time, in an order
+// that rotates every round: each sees the same machine moments, and none competes with
+// another for the CPUs. A Worker idles while the others take their turns, so its caches age
+// across those gaps (the same gaps for every Worker over a whole run): its floors are
+// computed from the times its own requests were sent.
 package main
 
 import (
@@ -38,11 +47,15 @@ import (
 
 const platform = "kamui.test"
 
+// fpRate is the false-positive rate the unknown-host filter targets (issue 16): in a flood
+// of N distinct labels it may let 0.01 × N per-host reads through.
+const fpRate = 0.01
+
 var only, dumpLogs, logSample, compareDir string
 var byKind bool
 
 type request struct {
-	at     time.Duration // scheduled send time from the start of the replay
+	at     time.Duration // scheduled send time from the start of its round (or flood)
 	method string
 	host   string
 	path   string
@@ -50,8 +63,14 @@ type request struct {
 	reads    int  // KV reads a resolution of this host costs
 	negative bool // the host resolves to a confirmed absence
 	warmup   bool
-	kind     string // static-get | dynamic | unknown | static-head (for -by-kind)
+	// kind is static-get | static-head | dynamic, then "/" and the host's class: platform,
+	// custom-shared (a custom host of an app the trace also reaches by its platform host),
+	// custom; or unknown-label (a random label under the platform domain), unknown-unmapped
+	// (a registered custom hostname with no mapping), flood.
+	kind string
 }
+
+func (q request) unknown() bool { return strings.HasPrefix(q.kind, "unknown") || q.kind == "flood" }
 
 // benchWorker is one Worker the trace is replayed through.
 type benchWorker struct {
@@ -65,25 +84,31 @@ type fixture struct {
 }
 
 func main() {
-	n := flag.Int("n", 3000, "requests in the trace")
-	rate := flag.Float64("rate", 40, "requests per second (open loop) for each Worker; all Workers replay at once")
+	n := flag.Int("n", 3000, "requests in the trace (over all rounds)")
+	rate := flag.Float64("rate", 40, "requests per second (open loop) while a Worker takes its turn")
+	rounds := flag.Int("rounds", 12, "rounds: the trace is cut into this many slices, each replayed through every Worker in turn (rounded up to a multiple of the Workers' count)")
+	flood := flag.Int("flood", 1000, "distinct random platform labels in the flood scenario (0: none)")
+	floodRate := flag.Float64("flood-rate", 200, "requests per second of the flood")
 	apps := flag.Int("apps", 500, "applications")
-	budget := flag.Int("budget", int(route.DefaultFreshnessBudget/time.Second), "FRESHNESS_BUDGET_SECONDS for the edge Worker")
+	budget := flag.Int("budget", int(route.DefaultFreshnessBudget/time.Second), "FRESHNESS_BUDGET_SECONDS of the Workers")
 	conc := flag.Int("concurrency", 32, "maximum requests in flight")
 	seed := flag.Int64("seed", 1, "trace seed")
-	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the edge Worker (the KV cross-check needs 1)")
-	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, baseline, js-passthrough, js-pass+cache, edge-compare); for debugging")
+	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the Workers (the per-kind counts need 1)")
+	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, js-seed, js-passthrough, baseline, js-pass+cache, edge-compare); for debugging")
 	flag.StringVar(&compareDir, "compare", "", "also replay another build of the edge Worker from this directory (scripts/build-worker.sh DIR), as edge-compare, to A/B a change under the same load")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
-	flag.BoolVar(&byKind, "by-kind", false, "also print each Worker's latency per kind of request (diagnostic)")
+	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's latency per path taken through it (diagnostic)")
 	flag.Parse()
-	if err := run(*n, *rate, *apps, *budget, *conc, *seed); err != nil {
+	if err := run(*n, *rate, *rounds, *flood, *floodRate, *apps, *budget, *conc, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, rate float64, apps, budget, conc int, seed int64) error {
+// workerNames are the Workers of a default run, in the order they are reported.
+var workerNames = []string{"edge", "js-seed", "js-passthrough", "baseline"}
+
+func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget, conc int, seed int64) error {
 	loadStart := loadAverage()
 	root, err := workertest.RepoRoot()
 	if err != nil {
@@ -95,6 +120,9 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	ttls, err := route.DeriveTTLs(time.Duration(budget) * time.Second)
 	if err != nil {
 		return err
+	}
+	if rounds < 1 || n < rounds {
+		return fmt.Errorf("-rounds %d: want 1..n", rounds)
 	}
 	out, err := os.MkdirTemp("", "bench-edge-*")
 	if err != nil {
@@ -127,9 +155,10 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	}))
 
 	fx := makeFixture(apps)
-	trace := makeTrace(n, rate, apps, seed)
-	floor, floorRC := floorReads(trace, ttls)
-	fmt.Printf("bench-edge: trace n=%d rate=%.0f/s apps=%d (Zipf), 30%% static GET, 60%% dynamic, 5%% unknown hosts, 5%% static HEAD\n", n, rate, apps)
+	trace := makeTrace(n, rate, rounds, apps, seed)
+	floodTrace := makeFlood(flood, floodRate, seed)
+	fmt.Printf("bench-edge: trace n=%d rate=%.0f/s in %d rounds apps=%d (Zipf), 30%% static GET, 60%% dynamic, 5%% unknown hosts (%d%% random platform labels, the rest %d registered but unmapped custom hostnames), 5%% static HEAD; flood of %d distinct labels at %.0f/s\n",
+		n, rate, rounds, apps, 100-unmappedPercent, unmappedHosts, flood, floodRate)
 	fmt.Printf("bench-edge: budget=%ds memo=%v route_cache=%v negative=%v kv_cacheTtl=%v/%v\n",
 		budget, ttls.Memo, ttls.RouteCache, ttls.Negative, ttls.DomainsKV, ttls.RoutesKV)
 
@@ -143,31 +172,48 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 	}
 	origins := map[string]string{"tunnel.kamui.test": "http://" + origin.Addr().String()}
 	testdata := filepath.Join(root, "internal", "workertest", "testdata")
+	jsWorker := func(paths ...string) workertest.HostConfig {
+		c := workertest.HostConfig{ModulesRoot: testdata}
+		for _, p := range paths {
+			c.Modules = append(c.Modules, workertest.Module{Type: "ESModule", Path: p})
+		}
+		return c
+	}
 	workers := []benchWorker{
 		{"edge", workertest.HostConfig{ModulesRoot: out, Modules: workertest.EdgeModules()}},
-		{"baseline", workertest.HostConfig{ModulesRoot: testdata, Modules: []workertest.Module{
-			{Type: "ESModule", Path: "baseline.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
-		{"js-passthrough", workertest.HostConfig{ModulesRoot: testdata, Modules: []workertest.Module{
-			{Type: "ESModule", Path: "passthrough.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
-		{"js-pass+cache", workertest.HostConfig{ModulesRoot: testdata, Modules: []workertest.Module{
-			{Type: "ESModule", Path: "passthrough-cache.mjs"}, {Type: "ESModule", Path: "passthrough.mjs"}, {Type: "ESModule", Path: "deliver.mjs"}}}},
+		{"js-seed", jsWorker("js-seed.mjs")},
+		{"js-passthrough", jsWorker("passthrough.mjs", "deliver.mjs")},
+		{"baseline", jsWorker("baseline.mjs", "deliver.mjs")},
+		{"js-pass+cache", jsWorker("passthrough-cache.mjs", "passthrough.mjs", "deliver.mjs")},
 	}
 	if compareDir != "" {
 		workers = append(workers, benchWorker{"edge-compare", workertest.HostConfig{ModulesRoot: compareDir, Modules: workertest.EdgeModules()}})
 	}
-	// All Workers replay the same trace at the same time, each on its own workerd: the
-	// machine's background load then weighs on every Worker alike.
-	results := map[string]*runResult{}
-	errs := map[string]error{}
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	hosts := map[string]*workertest.Host{}
+	var picked []benchWorker
 	for _, w := range workers {
-		if only != "" && !slices.Contains(strings.Split(only, ","), w.name) {
-			continue
+		wanted := slices.Contains(workerNames, w.name) || w.name == "edge-compare"
+		if only != "" {
+			wanted = slices.Contains(strings.Split(only, ","), w.name)
 		}
+		if wanted {
+			picked = append(picked, w)
+		}
+	}
+	// The turn order rotates by one Worker per round, so a Worker's idle gap is two slices
+	// three times out of four and six once (with four Workers); a multiple of the Workers'
+	// count gives every Worker the same gaps, hence comparable cache ageing and KV reads.
+	if r := rounds % len(picked); r != 0 {
+		rounds += len(picked) - r
+		if n < rounds {
+			return fmt.Errorf("-n %d is smaller than %d rounds", n, rounds)
+		}
+		fmt.Printf("bench-edge: rounds rounded up to %d, a multiple of the %d Workers\n", rounds, len(picked))
+	}
+	hosts := map[string]*workertest.Host{}
+	for _, w := range picked {
 		cfg := w.cfg
 		cfg.Bindings, cfg.KV, cfg.R2, cfg.Origins, cfg.CountKV = bindings, fx.kv, fx.r2, origins, true
+		cfg.CompatibilityDate = route.WorkerCompatibilityDate
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		h, err := workertest.StartHost(ctx, root, cfg)
 		cancel()
@@ -177,63 +223,107 @@ func run(n int, rate float64, apps, budget, conc int, seed int64) error {
 		defer h.Close()
 		hosts[w.name] = h
 	}
-	for name, h := range hosts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			res, err := replay(h, name, trace, conc)
-			mu.Lock()
-			defer mu.Unlock()
-			results[name], errs[name] = res, err
-		}()
+
+	results := map[string]*workerResult{}
+	for _, w := range picked {
+		results[w.name] = &workerResult{}
+		var warm []request
+		for _, q := range trace {
+			if q.warmup {
+				warm = append(warm, q)
+			}
+		}
+		if _, err := replay(hosts[w.name], warm, conc, 0); err != nil {
+			return fmt.Errorf("%s warm-up: %w", w.name, err)
+		}
 	}
-	wg.Wait()
-	for _, w := range workers {
-		res, ok := results[w.name]
-		if !ok {
-			continue
+	measured := trace[slices.IndexFunc(trace, func(q request) bool { return !q.warmup }):]
+	runStart := time.Now()
+	for k := 0; k < rounds; k++ {
+		slice := measured[k*len(measured)/rounds : (k+1)*len(measured)/rounds]
+		for i := range picked {
+			w := picked[(i+k)%len(picked)]
+			s, err := replay(hosts[w.name], slice, conc, time.Since(runStart))
+			if err != nil {
+				return fmt.Errorf("%s round %d: %w", w.name, k+1, err)
+			}
+			results[w.name].add(s)
 		}
-		if err := errs[w.name]; err != nil {
-			return fmt.Errorf("%s: %w", w.name, err)
+	}
+	if len(floodTrace) > 0 {
+		for i := range picked {
+			w := picked[i%len(picked)]
+			s, err := replay(hosts[w.name], floodTrace, conc, time.Since(runStart))
+			if err != nil {
+				return fmt.Errorf("%s flood: %w", w.name, err)
+			}
+			results[w.name].flood = s
 		}
-		fmt.Printf("bench-edge: %-15s kv_reads=%d per_1000=%.1f (wrapper %d, log sum %d) p50=%.2fms p99=%.2fms statuses=%v client_errors=%d %s\n",
-			w.name, res.kvReads, per1000(res.kvReads, n), res.kvReads, res.logReads, ms(res.p50), ms(res.p99), res.statuses, res.errors, res.firstErr)
-		if res.kinds != "" {
-			fmt.Printf("bench-edge: %-15s by kind:%s\n", w.name, res.kinds)
+	}
+	if dumpLogs != "" {
+		if h := hosts["edge"]; h != nil {
+			os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs(), "\n")+"\n"+h.Stderr()), 0o644)
+		}
+	}
+
+	// Per Worker.
+	for _, w := range picked {
+		r := results[w.name]
+		floor, _ := floorReads(r.reqs, r.sentAt, ttls, false)
+		known, _ := floorReads(r.reqs, r.sentAt, ttls, true)
+		r.floor, r.knownFloor = floor, known
+		p50, p50lo, p50hi := r.roundStat(50)
+		p99, p99lo, p99hi := r.roundStat(99)
+		fmt.Printf("bench-edge: %-14s per 1000: kv_reads=%.1f (log sum %d of %d) cache_lookups=%.1f cache_puts=%.1f r2_reads=%.1f | kv/floor=%.3f kv/known_floor=%.3f | p50=%.2fms [%.2f..%.2f] p99=%.2fms [%.2f..%.2f] (median [spread] over %d rounds) statuses=%v client_errors=%d %s\n",
+			w.name, per1000(r.stats.Reads, len(r.reqs)), r.logKV, r.stats.Reads, per1000(r.stats.CacheMatches, len(r.reqs)), per1000(r.stats.CachePuts, len(r.reqs)),
+			per1000(r.stats.R2Reads, len(r.reqs)), ratio(r.stats.Reads, floor), ratio(r.stats.Reads, known),
+			ms(p50), ms(p50lo), ms(p50hi), ms(p99), ms(p99lo), ms(p99hi), len(r.rounds), r.statuses, r.errors, r.firstErr)
+		if r.logKV != r.stats.Reads && r.logLines > 0 {
+			fmt.Printf("bench-edge: WARNING: %s log kv_reads sum %d != runtime wrapper count %d\n", w.name, r.logKV, r.stats.Reads)
+		}
+		if r.flood != nil {
+			f := r.flood
+			fmt.Printf("bench-edge: %-14s flood of %d distinct labels: kv_reads=%d cache_lookups=%d p50=%.2fms p99=%.2fms statuses=%v\n",
+				w.name, len(floodTrace), f.stats.Reads, f.stats.CacheMatches, ms(pct(f.lat, 50)), ms(pct(f.lat, 99)), f.statuses)
+		}
+	}
+	printKinds(picked, results)
+	if byKind {
+		if r := results["edge"]; r != nil {
+			fmt.Print(r.paths())
 		}
 	}
 	if c, e := results["edge-compare"], results["edge"]; c != nil && e != nil {
-		fmt.Printf("bench-edge: edge vs edge-compare p50=%.3f p99=%.3f kv_reads=%d/%d\n",
-			float64(e.p50)/float64(c.p50), float64(e.p99)/float64(c.p99), e.kvReads, c.kvReads)
+		p50, lo, hi := roundRatio(e, c, 50)
+		p99, _, _ := roundRatio(e, c, 99)
+		fmt.Printf("bench-edge: edge vs edge-compare p50=%.3f [%.3f..%.3f] p99=%.3f kv_reads=%d/%d\n", p50, lo, hi, p99, e.stats.Reads, c.stats.Reads)
 	}
-	if only != "" {
-		return nil
+	e, sd, js := results["edge"], results["js-seed"], results["js-passthrough"]
+	if e == nil || sd == nil || js == nil {
+		return nil // a partial run (-only) has no goals to print
 	}
-	e, js, jsc := results["edge"], results["js-passthrough"], results["js-pass+cache"]
-	if e.logReads != e.kvReads {
-		fmt.Printf("bench-edge: WARNING: edge log kv_reads sum %d != runtime wrapper count %d\n", e.logReads, e.kvReads)
-	}
-	fmt.Printf("bench-edge: floor kv_reads=%d per_1000=%.1f (ideal shared cache holding each resolution memo+route_cache / memo+negative); route-cache-only floor=%d\n",
-		floor, per1000(floor, n), floorRC)
-	fmt.Printf("bench-edge: kv reads per 1000: edge=%.1f baseline=%.1f js-passthrough=%.1f floor=%.1f\n",
-		per1000(e.kvReads, n), per1000(results["baseline"].kvReads, n), per1000(js.kvReads, n), per1000(floor, n))
-	statics := 0
-	for _, q := range trace {
-		if !q.warmup && strings.HasPrefix(q.kind, "static") {
-			statics++
-		}
-	}
-	fmt.Printf("bench-edge: edge static reads per 1000 requests: r2=%.1f manifest=%.1f (%d static GET/HEAD of %d requests, %d sites)\n",
-		per1000(e.r2Reads, n), per1000(e.manifestReads, n), statics, n, staticApps(apps))
-	fmt.Printf("bench-edge: warm latency edge p50=%.2fms p99=%.2fms; js-passthrough p50=%.2fms p99=%.2fms; js-pass+cache (one Cache API lookup per GET) p50=%.2fms p99=%.2fms\n",
-		ms(e.p50), ms(e.p99), ms(js.p50), ms(js.p99), ms(jsc.p50), ms(jsc.p99))
+	fmt.Printf("bench-edge: floor kv_reads=%d per_1000=%.1f, known floor (without the unknown hosts' reads) kv_reads=%d per_1000=%.1f (ideal shared cache holding each resolution memo+route_cache / memo+negative, on the edge's send times)\n",
+		e.floor, per1000(e.floor, len(e.reqs)), e.knownFloor, per1000(e.knownFloor, len(e.reqs)))
 	fmt.Printf("bench-edge: edge.wasm raw_bytes=%d gzip_bytes=%d\n", len(wasm), gzipBytes)
+	s50, s50lo, s50hi := roundRatio(e, sd, 50)
+	s99, s99lo, s99hi := roundRatio(e, sd, 99)
+	j50, j50lo, j50hi := roundRatio(e, js, 50)
+	floodReads := 0
+	if e.flood != nil {
+		floodReads = e.flood.stats.Reads
+	}
+	fmt.Printf("bench-edge: goal edge/js-seed latency ≤ 1.0: p50 %.3f [%.3f..%.3f] p99 %.3f [%.3f..%.3f] (median [spread] of the per-round ratios)\n",
+		s50, s50lo, s50hi, s99, s99lo, s99hi)
+	fpBound := strconv.FormatFloat(fpRate*float64(len(floodTrace)), 'f', -1, 64)
+	fmt.Printf("bench-edge: goal edge KV reads ≤ js-seed's: %d vs %d; ≤ 1.05 × known floor: %.3f; flood per-host reads %d ≤ %s (%.0f%% of %d)\n",
+		e.stats.Reads, sd.stats.Reads, ratio(e.stats.Reads, e.knownFloor), floodReads, fpBound, fpRate*100, len(floodTrace))
+	fmt.Printf("bench-edge: distance to the limit, edge/js-passthrough p50 %.3f [%.3f..%.3f] (moonshot ≤ 1.25)\n", j50, j50lo, j50hi)
 	// The latency ratios move with the machine's other work: under load the runtimes'
 	// queueing hides the Workers' differences, on a quiet machine their I/O shows.
 	fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
 		loadStart, loadAverage(), runtime.NumCPU())
-	fmt.Printf("bench-edge: kv_reads_vs_floor=%.3f latency_p50_vs_js=%.3f latency_p99_vs_js=%.3f gzip_bytes=%d\n",
-		float64(e.kvReads)/float64(max(floor, 1)), float64(e.p50)/float64(js.p50), float64(e.p99)/float64(js.p99), gzipBytes)
+	fmt.Printf("bench-edge: kv_reads_vs_floor=%.3f kv_reads_vs_known_floor=%.3f flood_kv_reads=%d flood_fp_bound=%s latency_p50_vs_seed=%.3f latency_p99_vs_seed=%.3f latency_p50_vs_js=%.3f gzip_bytes=%d\n",
+		ratio(e.stats.Reads, e.floor), ratio(e.stats.Reads, e.knownFloor), floodReads, fpBound, s50, s99, j50, gzipBytes)
 	return nil
 }
 
@@ -246,19 +336,35 @@ func loadAverage() string {
 	return "unknown"
 }
 
-func per1000(reads, n int) float64 { return float64(reads) * 1000 / float64(n) }
+func per1000(reads, n int) float64 { return float64(reads) * 1000 / float64(max(n, 1)) }
 func ms(d time.Duration) float64   { return float64(d.Microseconds()) / 1000 }
+func ratio(a, b int) float64       { return float64(a) / float64(max(b, 1)) }
 
 func appName(i int) string { return "app" + strconv.Itoa(i) }
 
 // Every third app is static, every second one has a custom domain www.<app>.example.
 func isStatic(i int) bool     { return i%3 == 0 }
-func staticApps(apps int) int { return (apps + 2) / 3 }
 func hasCustom(i int) bool    { return i%2 == 0 }
 func customHost(i int) string { return "www." + appName(i) + ".example" }
 
 var staticPaths = []string{"/", "/app.js", "/style.css", "/img/logo.svg"}
 
+// Unknown hosts are what reaches a Cloudflare for SaaS zone: random labels under the
+// platform's wildcard, and (unmappedPercent of them) registered custom hostnames whose
+// mapping is gone, a few names that recur.
+const (
+	unmappedPercent = 20
+	unmappedHosts   = 8
+)
+
+func randomLabel(r *rand.Rand) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 12)
+	for i := range b {
+		b[i] = alphabet[r.Intn(len(alphabet))]
+	}
+	return string(b)
+}
 func makeFixture(apps int) fixture {
 	fx := fixture{
 		kv: map[string]map[string]string{"ROUTES": {}, "DOMAINS": {}},
@@ -305,7 +411,7 @@ func makeFixture(apps int) fixture {
 	return fx
 }
 
-func makeTrace(n int, rate float64, apps int, seed int64) []request {
+func makeTrace(n int, rate float64, rounds, apps int, seed int64) []request {
 	r := rand.New(rand.NewSource(seed))
 	var statics, dynamics []int
 	for i := 0; i < apps; i++ {
@@ -317,10 +423,16 @@ func makeTrace(n int, rate float64, apps int, seed int64) []request {
 	}
 	zs := rand.NewZipf(r, 1.1, 1, uint64(len(statics)-1))
 	zd := rand.NewZipf(r, 1.1, 1, uint64(len(dynamics)-1))
-	hostOf := func(i int) (string, int) {
+	appOf := make([]int, n) // -1: not an app's request
+	custom := make([]bool, n)
+	viaPlatform := map[int]bool{}
+	hostOf := func(k, i int) (string, int) {
+		appOf[k] = i
 		if hasCustom(i) && r.Intn(2) == 0 {
+			custom[k] = true
 			return customHost(i), 2
 		}
+		viaPlatform[i] = true
 		return appName(i) + "." + platform, 1
 	}
 	var trace []request
@@ -330,50 +442,84 @@ func makeTrace(n int, rate float64, apps int, seed int64) []request {
 	}
 	for k := 0; k < n; k++ {
 		q := request{at: time.Duration(float64(k) / rate * float64(time.Second))}
+		appOf[k] = -1
 		u := r.Float64()
 		switch {
 		case u < 0.30:
 			i := statics[zs.Uint64()]
 			q.method, q.path, q.kind = "GET", staticPaths[r.Intn(len(staticPaths))], "static-get"
-			q.host, q.reads = hostOf(i)
+			q.host, q.reads = hostOf(k, i)
 		case u < 0.90:
 			i := dynamics[zd.Uint64()]
 			q.method, q.path, q.kind = "GET", "/api/items/"+strconv.Itoa(r.Intn(100)), "dynamic"
 			if r.Intn(5) == 0 {
 				q.method = "POST"
 			}
-			q.host, q.reads = hostOf(i)
+			q.host, q.reads = hostOf(k, i)
 		case u < 0.95:
-			q.method, q.path, q.negative, q.reads, q.kind = "GET", "/", true, 1, "unknown"
-			if r.Intn(2) == 0 {
-				q.host = "nx" + strconv.Itoa(r.Intn(100000)) + ".unknown.example"
+			q.method, q.path, q.negative, q.reads = "GET", "/", true, 1
+			if r.Intn(100) < unmappedPercent {
+				q.host, q.kind = "www.gone"+strconv.Itoa(r.Intn(unmappedHosts))+".example", "unknown-unmapped"
 			} else {
-				q.host = "ghost" + strconv.Itoa(r.Intn(1000)) + "." + platform
+				q.host, q.kind = randomLabel(r)+"."+platform, "unknown-label"
 			}
 		default:
 			i := statics[zs.Uint64()]
 			q.method, q.path, q.kind = "HEAD", staticPaths[r.Intn(len(staticPaths))], "static-head"
-			q.host, q.reads = hostOf(i)
+			q.host, q.reads = hostOf(k, i)
 		}
 		trace = append(trace, q)
+	}
+	for k := range n {
+		q := &trace[50+k]
+		switch {
+		case appOf[k] < 0:
+		case !custom[k]:
+			q.kind += "/platform"
+		case viaPlatform[appOf[k]]:
+			q.kind += "/custom-shared"
+		default:
+			q.kind += "/custom"
+		}
 	}
 	return trace
 }
 
+// makeFlood is a burst of n distinct random labels under the platform domain, the
+// random-subdomain flood a SaaS zone lets through to the Worker.
+func makeFlood(n int, rate float64, seed int64) []request {
+	r := rand.New(rand.NewSource(seed + 1))
+	seen := map[string]bool{}
+	var flood []request
+	for len(flood) < n {
+		h := "f" + randomLabel(r) + "." + platform
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		flood = append(flood, request{at: time.Duration(float64(len(flood)) / rate * float64(time.Second)),
+			method: "GET", host: h, path: "/", reads: 1, negative: true, kind: "flood"})
+	}
+	return flood
+}
+
 // floorReads counts the reads of an ideal cache shared by every request: each resolution
 // is read once and then held for the longest lifetime the budget allows (memo + route
-// cache, or memo + negative). It ignores content-cache hits that would skip resolution,
-// so a Worker can come in below it. The second value holds entries for the route-cache
+// cache, or memo + negative), on the times the requests were actually sent. It ignores
+// content-cache hits that would skip resolution, so a Worker can come in below it. The
+// known floor (withoutUnknown) leaves the unknown hosts' reads out: what a Worker that
+// refuses them for free would need. The second value holds entries for the route-cache
 // lifetimes alone.
-func floorReads(trace []request, t route.TTLs) (int, int) {
+func floorReads(reqs []request, sentAt []time.Duration, t route.TTLs, withoutUnknown bool) (int, int) {
 	count := func(pos, neg time.Duration) int {
 		until := map[string]time.Duration{}
 		reads := 0
-		for _, q := range trace {
-			if q.warmup {
+		for k, q := range reqs {
+			if q.warmup || (withoutUnknown && q.unknown()) {
 				continue
 			}
-			if u, ok := until[q.host]; ok && q.at < u {
+			at := sentAt[k]
+			if u, ok := until[q.host]; ok && at < u {
 				continue
 			}
 			reads += q.reads
@@ -381,88 +527,248 @@ func floorReads(trace []request, t route.TTLs) (int, int) {
 			if q.negative {
 				life = neg
 			}
-			until[q.host] = q.at + life
+			until[q.host] = at + life
 		}
 		return reads
 	}
 	return count(t.Memo+t.RouteCache, t.Memo+t.Negative), count(t.RouteCache, t.Negative)
 }
 
-type runResult struct {
-	kvReads, logReads, errors int
-	// r2Reads and manifestReads are the edge's static object and manifest reads (log sums).
-	r2Reads, manifestReads int
-	firstErr               string
-	p50, p99               time.Duration
-	kinds                  string
-	statuses               map[int]int
+// runtimeStats are the counts host.mjs's wrapper keeps inside the runtime.
+type runtimeStats struct {
+	Reads, CacheMatches, CachePuts, R2Reads int
 }
 
-// replay sends trace to the Worker called name; the edge Workers' log lines are read too.
-func replay(h *workertest.Host, name string, trace []request, conc int) (*runResult, error) {
-	isEdge := strings.HasPrefix(name, "edge")
+func (s runtimeStats) minus(b runtimeStats) runtimeStats {
+	return runtimeStats{s.Reads - b.Reads, s.CacheMatches - b.CacheMatches, s.CachePuts - b.CachePuts, s.R2Reads - b.R2Reads}
+}
+
+// logEntry is what bench-edge reads from a Worker's per-request log line.
+type logEntry struct {
+	RequestID     string `json:"request_id"`
+	KVReads       int    `json:"kv_reads"`
+	R2Reads       int    `json:"r2_reads"`
+	ManifestReads int    `json:"manifest_reads"`
+	IORounds      int    `json:"io_rounds"`
+	RouteSource   string `json:"route_source"`
+	ContentCache  string `json:"content_cache"`
+	RouteCache    string `json:"route_cache"`
+	Delivery      string `json:"delivery"`
+}
+
+// sliceResult is one replay of a slice of the trace through one Worker.
+type sliceResult struct {
+	reqs     []request
+	lat      []time.Duration
+	sentAt   []time.Duration // from the start of the measured run
+	ids      []string
+	logs     map[string]logEntry
+	stats    runtimeStats
+	statuses map[int]int
+	errors   int
+	firstErr string
+}
+
+// workerResult is every round of one Worker.
+type workerResult struct {
+	sliceResult
+	rounds            [][]time.Duration
+	logKV, logLines   int
+	flood             *sliceResult
+	floor, knownFloor int
+}
+
+func (w *workerResult) add(s *sliceResult) {
+	w.reqs = append(w.reqs, s.reqs...)
+	w.lat = append(w.lat, s.lat...)
+	w.sentAt = append(w.sentAt, s.sentAt...)
+	w.ids = append(w.ids, s.ids...)
+	if w.logs == nil {
+		w.logs, w.statuses = map[string]logEntry{}, map[int]int{}
+	}
+	for id, l := range s.logs {
+		w.logs[id] = l
+		w.logKV += l.KVReads
+		w.logLines++
+	}
+	w.stats = runtimeStats{w.stats.Reads + s.stats.Reads, w.stats.CacheMatches + s.stats.CacheMatches,
+		w.stats.CachePuts + s.stats.CachePuts, w.stats.R2Reads + s.stats.R2Reads}
+	for k, v := range s.statuses {
+		w.statuses[k] += v
+	}
+	w.errors += s.errors
+	if w.firstErr == "" {
+		w.firstErr = s.firstErr
+	}
+	w.rounds = append(w.rounds, s.lat)
+}
+
+// pct is the p-th percentile of d (d is not modified).
+func pct(d []time.Duration, p int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[min(len(s)*p/100, len(s)-1)]
+}
+
+func medianSpread(v []float64) (median, lo, hi float64) {
+	if len(v) == 0 {
+		return 0, 0, 0
+	}
+	s := slices.Clone(v)
+	sort.Float64s(s)
+	m := s[len(s)/2]
+	if len(s)%2 == 0 {
+		m = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	return m, s[0], s[len(s)-1]
+}
+
+// roundStat is the median and spread over the rounds of each round's p-th percentile.
+func (w *workerResult) roundStat(p int) (median, lo, hi time.Duration) {
+	var v []float64
+	for _, r := range w.rounds {
+		v = append(v, float64(pct(r, p)))
+	}
+	m, l, h := medianSpread(v)
+	return time.Duration(m), time.Duration(l), time.Duration(h)
+}
+
+// roundRatio is the median and spread of a's p-th percentile over b's, round by round.
+func roundRatio(a, b *workerResult, p int) (median, lo, hi float64) {
+	var v []float64
+	for k := range min(len(a.rounds), len(b.rounds)) {
+		v = append(v, float64(pct(a.rounds[k], p))/float64(max(pct(b.rounds[k], p), 1)))
+	}
+	return medianSpread(v)
+}
+
+// kindOrder is the order of the per-kind breakdown.
+var kindOrder = []string{
+	"dynamic/platform", "dynamic/custom-shared", "dynamic/custom",
+	"static-get/platform", "static-get/custom-shared", "static-get/custom",
+	"static-head/platform", "static-head/custom-shared", "static-head/custom",
+	"unknown-label", "unknown-unmapped", "flood",
+}
+
+// printKinds prints, per kind of request and Worker, the mean sequential I/O rounds before
+// the response started and the KV reads (both from the Worker's log lines) and the p50.
+func printKinds(picked []benchWorker, results map[string]*workerResult) {
+	fmt.Println("bench-edge: per kind: io_rounds (mean sequential I/O waits before the response starts) kv (KV reads per request) p50, from each Worker's log lines")
+	for _, kind := range kindOrder {
+		line, count := "", 0
+		for _, w := range picked {
+			r := results[w.name]
+			var lat []time.Duration
+			rounds, kv, logged := 0, 0, 0
+			add := func(s *sliceResult, logs map[string]logEntry) {
+				for k, q := range s.reqs {
+					if q.kind != kind {
+						continue
+					}
+					lat = append(lat, s.lat[k])
+					if l, ok := logs[s.ids[k]]; ok {
+						rounds, kv, logged = rounds+l.IORounds, kv+l.KVReads, logged+1
+					}
+				}
+			}
+			if kind == "flood" {
+				if r.flood == nil {
+					continue
+				}
+				add(r.flood, r.flood.logs)
+			} else {
+				add(&r.sliceResult, r.logs)
+			}
+			if len(lat) == 0 {
+				continue
+			}
+			count = len(lat)
+			line += fmt.Sprintf(" | %s io_rounds=%.2f kv=%.2f p50=%.2fms", w.name, float64(rounds)/float64(max(logged, 1)), float64(kv)/float64(max(logged, 1)), ms(pct(lat, 50)))
+		}
+		if count > 0 {
+			fmt.Printf("bench-edge:   %-25s n=%-5d%s\n", kind, count, line)
+		}
+	}
+}
+
+// paths is the edge's latency per path taken through it, from its own log lines.
+func (w *workerResult) paths() string {
+	byPath := map[string][]time.Duration{}
+	for k, id := range w.ids {
+		l := w.logs[id]
+		p := l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+		byPath[p] = append(byPath[p], w.lat[k])
+	}
+	var keys []string
+	for p := range byPath {
+		keys = append(keys, p)
+	}
+	sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]]) > len(byPath[keys[b]]) })
+	out := "bench-edge: edge by path taken:\n"
+	for _, p := range keys {
+		d := byPath[p]
+		out += fmt.Sprintf("    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms\n", p, len(d), ms(pct(d, 50)), ms(pct(d, 90)), ms(pct(d, 99)))
+	}
+	return out
+}
+
+// replay sends reqs to the Worker on h, open loop from their first scheduled time; offset is
+// when this replay starts within the measured run (for the floors). The Worker's log lines
+// and the runtime's counts for these requests come back with the latencies.
+func replay(h *workertest.Host, reqs []request, conc int, offset time.Duration) (*sliceResult, error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	ids := make([]string, len(trace))
-	send := func(q request) (int, time.Duration, string, error) {
-		var body io.Reader
-		if q.method == "POST" {
-			body = strings.NewReader(`{"n":1}`)
-		}
-		req, _ := http.NewRequest(q.method, h.URL+q.path, body)
-		req.Host = q.host
-		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, 0, "", err
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, time.Since(start), resp.Header.Get("X-Request-Id"), nil
-	}
-	kvStats := func() (int, error) {
+	defer client.CloseIdleConnections()
+	stats := func() (runtimeStats, error) {
 		req, _ := http.NewRequest("GET", h.URL+"/", nil)
 		req.Host = "kv-stats.host.invalid"
 		resp, err := client.Do(req)
 		if err != nil {
-			return 0, err
+			return runtimeStats{}, err
 		}
 		defer resp.Body.Close()
-		var v struct{ Reads int }
-		if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-			return 0, err
-		}
-		return v.Reads, nil
+		var v runtimeStats
+		err = json.NewDecoder(resp.Body).Decode(&v)
+		return v, err
 	}
-	i := 0
-	for ; i < len(trace) && trace[i].warmup; i++ {
-		if _, _, _, err := send(trace[i]); err != nil {
-			return nil, err
-		}
-	}
-	before, err := kvStats()
+	before, err := stats()
 	if err != nil {
 		return nil, err
 	}
 	logsBefore := len(h.Logs())
-	measured := trace[i:]
-	lat := make([]time.Duration, len(measured))
-	res := &runResult{statuses: map[int]int{}}
+	res := &sliceResult{reqs: reqs, lat: make([]time.Duration, len(reqs)), sentAt: make([]time.Duration, len(reqs)),
+		ids: make([]string, len(reqs)), logs: map[string]logEntry{}, statuses: map[int]int{}}
 	var mu sync.Mutex
 	sem := make(chan struct{}, conc)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for k, q := range measured {
-		if d := time.Until(start.Add(q.at)); d > 0 {
+	for k, q := range reqs {
+		if d := time.Until(start.Add(q.at - reqs[0].at)); d > 0 {
 			time.Sleep(d)
 		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			status, d, id, err := send(q)
+			var body io.Reader
+			if q.method == "POST" {
+				body = strings.NewReader(`{"n":1}`)
+			}
+			req, _ := http.NewRequest(q.method, h.URL+q.path, body)
+			req.Host = q.host
+			sent := time.Now()
+			resp, err := client.Do(req)
+			if err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			d := time.Since(sent)
 			mu.Lock()
 			defer mu.Unlock()
+			res.sentAt[k] = offset + sent.Sub(start)
 			if err != nil {
 				res.errors++
 				if res.firstErr == "" {
@@ -470,90 +776,45 @@ func replay(h *workertest.Host, name string, trace []request, conc int) (*runRes
 				}
 				return
 			}
-			res.statuses[status]++
-			lat[k] = d
-			ids[k] = id
+			res.statuses[resp.StatusCode]++
+			res.lat[k] = d
+			res.ids[k] = resp.Header.Get("X-Request-Id")
 		}()
 	}
 	wg.Wait()
-	after, err := kvStats()
+	after, err := stats()
 	if err != nil {
 		return nil, err
 	}
-	res.kvReads = after - before
-	// Log lines arrive asynchronously; wait until every measured request has one.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(requestLines(h.Logs()[logsBefore:])) < len(measured) && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	for _, l := range requestLines(h.Logs()[logsBefore:]) {
-		var v struct {
-			KVReads       int    `json:"kv_reads"`
-			R2Reads       int    `json:"r2_reads"`
-			ManifestReads int    `json:"manifest_reads"`
-			Host          string `json:"host"`
-		}
-		if json.Unmarshal([]byte(l), &v) == nil {
-			res.logReads += v.KVReads
-			res.r2Reads += v.R2Reads
-			res.manifestReads += v.ManifestReads
+	res.stats = after.minus(before)
+	// Log lines arrive asynchronously: wait until every request has one, or none came for a
+	// second (a Worker that does not log every request).
+	want := map[string]bool{}
+	for _, id := range res.ids {
+		if id != "" {
+			want[id] = true
 		}
 	}
-	if byKind && isEdge {
-		// The edge's latency per path taken, from its own log lines (joined by request id).
-		path := map[string]string{}
-		for _, l := range requestLines(h.Logs()[logsBefore:]) {
-			var v struct{ RequestID, RouteSource, ContentCache, RouteCache, Delivery string }
-			var raw map[string]any
-			if json.Unmarshal([]byte(l), &raw) == nil {
-				str := func(k string) string { s, _ := raw[k].(string); return s }
-				v.RequestID, v.RouteSource, v.ContentCache, v.RouteCache, v.Delivery = str("request_id"), str("route_source"), str("content_cache"), str("route_cache"), str("delivery")
-				path[v.RequestID] = v.Delivery + "/" + v.RouteSource + "/content-" + v.ContentCache + "/route-" + v.RouteCache
+	last, seen := time.Now(), 0
+	for {
+		lines := h.Logs()[logsBefore:]
+		for _, l := range lines[seen:] {
+			if !strings.HasPrefix(l, `{"msg":"`) || !strings.Contains(l[:min(len(l), 40)], `.request"`) {
+				continue
+			}
+			var e logEntry
+			if json.Unmarshal([]byte(l), &e) == nil && want[e.RequestID] {
+				res.logs[e.RequestID] = e
 			}
 		}
-		byPath := map[string][]time.Duration{}
-		for k := range measured {
-			byPath[path[ids[k]]] = append(byPath[path[ids[k]]], lat[k])
+		if len(lines) > seen {
+			last = time.Now()
 		}
-		var keys []string
-		for p := range byPath {
-			keys = append(keys, p)
+		seen = len(lines)
+		if len(res.logs) >= len(want) || time.Since(last) > time.Second {
+			break
 		}
-		sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]]) > len(byPath[keys[b]]) })
-		for _, p := range keys {
-			d := byPath[p]
-			sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
-			res.kinds += fmt.Sprintf("\n    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms", p, len(d), ms(d[len(d)/2]), ms(d[len(d)*9/10]), ms(d[len(d)*99/100]))
-		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	if dumpLogs != "" && name == "edge" {
-		os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs()[logsBefore:], "\n")+"\n"+h.Stderr()), 0o644)
-	}
-	if byKind {
-		kinds := map[string][]time.Duration{}
-		for k, q := range measured {
-			kinds[q.kind] = append(kinds[q.kind], lat[k])
-		}
-		for _, kind := range []string{"static-get", "dynamic", "unknown", "static-head"} {
-			d := kinds[kind]
-			sort.Slice(d, func(a, b int) bool { return d[a] < d[b] })
-			if len(d) > 0 {
-				res.kinds += fmt.Sprintf(" %s n=%d p50=%.2fms p90=%.2fms p99=%.2fms;", kind, len(d), ms(d[len(d)/2]), ms(d[len(d)*9/10]), ms(d[len(d)*99/100]))
-			}
-		}
-	}
-	sort.Slice(lat, func(a, b int) bool { return lat[a] < lat[b] })
-	res.p50 = lat[len(lat)*50/100]
-	res.p99 = lat[len(lat)*99/100]
 	return res, nil
-}
-
-func requestLines(lines []string) []string {
-	var out []string
-	for _, l := range lines {
-		if strings.HasPrefix(l, `{"msg":"edge.request"`) {
-			out = append(out, l)
-		}
-	}
-	return out
 }
