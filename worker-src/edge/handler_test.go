@@ -693,10 +693,12 @@ func TestStuckLeaderDoesNotHoldOthers(t *testing.T) {
 func TestRouteEntriesAreNeverPublic(t *testing.T) {
 	w := newWorld(t)
 	ex := w.serve(w.h, get("www.shop.example", "/"))
-	if len(ex.Plan.CachePuts) != 1 {
-		t.Fatalf("resolving a custom host planned %d route-cache puts, want 1", len(ex.Plan.CachePuts))
+	// Two puts: the record under its app's key (the platform host's), then the host's entry.
+	if len(ex.Plan.CachePuts) != 2 || ex.Plan.CachePuts[0].Key != route.RouteCacheKey(testPlatform, "shop."+testPlatform) ||
+		ex.Plan.CachePuts[1].Key != route.RouteCacheKey(testPlatform, "www.shop.example") {
+		t.Fatalf("resolving a custom host planned the route-cache puts %+v", ex.Plan.CachePuts)
 	}
-	put := ex.Plan.CachePuts[0]
+	put := ex.Plan.CachePuts[1]
 
 	// The entry's own URL, and other hosts no app can be served at.
 	matches := w.matches()
