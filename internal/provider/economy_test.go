@@ -37,6 +37,12 @@ func newAPITap() *apiTap {
 func callKind(r *http.Request) string {
 	p := r.URL.Path
 	switch {
+	// The name filter's own calls (a write and a read-back per namespace and batch) are the
+	// filter's budget, counted apart from the resources' own.
+	case strings.HasSuffix(p, "/values/"+route.FilterKey) && r.Method == http.MethodGet:
+		return "filter read"
+	case strings.HasSuffix(p, "/values/"+route.FilterKey):
+		return "filter write"
 	case strings.Contains(p, "/values/") && r.Method == http.MethodGet:
 		return "kv read"
 	case strings.Contains(p, "/metadata/"):
