@@ -33,7 +33,7 @@ func TestNameFilterInWorkerd(t *testing.T) {
 		"ROUTES":  {route.FilterKey: route.BuildFilter([]string{"shop"})},
 		"DOMAINS": {route.FilterKey: route.BuildFilter([]string{"www.shop.example"})},
 	}
-	cfg.R2, cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil, nil
+	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
 	cfg.Origins = map[string]string{"tunnel.kamui.test": "http://" + echo.Addr().String()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -54,7 +54,9 @@ func TestNameFilterInWorkerd(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		id := resp.Header.Get("X-Request-Id")
-		line, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`) }, 5*time.Second)
+		line, ok := h.WaitLog(func(l string) bool {
+			return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`)
+		}, 5*time.Second)
 		if !ok {
 			t.Fatalf("%s: no log line (stderr %s)", host, h.Stderr())
 		}
