@@ -84,6 +84,9 @@ type Client struct {
 	KVIndex   *KVIndex
 	Hostnames *HostnameIndex
 	Purges    *PurgeBatches
+	// NameFilters rebuilds the namespaces' name filters; its first listing of a rebuild is
+	// KVIndex's (NewNameFilters with economy off lists afresh every time).
+	NameFilters *NameFilters
 
 	r2s3 *r2S3 // nil: objects go through the REST API
 }
@@ -130,6 +133,7 @@ func New(cfg Config) (*Client, error) {
 		Rulesets:        rulesets.NewRulesetService(opts...),
 	}
 	c.KVBulk, c.KVIndex, c.Hostnames, c.Purges = NewKVBatches(c), NewKVIndex(c), NewHostnameIndex(c), NewPurgeBatches(c)
+	c.NameFilters = NewNameFilters(c, true)
 	if cfg.R2S3 != nil {
 		c.r2s3 = newR2S3(*cfg.R2S3)
 	}

@@ -31,17 +31,7 @@ func NewKVIndex(c *Client) *KVIndex {
 // it (it may still exist: see KVIndex). Concurrent first lookups of a namespace share one
 // listing.
 func (x *KVIndex) Lookup(ctx context.Context, accountID, namespaceID, key string) (metadata json.RawMessage, listed bool, err error) {
-	l, err := x.listings.get(ctx, accountID+"/"+namespaceID, func(ctx context.Context) (map[string]json.RawMessage, error) {
-		keys, err := x.c.KVListKeys(ctx, accountID, namespaceID)
-		if err != nil {
-			return nil, err
-		}
-		byName := make(map[string]json.RawMessage, len(keys))
-		for _, k := range keys {
-			byName[k.Name] = k.Metadata
-		}
-		return byName, nil
-	})
+	l, err := x.listings.get(ctx, accountID+"/"+namespaceID, x.fetch(accountID, namespaceID))
 	if err != nil {
 		return nil, false, err
 	}
@@ -69,4 +59,35 @@ func (x *KVIndex) Forgot(accountID, namespaceID, key string) {
 
 func (x *KVIndex) update(accountID, namespaceID string, change func(map[string]json.RawMessage)) {
 	x.listings.update(accountID+"/"+namespaceID, change)
+}
+
+// Names returns every key of the namespace's listing (fetched as Lookup fetches it), with this
+// process's writes and deletes applied.
+func (x *KVIndex) Names(ctx context.Context, accountID, namespaceID string) ([]string, error) {
+	l, err := x.listings.get(ctx, accountID+"/"+namespaceID, x.fetch(accountID, namespaceID))
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	x.listings.read(l, func(keys map[string]json.RawMessage) {
+		names = make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+	})
+	return names, nil
+}
+
+func (x *KVIndex) fetch(accountID, namespaceID string) func(context.Context) (map[string]json.RawMessage, error) {
+	return func(ctx context.Context) (map[string]json.RawMessage, error) {
+		keys, err := x.c.KVListKeys(ctx, accountID, namespaceID)
+		if err != nil {
+			return nil, err
+		}
+		byName := make(map[string]json.RawMessage, len(keys))
+		for _, k := range keys {
+			byName[k.Name] = k.Metadata
+		}
+		return byName, nil
+	}
 }

@@ -248,8 +248,29 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 		return v, diags
 	}
 	tflog.Info(ctx, "Wrote "+s.codec.noun, map[string]any{"key": key, "rev": rev, "owner": s.owner})
+	diags.Append(s.filterChanged(ctx, namespaceID, key, false)...)
 	diags.Append(s.purge(ctx, purgeHost)...)
 	return v, diags
+}
+
+// filterChanged has the namespace's name filter rebuilt after a key was written or deleted, and
+// waits for it, so that nothing after the resource's write (verify_propagation, the next
+// resource's plan) meets a filter that refuses its host. The write is debounced here, once the
+// key's own bulk write has gone out: the resources of one bulk write arrive together and share
+// one rebuild (kdcf.NameFilters). A rebuild only adds the key when the key is new, but an update
+// is cheap to fold into the same batch and covers a key another process's rebuild lost.
+//
+// A failed rebuild is a warning, not an error: the value is written and in state; the edge may
+// refuse the host (404) until a later rebuild, which the next apply makes.
+func (s kvStore[T]) filterChanged(ctx context.Context, namespaceID, key string, deleted bool) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if err := s.data.Client.NameFilters.Changed(ctx, s.data.AccountID, namespaceID, key, deleted); err != nil {
+		diags.AddWarning("Name Filter Not Rebuilt",
+			"The "+s.codec.noun+" "+quote(key)+" was written, but the namespace's name filter ("+route.FilterKey+
+				"), which lets the edge refuse unknown hosts without a KV read, could not be rebuilt to include it: "+
+				"until it is, the edge may answer 404 for this host. Apply again to rebuild it. Error: "+err.Error())
+	}
+	return diags
 }
 
 // delete removes the value if this resource type owns it (or nobody claims it).
@@ -267,6 +288,7 @@ func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost stri
 		diags.Append(apiErrorDiag("Unable to Delete KV Value", "Deleting the "+s.codec.noun+" "+quote(key), err))
 		return diags
 	}
+	diags.Append(s.filterChanged(ctx, namespaceID, key, true)...)
 	diags.Append(s.purge(ctx, purgeHost)...)
 	return diags
 }

@@ -362,6 +362,9 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 	}
 	ctx = tflog.SetField(ctx, "api_base_url", cloudflare.RedactedURL(baseURL))
 	tflog.Debug(ctx, "Configured KamuiDash provider", map[string]any{"account_id": accountID, "environment": environment})
+	if !economy {
+		client.NameFilters = cloudflare.NewNameFilters(client, false)
+	}
 
 	data := &providerData{
 		Client:         client,

@@ -45,6 +45,8 @@ type TTLs struct {
 	RoutesKV   time.Duration // cacheTtl of ROUTES reads: records change on every move
 	RouteCache time.Duration // Cache API entry holding the resolved route
 	Negative   time.Duration // Cache API entry for a confirmed absence
+	FilterKV   time.Duration // cacheTtl of the name filter's reads
+	FilterHold time.Duration // how long an isolate holds the filter it read
 }
 
 // DeriveTTLs splits budget into the cache lifetimes. It fails for a budget outside
@@ -62,6 +64,11 @@ func DeriveTTLs(budget time.Duration) (TTLs, error) {
 	t.RoutesKV = max(MinKVCacheTTL, (budget * 3 / 10).Truncate(time.Second))
 	t.RouteCache = budget - t.Memo - max(t.DomainsKV, t.RoutesKV)
 	t.Negative = min(t.RouteCache, clamp(budget/10, 5*time.Second, time.Minute))
+	// The filter is the one large value (a megabyte per million names) every isolate reads, so
+	// it is held as long as the budget allows once its KV copy is counted: one read per isolate
+	// every FilterHold, 84 s at the default budget.
+	t.FilterKV = max(MinKVCacheTTL, (budget * 3 / 10).Truncate(time.Second))
+	t.FilterHold = budget - t.FilterKV
 	return t, nil
 }
 
@@ -69,7 +76,8 @@ func DeriveTTLs(budget time.Duration) (TTLs, error) {
 func (t TTLs) WorstCase() time.Duration {
 	positive := t.Memo + max(t.DomainsKV, t.RoutesKV) + t.RouteCache
 	negative := t.Memo + max(t.DomainsKV, t.RoutesKV) + t.Negative
-	return max(positive, negative)
+	filter := t.FilterKV + t.FilterHold
+	return max(positive, negative, filter)
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration {

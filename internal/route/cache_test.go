@@ -29,6 +29,9 @@ func TestDeriveTTLsFitTheBudget(t *testing.T) {
 		if ttl.DomainsKV < MinKVCacheTTL || ttl.RoutesKV < MinKVCacheTTL {
 			t.Errorf("DeriveTTLs(%s): KV cacheTtl under KV's minimum (%+v)", budget, ttl)
 		}
+		if ttl.FilterKV < MinKVCacheTTL || ttl.FilterHold <= 0 || ttl.FilterKV+ttl.FilterHold > budget {
+			t.Errorf("DeriveTTLs(%s): the filter's share does not fit (%+v)", budget, ttl)
+		}
 		if ttl.RouteCache <= 0 || ttl.Negative <= 0 || ttl.Memo <= 0 {
 			t.Errorf("DeriveTTLs(%s): non-positive TTL (%+v)", budget, ttl)
 		}
@@ -53,6 +56,8 @@ func TestDeriveTTLsReference(t *testing.T) {
 		RoutesKV:   36 * time.Second,
 		RouteCache: 68 * time.Second,
 		Negative:   12 * time.Second,
+		FilterKV:   36 * time.Second,
+		FilterHold: 84 * time.Second,
 	}
 	if ttl != want {
 		t.Errorf("DeriveTTLs(120s) = %+v; want %+v", ttl, want)

@@ -89,3 +89,22 @@ func FuzzDecodeDomainMapping(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeFilter: whatever the bytes, DecodeFilter returns a filter or one of its two causes,
+// never panics, and a filter it accepts answers Has for any name without panicking.
+func FuzzDecodeFilter(f *testing.F) {
+	f.Add(BuildFilter(nil))
+	f.Add(BuildFilter([]string{"shop", "docs", "www.shop.example"}))
+	f.Add([]byte("KDNF\x01\x07\x00\x00"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		flt, err := DecodeFilter(b)
+		if err != nil {
+			if !errors.Is(err, ErrFilterCorrupt) && !errors.Is(err, ErrFilterSchema) {
+				t.Fatalf("error without a filter cause: %v", err)
+			}
+			return
+		}
+		_ = flt.Has("shop")
+		_ = flt.Has("")
+	})
+}

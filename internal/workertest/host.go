@@ -35,10 +35,13 @@ type HostConfig struct {
 	Modules     []Module                     `json:"modules"`
 	Bindings    map[string]string            `json:"bindings,omitempty"`
 	KV          map[string]map[string]string `json:"kv,omitempty"`
-	R2          map[string]map[string]Object `json:"r2,omitempty"`
-	Origins     map[string]string            `json:"origins,omitempty"`
-	CountKV     bool                         `json:"countKV,omitempty"`
-	Cache       map[string]CacheEntry        `json:"cache,omitempty"`
+	// KVBytes are binary values to seed (the name filter, route.BuildFilter): a string of KV
+	// would not survive JSON as bytes. They travel base64-encoded.
+	KVBytes map[string]map[string][]byte `json:"kvBytes,omitempty"`
+	R2      map[string]map[string]Object `json:"r2,omitempty"`
+	Origins map[string]string            `json:"origins,omitempty"`
+	CountKV bool                         `json:"countKV,omitempty"`
+	Cache   map[string]CacheEntry        `json:"cache,omitempty"`
 	// FailKV and FailCache inject failures (they need CountKV): KV gets of these keys and
 	// Cache API calls on URLs containing these substrings reject.
 	FailKV    []string `json:"failKV,omitempty"`

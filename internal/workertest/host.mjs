@@ -8,6 +8,7 @@
 //   modules      [{type: "ESModule"|"CompiledWasm"|..., path: "<relative to modulesRoot>"}], main first
 //   bindings     {NAME: "plain text"}  (vars and secrets alike)
 //   kv           {NAMESPACE: {key: "value"}}   seeded before the first request
+//   kvBytes      {NAMESPACE: {key: "base64"}}  binary values, seeded as bytes (the name filter)
 //   r2           {BUCKET: {key: {text: "...", contentType: "..."}}}
 //   cache        {"https://url": {status, headers: {..}, text}}: Cache API entries to seed
 //   origins      {"origin.hostname": "http://127.0.0.1:port"}: every upstream fetch of the
@@ -142,6 +143,10 @@ const url = await mf.ready;
 for (const [ns, entries] of Object.entries(cfg.kv || {})) {
   const kv = await mf.getKVNamespace(ns, "edge");
   for (const [k, v] of Object.entries(entries)) await kv.put(k, v);
+}
+for (const [ns, entries] of Object.entries(cfg.kvBytes || {})) {
+  const kv = await mf.getKVNamespace(ns, "edge");
+  for (const [k, v] of Object.entries(entries)) await kv.put(k, Uint8Array.from(Buffer.from(v, "base64")));
 }
 for (const [b, objects] of Object.entries(cfg.r2 || {})) {
   const bucket = await mf.getR2Bucket(b, "edge");

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +56,10 @@ func logOf(t *testing.T, id string) map[string]any {
 	if id == "" {
 		t.Fatal("response has no X-Request-Id")
 	}
-	line, ok := host.WaitLog(func(l string) bool { return strings.Contains(l, `"request_id":"`+id+`"`) }, 5*time.Second)
+	line, ok := host.WaitLog(func(l string) bool {
+		// The request's own line, not an edge.filter line the same request may have logged.
+		return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"msg":"edge.request"`)
+	}, 5*time.Second)
 	if !ok {
 		t.Fatalf("no log line for request %s", id)
 	}
@@ -201,16 +205,19 @@ func TestCustomDomainAndRouteCache(t *testing.T) {
 	if first.status != 200 || echoed(t, first)["h:kamui-app"] != "shop" {
 		t.Fatalf("first: %d %q", first.status, first.body)
 	}
-	if n := kvReads(t, first.header.Get("X-Request-Id")); n != 2 {
-		t.Errorf("first custom-domain request: kv_reads = %d, want 2 (DOMAINS + ROUTES)", n)
+	// DOMAINS, then ROUTES unless an earlier test resolved shop's platform host (its record is
+	// reused per app), plus DOMAINS' name filter if no earlier request of the isolate read it.
+	n := kvReads(t, first.header.Get("X-Request-Id"))
+	if n < 1 || n > 3 {
+		t.Errorf("first custom-domain request: kv_reads = %d, want the mapping (and at most the record and the filter)", n)
 	}
 	second := do(t, "GET", "www.shop.example", "/b", nil, "")
 	l := logOf(t, second.header.Get("X-Request-Id"))
 	if second.status != 200 || l["kv_reads"].(float64) != 0 {
 		t.Errorf("second: status %d, log %v: want a cached route and no KV read", second.status, l)
 	}
-	if got := wrapperReads(t) - before; got != 2 {
-		t.Errorf("the runtime-side KV wrapper counted %d reads, want 2", got)
+	if got := wrapperReads(t) - before; got != n {
+		t.Errorf("the runtime-side KV wrapper counted %d reads, the log line %d", got, n)
 	}
 }
 
@@ -463,8 +470,8 @@ func TestBadBindingsFailClosed(t *testing.T) {
 }
 
 // TestKVCacheTTLs checks, from inside the runtime, that every KV read carries the cacheTtl
-// derived from the freshness budget (120 s): DOMAINS 48 s, ROUTES 36 s. Without it KV would
-// apply its 60 s default and break the budget.
+// derived from the freshness budget (120 s): DOMAINS 48 s, ROUTES 36 s, and each namespace's
+// name filter FilterKV, 36 s. Without it KV would apply its 60 s default and break the budget.
 func TestKVCacheTTLs(t *testing.T) {
 	do(t, "GET", "www.docs.example", "/", nil, "")
 	do(t, "GET", "shop.kamui.test", "/", nil, "")
@@ -473,10 +480,11 @@ func TestKVCacheTTLs(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.body), &v); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"DOMAINS": "48", "ROUTES": "36"}
-	for ns, ttl := range want {
-		if got := v.CacheTtls[ns]; len(got) != 1 || got[0] != ttl {
-			t.Errorf("%s reads used cacheTtl %v, want only %s", ns, got, ttl)
+	want := map[string][]string{"DOMAINS": {"36", "48"}, "ROUTES": {"36"}} // sorted
+	for ns, ttls := range want {
+		got := slices.Sorted(slices.Values(v.CacheTtls[ns]))
+		if !slices.Equal(got, ttls) {
+			t.Errorf("%s reads used cacheTtl %v, want %v", ns, got, ttls)
 		}
 	}
 }

@@ -39,9 +39,27 @@ type fakeKV struct {
 	ttls  []time.Duration
 	gate  chan struct{} // when set, Get waits for it (single-flight tests)
 	stall chan struct{} // when set, only the next Get waits for it
+	// filterReads are the cacheTtls of the reads of route.FilterKey; filterErr fails them.
+	filterReads []time.Duration
+	filterErr   error
 }
 
+func (k *fakeKV) filterCount() int { k.mu.Lock(); defer k.mu.Unlock(); return len(k.filterReads) }
+
 func (k *fakeKV) Get(key string, ttl time.Duration) ([]byte, bool, error) {
+	if key == route.FilterKey {
+		// The name filter's reads are counted apart (filterReads), and never gated, stalled or
+		// failed by err, so that the tests about per-host reads keep counting those exactly;
+		// filter_test.go asserts the filter's own.
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		k.filterReads = append(k.filterReads, ttl)
+		if k.filterErr != nil {
+			return nil, false, k.filterErr
+		}
+		v, ok := k.data[key]
+		return []byte(v), ok, nil
+	}
 	if k.gate != nil {
 		<-k.gate
 	}
@@ -192,9 +210,20 @@ func (o *fakeObjects) counts() (objects, manifests int) {
 type fakeLog struct {
 	mu    sync.Mutex
 	lines []string
+	// filterLines are the edge.filter lines (a namespace without a usable name filter), kept
+	// apart so that lines holds exactly one line per logged request.
+	filterLines []string
 }
 
-func (l *fakeLog) Log(s string) { l.mu.Lock(); l.lines = append(l.lines, s); l.mu.Unlock() }
+func (l *fakeLog) Log(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if strings.HasPrefix(s, `{"msg":"edge.filter"`) {
+		l.filterLines = append(l.filterLines, s)
+		return
+	}
+	l.lines = append(l.lines, s)
+}
 
 func (l *fakeLog) last(t *testing.T) string {
 	t.Helper()

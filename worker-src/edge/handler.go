@@ -121,7 +121,8 @@ type Handler struct {
 	mu      sync.Mutex
 	memo    map[string]memoEntry
 	flights map[string]*flight
-	sites   siteMemo // content-addressed sites' manifests (site.go)
+	sites   siteMemo      // content-addressed sites' manifests (site.go)
+	filters [2]heldFilter // the namespaces' name filters (filter.go)
 	seq     atomic.Uint64
 }
 
@@ -323,6 +324,28 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// The propagation probe resolves like a real request but never answers from content.
 	expectRev, probing := h.isProbe(ex, req, u)
 	getOrHead := (req.Method == "GET" || req.Method == "HEAD") && !probing
+
+	// 2½. The name filter: a host it rules out is unknown, with no cache lookup and no per-host
+	// KV read. A host the memo holds (live) was admitted moments ago and skips it, so the warm
+	// path pays nothing. When the isolate holds no filter yet (its first request, or its hold
+	// is over), a Decide goes on without it: the caches it may still answer from hold nothing
+	// older than the budget allows, and Run, the only path to a per-host KV read, reads the
+	// filter here first. A probe always waits for it, so that "match" never answers for a host
+	// whose visitors the filter still refuses (verify_propagation would pass while they get 404).
+	if probing || !h.memoHas(host) {
+		refused, ok := h.filterRefuses(ex, host, app, isPlatform)
+		if !ok && probing {
+			return ex.wait()
+		}
+		if refused {
+			ex.line.RouteSource = "filter"
+			if probing {
+				return ex.probeAnswer(resolution{}, expectRev)
+			}
+			ex.line.Outcome = OutcomeUnknownHost
+			return ex.fixed(fixedUnknownHost)
+		}
+	}
 
 	// 1. The content cache before any routing: a hit costs no KV and no route work.
 	// Two refinements that change no answer and spend no KV read:

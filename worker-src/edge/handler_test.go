@@ -91,7 +91,9 @@ func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 		t.Errorf("DOMAINS cacheTtl = %v", w.domains.ttls[0])
 	}
 	ex.UpstreamResponse(200, nil)
-	if l := logLineOf(t, w); l["route_source"] != "kv" || l["kv_reads"].(float64) != 2 || l["host_kind"] != "custom" {
+	// Three reads: DOMAINS' name filter (the isolate's first request; absent here), the
+	// mapping, the record.
+	if l := logLineOf(t, w); l["route_source"] != "kv" || l["kv_reads"].(float64) != 3 || l["host_kind"] != "custom" {
 		t.Errorf("log %v", l)
 	}
 }
@@ -100,13 +102,13 @@ func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 // by side are one), as bench-edge reads them.
 func TestLogLineCountsIORounds(t *testing.T) {
 	w := newWorld(t)
-	// Blocking: the content lookup and the route prefetch side by side, DOMAINS, ROUTES,
-	// then the upstream fetch; one route-cache put.
+	// Blocking: the content lookup and the route prefetch side by side, DOMAINS' name filter
+	// (the isolate's first request), DOMAINS, ROUTES, then the upstream fetch.
 	ex := w.serve(w.h, get("www.shop.example", "/"))
 	ex.UpstreamResponse(200, nil)
 	l := logLineOf(t, w)
-	if l["io_rounds"] != 4.0 {
-		t.Errorf("cold custom host: log %v, want io_rounds=4", l)
+	if l["io_rounds"] != 5.0 {
+		t.Errorf("cold custom host: log %v, want io_rounds=5", l)
 	}
 
 	// As the adapter drives it: Decide names both lookups at once (one round), the adapter
@@ -127,8 +129,8 @@ func TestLogLineCountsIORounds(t *testing.T) {
 	ex.Run()
 	ex.UpstreamResponse(200, nil)
 	l = logLineOf(t, w)
-	if l["io_rounds"] != 4.0 || l["kv_reads"] != 2.0 {
-		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=4 kv_reads=2", l)
+	if l["io_rounds"] != 5.0 || l["kv_reads"] != 3.0 {
+		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=5 kv_reads=3 (the filter, the mapping, the record)", l)
 	}
 	for _, p := range ex.Plan.CachePuts {
 		w.cache.Put(p.Key, p.Entry)
@@ -741,10 +743,12 @@ func TestStuckLeaderDoesNotHoldOthers(t *testing.T) {
 func TestRouteEntriesAreNeverPublic(t *testing.T) {
 	w := newWorld(t)
 	ex := w.serve(w.h, get("www.shop.example", "/"))
-	if len(ex.Plan.CachePuts) != 1 {
-		t.Fatalf("resolving a custom host planned %d route-cache puts, want 1", len(ex.Plan.CachePuts))
+	// Two puts: the record under its app's key (the platform host's), then the host's entry.
+	if len(ex.Plan.CachePuts) != 2 || ex.Plan.CachePuts[0].Key != route.RouteCacheKey(testPlatform, "shop."+testPlatform) ||
+		ex.Plan.CachePuts[1].Key != route.RouteCacheKey(testPlatform, "www.shop.example") {
+		t.Fatalf("resolving a custom host planned the route-cache puts %+v", ex.Plan.CachePuts)
 	}
-	put := ex.Plan.CachePuts[0]
+	put := ex.Plan.CachePuts[1]
 
 	// The entry's own URL, and other hosts no app can be served at.
 	matches := w.matches()

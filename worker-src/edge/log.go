@@ -19,7 +19,7 @@ type logLine struct {
 	Host          string  `json:"host,omitempty"`
 	HostKind      string  `json:"host_kind,omitempty"` // platform | custom
 	App           string  `json:"app,omitempty"`
-	RouteSource   string  `json:"route_source,omitempty"` // memo | shared | route-cache | kv
+	RouteSource   string  `json:"route_source,omitempty"` // memo | shared | route-cache | kv | filter (refused by the name filter)
 	KVReads       int     `json:"kv_reads"`
 	R2Reads       int     `json:"r2_reads,omitempty"`       // static objects
 	ManifestReads int     `json:"manifest_reads,omitempty"` // content-addressed sites' manifests

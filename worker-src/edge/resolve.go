@@ -117,15 +117,83 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	return r
 }
 
-// remember puts a cacheable resolution into the memo; h.mu must be held.
+// remember puts a cacheable resolution into the memo; h.mu must be held. The entry lives for
+// the memo's lifetime, and never past what the route cache could have held the data for plus
+// that lifetime: a record reused for another host of its app (appResolution) carries its
+// first read's time, and must not be given a new lease by each host it serves.
 func (h *Handler) remember(host string, r resolution) {
 	if !r.cacheable() || h.Config.TTLs.Memo <= 0 {
+		return
+	}
+	now := h.now()
+	exp := now.Add(h.Config.TTLs.Memo)
+	if last := r.readAt.Add(h.cacheTTL(r) + h.Config.TTLs.Memo); last.Before(exp) {
+		exp = last
+	}
+	if !now.Before(exp) {
 		return
 	}
 	if h.memo == nil || len(h.memo) >= maxMemoEntries {
 		h.memo = map[string]memoEntry{}
 	}
-	h.memo[host] = memoEntry{res: r, exp: h.now().Add(h.Config.TTLs.Memo)}
+	h.memo[host] = memoEntry{res: r, exp: exp}
+}
+
+// cacheTTL is how long the route cache may hold r, counted from its KV read.
+func (h *Handler) cacheTTL(r resolution) time.Duration {
+	if r.kind == resAbsent {
+		return h.Config.TTLs.Negative
+	}
+	return h.Config.TTLs.RouteCache
+}
+
+// appResolution is app's record as this isolate or colo already resolved it, for a custom host
+// whose mapping names app: the record belongs to the app, not to the host, so an app reached by
+// several hosts has it read from ROUTES once. It is kept under the app's platform host (in the
+// memo and the route cache), which is the app's own key (one platform host per app), holds
+// exactly what resolving the app gives, and is the key the provider purges when it changes the
+// record. The same strict decoding applies, and the data keeps its read time, so whatever is
+// derived from it expires with it.
+func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
+	host, ok := h.appHost(app)
+	if !ok {
+		return resolution{}, false
+	}
+	if r, ok := h.memoEntry(host); ok && (r.kind == resAbsent || r.kind == resFound && r.rec.App == app) {
+		return r, true
+	}
+	var m routeMatch
+	m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
+	r, _, ok := h.decodeRouteEntry(m, host)
+	if !ok || (r.kind == resFound && r.rec.App != app) {
+		return resolution{}, false
+	}
+	h.mu.Lock()
+	h.remember(host, r)
+	h.mu.Unlock()
+	return r, true
+}
+
+// appHost is the platform host that stands for app in the memo and the route cache; ok is false
+// for an app no platform host names (then its record is not shared).
+func (h *Handler) appHost(app string) (string, bool) {
+	host := route.PlatformHostname(app, h.Config.PlatformDomain)
+	a, isPlatform := route.PlatformApp(host, h.Config.PlatformDomain)
+	return host, isPlatform && a == app
+}
+
+// rememberApp keeps a record read from ROUTES for a custom host under its app's key, as the
+// platform host's own resolution would have, so the app's other hosts reuse it.
+func (h *Handler) rememberApp(ex *Exchange, app string, r resolution) {
+	host, ok := h.appHost(app)
+	if !ok || !r.cacheable() {
+		return
+	}
+	r.mapRev = ""
+	h.mu.Lock()
+	h.remember(host, r)
+	h.mu.Unlock()
+	h.routeCachePut(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host, r)
 }
 
 // earlyResolution is what a Decide that stopped later (at the static origin) had already
@@ -254,17 +322,21 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 		m.e, m.found, m.err = h.Cache.Match(key)
 		ex.line.IORounds++
 	}
+	r, status, ok := h.decodeRouteEntry(m, host)
+	ex.line.RouteCache = status
+	return r, ok
+}
+
+// decodeRouteEntry judges a route-cache lookup of host's key; status is what the log line says.
+func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, status string, ok bool) {
 	e, found, err := m.e, m.found, m.err
 	switch {
 	case err != nil:
-		ex.line.RouteCache = "error"
-		return resolution{}, false
+		return resolution{}, "error", false
 	case !found:
-		ex.line.RouteCache = "miss"
-		return resolution{}, false
+		return resolution{}, "miss", false
 	case !h.markerOK(e.Header):
-		ex.line.RouteCache = "unmarked"
-		return resolution{}, false
+		return resolution{}, "unmarked", false
 	}
 	var c cachedRoute
 	now := h.now()
@@ -272,23 +344,19 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 	if err != nil || json.Unmarshal(entry, &c) != nil || c.V != routeEntryVersion || c.Host != host ||
 		now.UnixMilli() >= c.Exp {
 		// Invalid or expired by our own clock: treated as a miss and overwritten.
-		ex.line.RouteCache = "invalid"
-		return resolution{}, false
+		return resolution{}, "invalid", false
 	}
-	r := resolution{readAt: time.UnixMilli(c.ReadAt)}
+	r = resolution{readAt: time.UnixMilli(c.ReadAt)}
 	if c.Absent {
-		ex.line.RouteCache = "negative-hit"
 		r.kind = resAbsent
-		return r, true
+		return r, "negative-hit", true
 	}
 	rec, err := route.DecodeRecord(c.Record)
 	if err != nil || rec.App != c.App || rec.Status != route.StatusActive {
-		ex.line.RouteCache = "invalid"
-		return resolution{}, false
+		return resolution{}, "invalid", false
 	}
-	ex.line.RouteCache = "hit"
 	r.kind, r.app, r.rec, r.mapRev = resFound, rec.App, rec, c.MapRev
-	return r, true
+	return r, "hit", true
 }
 
 func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
@@ -305,11 +373,14 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		}
 		c.Record = b
 	}
-	secs := int64(ttl / time.Second)
+	// The lifetime counts from the KV read, not from now: an entry made from a record another
+	// host of the app resolved earlier (appResolution) expires when that record's would.
+	exp := r.readAt.Add(ttl)
+	secs := int64(exp.Sub(h.now()) / time.Second)
 	if secs <= 0 {
 		return
 	}
-	c.Exp = h.now().Add(ttl).UnixMilli()
+	c.Exp = exp.UnixMilli()
 	entry, err := json.Marshal(c)
 	if err != nil {
 		return
@@ -342,7 +413,20 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 			return resolution{kind: resUnavailable, app: m.App, mapRev: m.Rev}
 		}
 		app, mapRev = m.App, m.Rev
+		if r, ok := h.appResolution(ex, app); ok {
+			// The mapping is fresh; the record keeps its own (older) read time.
+			r.app, r.mapRev = app, mapRev
+			return r
+		}
+		r := h.readRecord(ex, app, mapRev, readAt)
+		h.rememberApp(ex, app, r)
+		return r
 	}
+	return h.readRecord(ex, app, "", readAt)
+}
+
+// readRecord reads app's record from ROUTES.
+func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time) resolution {
 	v, found, err := h.kvGet(ex, h.Routes, app, h.Config.TTLs.RoutesKV)
 	switch {
 	case err != nil:

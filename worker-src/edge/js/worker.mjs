@@ -145,6 +145,11 @@ async function lookup(key) {
 const io = {
   // kv reads one key as text with the core's cacheTtl (seconds); null when absent.
   kv: (namespace, key, cacheTtl) => namespace.get(key, { type: "text", cacheTtl }),
+  // kvBytes reads a binary value (the name filter) as bytes; null when absent.
+  async kvBytes(namespace, key, cacheTtl) {
+    const b = await namespace.get(key, { type: "arrayBuffer", cacheTtl });
+    return b === null ? null : new Uint8Array(b);
+  },
   // match is a Cache API lookup the core makes itself: the lookup's fields and the entry.
   async match(key) {
     const { f, hit } = await lookup(key);

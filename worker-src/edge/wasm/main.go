@@ -331,6 +331,17 @@ func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 	return []byte(v.String()), true, nil
 }
 
+// GetBytes reads a binary value (the name filter) as an ArrayBuffer, copied into Go whole.
+func (k kv) GetBytes(key string, ttl time.Duration) ([]byte, bool, error) {
+	v, err := await(io.Call("kvBytes", k.ns, key, int(ttl/time.Second)))
+	if err != nil || v.Type() != js.TypeObject {
+		return nil, false, err
+	}
+	b := make([]byte, v.Get("length").Int())
+	js.CopyBytesToGo(b, v)
+	return b, true, nil
+}
+
 type cache struct{}
 
 // Match is for the lookups worker.mjs did not make before Run: it resolves to the lookup's

@@ -1,0 +1,225 @@
+package cloudflare
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// NameFilterOwner is the owner the name filter's KV metadata names.
+const NameFilterOwner = "kamuidash_name_filter"
+
+// nameFilterAttempts bounds the rebuilds of one batch. Between them the process waits
+// attempt × nameFilterBackoff, 1+2+…+7 = 28 s in all at the default: past that a concurrent
+// writer's listing still lacks this run's keys, which KV's listing lag (up to a minute) rarely
+// explains, and the resource is told (a warning: its own value is written).
+const nameFilterAttempts = 8
+
+// NameFilters rebuilds each namespace's name filter (route.FilterKey, see internal/route) when
+// this process adds or removes keys in it: the changes of one batch (the resources whose bulk
+// write or delete went out together) share one rebuild, built from the namespace's key listing
+// plus every key the process wrote there, so that two applies racing converge.
+//
+// A rebuild writes the filter, reads it back and checks that every key this process wrote to
+// the namespace is admitted. A filter that lacks one was written since by another process whose
+// listing did not show the key yet (listings lag writes by up to a minute), or is a read that
+// still sees the old value: the rebuild starts over from a fresh listing, until the filter read
+// back admits them all. Safe for concurrent use.
+type NameFilters struct {
+	c       *Client
+	economy bool
+	// backoff is the pause unit between rebuilds of one batch.
+	backoff time.Duration
+
+	mu       sync.Mutex
+	batches  map[string]*coalescer[nameChange, struct{}]
+	written  map[string]map[string]bool // account/namespace → keys this process wrote there
+	rebuilds atomic.Int64
+}
+
+type nameChange struct {
+	key     string
+	deleted bool
+}
+
+// NewNameFilters returns the filter rebuilds of client c. With economy the first listing of a
+// rebuild is the process's shared one (KVIndex, which already knows this process's writes);
+// without, every rebuild lists the namespace itself.
+func NewNameFilters(c *Client, economy bool) *NameFilters {
+	return &NameFilters{c: c, economy: economy, backoff: time.Second,
+		batches: map[string]*coalescer[nameChange, struct{}]{}, written: map[string]map[string]bool{}}
+}
+
+// Rebuilds is how many filters this process has written: the number the scale benchmark reads
+// (one per namespace and batch when nothing races).
+func (f *NameFilters) Rebuilds() int64 { return f.rebuilds.Load() }
+
+// Changed records that key was written (or deleted) in the namespace and returns once the
+// namespace's filter, rebuilt for the batch the change joined, admits every key the process
+// wrote there.
+func (f *NameFilters) Changed(ctx context.Context, accountID, namespaceID, key string, deleted bool) error {
+	_, err := f.batch(accountID, namespaceID).do(ctx, nameChange{key: key, deleted: deleted})
+	return err
+}
+
+func (f *NameFilters) batch(accountID, namespaceID string) *coalescer[nameChange, struct{}] {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	id := accountID + "/" + namespaceID
+	b, ok := f.batches[id]
+	if !ok {
+		b = &coalescer[nameChange, struct{}]{
+			// The changes of one bulk write arrive together, released by the same flush; the
+			// lull that closes a KV batch closes this one too.
+			linger: kvLinger,
+			quiet:  kvQuiet,
+			fits:   func([]nameChange, nameChange) bool { return true },
+			flush: func(ctx context.Context, changes []nameChange) []outcome[struct{}] {
+				return everyone[struct{}](len(changes), f.rebuild(ctx, accountID, namespaceID, changes))
+			},
+		}
+		f.batches[id] = b
+	}
+	return b
+}
+
+// rebuild runs one batch's rebuild until the filter read back admits every key written here.
+func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string, changes []nameChange) error {
+	id := accountID + "/" + namespaceID
+	f.mu.Lock()
+	mine := f.written[id]
+	if mine == nil {
+		mine = map[string]bool{}
+		f.written[id] = mine
+	}
+	for _, ch := range changes {
+		if ch.deleted {
+			delete(mine, ch.key)
+		} else {
+			mine[ch.key] = true
+		}
+	}
+	keys := make([]string, 0, len(mine))
+	for k := range mine {
+		keys = append(keys, k)
+	}
+	f.mu.Unlock()
+	deleted := map[string]bool{}
+	for _, ch := range changes {
+		if ch.deleted {
+			deleted[ch.key] = true
+		}
+	}
+
+	var last error
+	for attempt := 1; attempt <= nameFilterAttempts; attempt++ {
+		if attempt > 1 {
+			select {
+			case <-time.After(time.Duration(attempt-1) * f.backoff):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		listed, err := f.names(ctx, accountID, namespaceID, attempt == 1 && f.economy)
+		if err != nil {
+			last = fmt.Errorf("listing the namespace: %w", err)
+			continue
+		}
+		names := keys
+		for _, n := range listed {
+			// A key this batch deleted may still be listed (the listing lags): leaving it out
+			// only saves its false positive; every other listed key stays in.
+			if n != route.FilterKey && !deleted[n] {
+				names = append(names, n)
+			}
+		}
+		b := route.BuildFilter(names)
+		sum := hex.EncodeToString(b[24:32])
+		if err := f.c.KVPut(ctx, accountID, namespaceID, route.FilterKey, b, route.EncodeMetadata(sum, NameFilterOwner)); err != nil {
+			last = fmt.Errorf("writing the name filter: %w", err)
+			continue
+		}
+		total := f.rebuilds.Add(1)
+		missing, err := f.check(ctx, accountID, namespaceID, keys)
+		tflog.Info(ctx, "Rebuilt the name filter", map[string]any{"namespace_id": namespaceID, "names": len(names),
+			"bytes": len(b), "attempt": attempt, "rebuilds": total, "missing": missing})
+		switch {
+		case err != nil:
+			last = fmt.Errorf("reading the name filter back: %w", err)
+		case missing > 0:
+			last = fmt.Errorf("the name filter read back lacks %d of the %d keys this run wrote (another apply rebuilt it from a listing that did not show them yet)", missing, len(keys))
+		default:
+			return nil
+		}
+	}
+	return last
+}
+
+// names lists the namespace's keys: the process's shared listing when shared is set, else a
+// listing of its own (which shows what other processes wrote since).
+func (f *NameFilters) names(ctx context.Context, accountID, namespaceID string, shared bool) ([]string, error) {
+	if shared {
+		return f.c.KVIndex.Names(ctx, accountID, namespaceID)
+	}
+	keys, err := f.c.KVListKeys(ctx, accountID, namespaceID)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = k.Name
+	}
+	return names, nil
+}
+
+// check reads the filter back and counts the keys it does not admit. A filter that is absent
+// or does not decode admits none of them.
+func (f *NameFilters) check(ctx context.Context, accountID, namespaceID string, keys []string) (missing int, err error) {
+	b, found, err := f.c.KVGetValue(ctx, accountID, namespaceID, route.FilterKey, route.MaxFilterBytes)
+	if err != nil {
+		return 0, err
+	}
+	var flt *route.Filter
+	if found {
+		flt, _ = route.DecodeFilter(b)
+	}
+	for _, k := range keys {
+		if flt == nil || !flt.Has(k) {
+			missing++
+		}
+	}
+	return missing, nil
+}
+
+// KVGetValue reads key's value alone (no metadata), up to limit bytes, as raw bytes: the name
+// filter is binary and larger than the records KVGet is bounded for.
+func (c *Client) KVGetValue(ctx context.Context, accountID, namespaceID, key string, limit int64) ([]byte, bool, error) {
+	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
+	if err != nil {
+		if isStatus(err, http.StatusNotFound) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	defer resp.Body.Close()
+	value, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, false, fmt.Errorf("reading KV value %q: %w", key, err)
+	}
+	if int64(len(value)) > limit {
+		return nil, false, errors.New("KV value " + key + " is larger than the limit")
+	}
+	return value, true, nil
+}

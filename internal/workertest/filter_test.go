@@ -1,0 +1,89 @@
+package workertest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// TestNameFilterInWorkerd runs the edge Worker in workerd with both namespaces' name filters
+// seeded as binary KV values, as the provider writes them: the adapter must read them as bytes
+// (a text read would garble them into "no filter"). Unknown platform labels and custom hosts are
+// then refused with the fixed 404 and no per-host KV read; known hosts are served. Its own host,
+// so that the shared one keeps running without filters.
+func TestNameFilterInWorkerd(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo := startServer(echoHandler())
+	defer echo.Close()
+	cfg := hostConfig
+	cfg.KV = map[string]map[string]string{
+		"ROUTES":  {"shop": mustRecord(dyn("shop", "tunnel.kamui.test", 5000))},
+		"DOMAINS": {"www.shop.example": mustMapping(route.DomainMapping{App: "shop", Status: route.StatusActive})},
+	}
+	cfg.KVBytes = map[string]map[string][]byte{
+		"ROUTES":  {route.FilterKey: route.BuildFilter([]string{"shop"})},
+		"DOMAINS": {route.FilterKey: route.BuildFilter([]string{"www.shop.example"})},
+	}
+	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
+	cfg.Origins = map[string]string{"tunnel.kamui.test": "http://" + echo.Addr().String()}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h, err := StartHost(ctx, root, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	get := func(host string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", h.URL+"/", nil)
+		req.Host = host
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		id := resp.Header.Get("X-Request-Id")
+		line, ok := h.WaitLog(func(l string) bool {
+			return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`)
+		}, 5*time.Second)
+		if !ok {
+			t.Fatalf("%s: no log line (stderr %s)", host, h.Stderr())
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, m
+	}
+	// The first requests read each filter once (a KV read of their own line).
+	if status, l := get("shop." + platform); status != 200 || l["kv_reads"].(float64) != 2 {
+		t.Fatalf("known platform host: %d %v", status, l)
+	}
+	if status, l := get("www.shop.example"); status != 200 || l["kv_reads"].(float64) != 2 {
+		t.Fatalf("known custom host: %d %v", status, l)
+	}
+	for _, host := range []string{"r4nd0m-a." + platform, "r4nd0m-b." + platform, "www.nobody.example"} {
+		status, l := get(host)
+		if status != 404 || l["route_source"] != "filter" || l["kv_reads"].(float64) != 0 {
+			t.Errorf("%s: %d %v; want the fixed 404 from the filter, no KV read", host, status, l)
+		}
+	}
+	// A filter that did not decode would have been logged (edge.filter) by the request that
+	// read it, before that request's own line.
+	for _, l := range h.Logs() {
+		if strings.Contains(l, `"edge.filter"`) {
+			t.Errorf("an intact filter was reported unusable: %s", l)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package edge
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// An app reached by several hosts has its record read from ROUTES once: the record is kept under
+// the app's own key (its platform host's memo and route-cache entries) and reused by its custom
+// hosts after their mapping is read.
+
+func upstreamOf(t *testing.T, ex *Exchange) string {
+	t.Helper()
+	if ex.Plan.Forward == nil {
+		t.Fatalf("status %d, want a forward", ex.Plan.Status)
+	}
+	return ex.Plan.Forward.Header.Get(route.HeaderUpstream)
+}
+
+func TestOneRecordReadPerApp(t *testing.T) {
+	w := newWorld(t)
+	w.domains.data["shop.example.org"] = mapping(t, route.DomainMapping{App: "shop", Status: route.StatusActive})
+
+	// Platform host, then custom hosts of the same app in the same isolate: one ROUTES read.
+	upstreamOf(t, w.serve(w.h, get("shop.kamui.test", "/")))
+	custom := w.serve(w.h, get("www.shop.example", "/"))
+	upstreamOf(t, custom)
+	if !slices.Equal(w.routes.reads, []string{"shop"}) || !slices.Equal(w.domains.reads, []string{"www.shop.example"}) {
+		t.Fatalf("reads: ROUTES %v, DOMAINS %v; want the record once and the mapping", w.routes.reads, w.domains.reads)
+	}
+	if custom.line.KVReads != 2 { // DOMAINS' filter (absent) and the mapping
+		t.Errorf("the custom host's line counts %d KV reads, want 2", custom.line.KVReads)
+	}
+
+	// Another isolate of the colo: the app's route-cache entry serves its other custom host.
+	h2 := w.handler(t)
+	upstreamOf(t, w.serve(h2, get("shop.example.org", "/")))
+	if len(w.routes.reads) != 1 {
+		t.Errorf("a second isolate read ROUTES again: %v", w.routes.reads)
+	}
+
+	// Custom host first: its ROUTES read is kept under the app's key, so the platform host and
+	// the app's other custom host read nothing more from ROUTES.
+	w2 := newWorld(t)
+	w2.domains.data["shop.example.org"] = mapping(t, route.DomainMapping{App: "shop", Status: route.StatusActive})
+	upstreamOf(t, w2.serve(w2.h, get("www.shop.example", "/")))
+	upstreamOf(t, w2.serve(w2.h, get("shop.example.org", "/")))
+	upstreamOf(t, w2.serve(w2.h, get("shop.kamui.test", "/")))
+	upstreamOf(t, w2.serve(w2.handler(t), get("shop.kamui.test", "/")))
+	if !slices.Equal(w2.routes.reads, []string{"shop"}) {
+		t.Errorf("custom host first: ROUTES reads %v, want one", w2.routes.reads)
+	}
+	// The mapping is still the host's own: the probe of a custom host reports its revision.
+	_, www, _ := route.EncodeDomainMapping(route.DomainMapping{App: "shop", Status: route.StatusActive})
+	if got := w2.serve(w2.h, w2.probe("www.shop.example", www.Rev)).Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
+		t.Errorf("probe of the custom host: %q", got)
+	}
+}
+
+// TestAppRecordExpiresWithItsFirstRead: a host resolved through an app's entry gets no new lease:
+// its own route-cache entry and memo entry end when the app's record was due to, so the record is
+// never served older than the budget allows, however many hosts pass it on.
+func TestAppRecordExpiresWithItsFirstRead(t *testing.T) {
+	w := newWorld(t)
+	ttl := w.h.Config.TTLs
+	upstreamOf(t, w.serve(w.h, get("shop.kamui.test", "/"))) // record read at t0
+
+	w.clock.Advance(ttl.RouteCache - 2*time.Second)
+	ex := w.serve(w.handler(t), get("www.shop.example", "/")) // fresh isolate: the app's entry
+	upstreamOf(t, ex)
+	if len(w.routes.reads) != 1 {
+		t.Fatalf("ROUTES reads %v", w.routes.reads)
+	}
+	var hostPut *CachePut
+	for i, p := range ex.Plan.CachePuts {
+		if p.Key == route.RouteCacheKey(testPlatform, "www.shop.example") {
+			hostPut = &ex.Plan.CachePuts[i]
+		}
+	}
+	if hostPut == nil || hostPut.Entry.Header.Get("Cache-Control") != "max-age=2" {
+		t.Fatalf("the host's entry from a record read %v ago: %+v; want max-age=2", ttl.RouteCache-2*time.Second, hostPut)
+	}
+
+	// Past the record's route-cache lifetime, a third isolate finds neither entry and reads
+	// ROUTES again.
+	w.clock.Advance(2 * time.Second)
+	upstreamOf(t, w.serve(w.handler(t), get("www.shop.example", "/")))
+	if len(w.routes.reads) != 2 {
+		t.Errorf("after the app's entry expired: ROUTES reads %v, want a second", w.routes.reads)
+	}
+}
+
+// TestChangedAppRecordNotServedStale: the record changes in KV; its custom host, in an isolate and
+// colo that hold the old one under the app's key, serves the new one within the budget.
+func TestChangedAppRecordNotServedStale(t *testing.T) {
+	w := newWorld(t)
+	ttl := w.h.Config.TTLs
+	old := upstreamOf(t, w.serve(w.h, get("shop.kamui.test", "/")))
+	moved := dynamicRecord("shop")
+	moved.Dynamic.Upstream = "tenant-shop/web-v2:8080"
+	w.routes.data["shop"] = record(t, moved)
+
+	deadline := w.clock.Now().Add(ttl.Budget)
+	var last string
+	for w.clock.Now().Before(deadline) {
+		w.clock.Advance(time.Second)
+		last = upstreamOf(t, w.serve(w.h, get("www.shop.example", "/")))
+	}
+	if last != moved.Dynamic.Upstream {
+		t.Errorf("after the budget (%v) the custom host still forwards to %q (was %q)", ttl.Budget, last, old)
+	}
+	// The worst case the budget allows for a positive route, and no more: memo + route cache
+	// (the fake KV has no edge cache).
+	w2 := newWorld(t)
+	upstreamOf(t, w2.serve(w2.h, get("shop.kamui.test", "/")))
+	w2.routes.data["shop"] = record(t, moved)
+	firstNew, seen := time.Duration(0), false
+	for elapsed := time.Duration(0); elapsed <= ttl.Budget && !seen; elapsed += time.Second {
+		if upstreamOf(t, w2.serve(w2.h, get("www.shop.example", "/"))) == moved.Dynamic.Upstream {
+			firstNew, seen = elapsed, true
+		}
+		w2.clock.Advance(time.Second)
+	}
+	if !seen || firstNew > ttl.RouteCache+ttl.Memo {
+		t.Errorf("the new record showed after %v; want within route cache + memo (%v)", firstNew, ttl.RouteCache+ttl.Memo)
+	}
+}
