@@ -21,7 +21,7 @@
 //     than KV's 60 s minimum plus a margin → reported, not written; otherwise copied.
 //  4. Writes with bulk writes (at most 10,000 pairs and 100 MB a call, values base64-encoded,
 //     metadata as JSON, expirations absolute). Keys a bulk result reports unsuccessful are
-//     retried twice, then reported failed. Never a per-key write, never a delete.
+//     retried twice, then reported failed. Never a per-key write of a key, never a delete.
 //  5. The delta pass: lists the sources again and copies what changed during the copy. A key
 //     whose listed metadata carries a `rev` (route data does: metadata {v, rev, owner}) and
 //     whose listed metadata and expiration did not change is taken as unchanged without a read;
@@ -29,6 +29,11 @@
 //     reported (the target keeps them).
 //  6. Verifies: reads every expected key back from the target and compares content hashes;
 //     counts; reports keys the target holds that no source has (never deleted).
+//  7. Rebuilds the target's name filter (route.FilterKey, which steps 1 to 6 leave out: it is
+//     derived from the other keys, and a source's may be stale or know nothing of the target's
+//     keys) for every key the target now holds, as one value, reads it back and checks that it
+//     admits them all; an identical filter already in place is not written. Without it the
+//     edge would refuse the migrated apps the target's filter does not name.
 //
 // A run holds the sources' content in memory (route data is a few hundred bytes a key: 100,000
 // keys take tens of megabytes) and makes about 25 API calls per 1,000 keys, 35 once the target

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -21,6 +22,7 @@ import (
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // testEdge is the local edge's real API server in the test process, with a record of every
@@ -208,12 +210,28 @@ func (e *testEdge) deleteKey(namespaceID, key string) {
 }
 
 // stored returns the namespace's live entries as the server holds them.
+// stored returns the namespace's keys besides its name filter, which it checks: present (the
+// migration rebuilds the target's), it must admit every other key.
 func (e *testEdge) stored(namespaceID string) map[string]*cfapi.KVEntry {
 	e.t.Helper()
 	for _, ns := range e.srv.KVNamespaces() {
-		if ns.ID == namespaceID {
-			return ns.Entries
+		if ns.ID != namespaceID {
+			continue
 		}
+		entries := maps.Clone(ns.Entries)
+		if filter, ok := entries[route.FilterKey]; ok {
+			delete(entries, route.FilterKey)
+			f, err := route.DecodeFilter(filter.Value)
+			if err != nil {
+				e.t.Fatalf("the name filter of %s: %v", namespaceID, err)
+			}
+			for k := range entries {
+				if !f.Has(k) {
+					e.t.Errorf("the name filter of %s refuses %q", namespaceID, k)
+				}
+			}
+		}
+		return entries
 	}
 	e.t.Fatalf("namespace %s not found", namespaceID)
 	return nil

@@ -1,13 +1,16 @@
 package kvmigrate
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // Options configure one migration. Zero values take the documented defaults.
@@ -159,6 +162,8 @@ type migration struct {
 	status    map[string]*keyStatus
 	conflicts map[string]*Conflict
 	failed    map[string]string
+	// finalKeys are the keys the target holds after the copy: its name filter's names.
+	finalKeys map[string]struct{}
 }
 
 // Run migrates and verifies, and returns the report. The error is non-nil only when the options
@@ -241,7 +246,10 @@ func (m *migration) run(ctx context.Context) error {
 	if err := m.delta(ctx); err != nil {
 		return err
 	}
-	return m.verify(ctx)
+	if err := m.verify(ctx); err != nil {
+		return err
+	}
+	return m.rebuildNameFilter(ctx)
 }
 
 // readSource lists a source and reads every key's content.
@@ -264,14 +272,63 @@ func (m *migration) listTarget(ctx context.Context) ([]listedKey, error) {
 	return m.listing(ctx, m.opts.Target)
 }
 
+// listing lists a namespace without its name filter (route.FilterKey): the filter is derived
+// from the other keys, so it is never copied, compared or counted; the target's is rebuilt
+// from what the target holds once the copy is verified (rebuildNameFilter).
 func (m *migration) listing(ctx context.Context, namespaceID string) ([]listedKey, error) {
 	p := m.meter("list", namespaceID, 0)
 	keys, err := m.api.list(ctx, namespaceID, p.update)
 	if err == nil {
 		p.finish(len(keys))
 	}
+	keys = slices.DeleteFunc(keys, func(k listedKey) bool { return k.Name == route.FilterKey })
 	return keys, err
 }
+
+// rebuildNameFilter writes the target's name filter for every key it now holds (listed after
+// the copy, or verified by reading it back: a listing may lag the writes it follows), then
+// reads it back and checks that it admits them all. A copied filter would be wrong twice: a
+// source's filter knows nothing of the target's other keys, and one written by another tool's
+// keys may be stale already. Without this the edge would refuse every migrated app the
+// target's old filter (or no key at all) does not name.
+func (m *migration) rebuildNameFilter(ctx context.Context) error {
+	names := slices.Sorted(maps.Keys(m.finalKeys))
+	value := route.BuildFilter(names)
+	client, account, target := m.opts.Client, m.opts.AccountID, m.opts.Target
+	// The same names always give the same bytes: a second run finds its filter in place and
+	// writes nothing.
+	current, found, err := client.KVGetValue(ctx, account, target, route.FilterKey, maxFilterBytes)
+	if err != nil {
+		return fmt.Errorf("reading the target's name filter (%s): %w", route.FilterKey, err)
+	}
+	m.rep.NameFilter = &NameFilterReport{Names: len(names), Bytes: len(value)}
+	if found && bytes.Equal(current, value) {
+		return nil
+	}
+	// One value on its own, not in a bulk write: it is binary, and bulk writes are the keys'.
+	if err := client.KVPut(ctx, account, target, route.FilterKey, value, ""); err != nil {
+		return fmt.Errorf("writing the target's name filter (%s): %w; every copied key is verified, but the edge refuses hosts "+
+			"the target's old filter does not name until it is rebuilt: run kv migrate again", route.FilterKey, err)
+	}
+	m.rep.NameFilter.Written = true
+	got, _, err := client.KVGetValue(ctx, account, target, route.FilterKey, maxFilterBytes)
+	if err != nil {
+		return fmt.Errorf("reading back the target's name filter: %w", err)
+	}
+	f, err := route.DecodeFilter(got)
+	if err != nil {
+		return fmt.Errorf("reading back the target's name filter: %w", err)
+	}
+	for _, name := range names {
+		if !f.Has(name) {
+			return fmt.Errorf("the target's name filter, read back, refuses %q: another writer replaced it meanwhile; run kv migrate again", name)
+		}
+	}
+	return nil
+}
+
+// maxFilterBytes bounds the filter read: 1,000,000 names take 1.25 MB; KV's value limit is 25 MiB.
+const maxFilterBytes = 25 << 20
 
 func (m *migration) readAll(ctx context.Context, step, namespaceID string, keys []string) (map[string]Entry, error) {
 	p := m.meter(step, namespaceID, len(keys))
@@ -593,6 +650,15 @@ func (m *migration) verify(ctx context.Context) error {
 		}
 	}
 	v.TargetOnly = m.targetOnly(listing)
+	m.finalKeys = map[string]struct{}{}
+	for _, k := range listing {
+		m.finalKeys[k.Name] = struct{}{}
+	}
+	for _, key := range names {
+		if _, ok := got[key]; ok {
+			m.finalKeys[key] = struct{}{}
+		}
+	}
 	return nil
 }
 

@@ -12,10 +12,11 @@ import (
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // A few thousand route records are copied with bulk calls only: one bulk write (under the
-// 10,000-pair limit), bulk gets of 100, listings of 1,000, and not one per-key request.
+// 10,000-pair limit), bulk gets of 100, listings of 1,000, and per key only the rebuilt name filter.
 func TestMigrate_CopiesThousandsOfKeysWithBulkCalls(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
@@ -38,8 +39,15 @@ func TestMigrate_CopiesThousandsOfKeysWithBulkCalls(t *testing.T) {
 	if n := len(e.seen(isBulkWrite)); n != 1 {
 		t.Errorf("bulk writes: %d, want 1 (3,000 pairs fit in one)", n)
 	}
-	if perKey := e.seen(func(r seenRequest) bool { return strings.Contains(r.Path, "/values/") }); len(perKey) != 0 {
-		t.Errorf("per-key requests: %d (first %+v), want none", len(perKey), perKey[0])
+	// Per key, only the target's name filter: read, written, read back.
+	perKey := e.seen(func(r seenRequest) bool { return strings.Contains(r.Path, "/values/") })
+	for _, r := range perKey {
+		if !strings.HasSuffix(r.Path, "/values/"+route.FilterKey) {
+			t.Errorf("a per-key request for another key than the name filter: %+v", r)
+		}
+	}
+	if len(perKey) != 3 {
+		t.Errorf("name filter requests: %d, want 3 (read, write, read back)", len(perKey))
 	}
 	// Source read 30 + verification 30; the empty target needs no read and route data (a rev
 	// in every key's metadata) none in the delta pass.
@@ -206,9 +214,9 @@ func TestMigrate_BinaryValuesMetadataAndExpirationsSurvive(t *testing.T) {
 	}
 	// The two binary values and the text holding U+FFFD are read on their own: from the source,
 	// again by the delta pass (their metadata has no rev, so they are compared by content) and
-	// at the verification.
-	if n := len(e.seen(isValueGet)); n != 9 {
-		t.Errorf("single value reads: %d, want 9 (3 values that are not plain text, 3 reads each)", n)
+	// at the verification; and the target's name filter, before it is written and after.
+	if n := len(e.seen(isValueGet)); n != 11 {
+		t.Errorf("single value reads: %d, want 11 (3 values that are not plain text, 3 reads each, and the name filter twice)", n)
 	}
 }
 

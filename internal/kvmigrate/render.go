@@ -57,6 +57,13 @@ func writeText(w io.Writer, out Output) {
 		fmt.Fprintf(w, "verification: %d of %d expected keys identical in the target (content hash of value, metadata and expiration); %d missing, %d mismatched; the sources hold %d distinct keys\n",
 			v.Verified, v.Expected, len(v.Missing), len(v.Mismatched), v.SourceKeys)
 	}
+	if f := rep.NameFilter; f != nil {
+		if f.Written {
+			fmt.Fprintf(w, "name filter: rebuilt in the target for its %d keys (%s), read back and checked\n", f.Names, byteSize(int64(f.Bytes)))
+		} else {
+			fmt.Fprintf(w, "name filter: the target's already admits its %d keys; not written\n", f.Names)
+		}
+	}
 	if len(out.APICalls) > 0 {
 		fmt.Fprintf(w, "API calls: %s\n", callSummary(out.APICalls))
 	}

@@ -32,6 +32,18 @@ type Report struct {
 	// copy did not finish.
 	Delta        *DeltaReport `json:"delta,omitempty"`
 	Verification Verification `json:"verification"`
+	// NameFilter is the target's rebuilt name filter (route.FilterKey); nil in a dry run or when
+	// the copy did not verify.
+	NameFilter *NameFilterReport `json:"name_filter,omitempty"`
+}
+
+// NameFilterReport describes the target's name filter as written and read back.
+type NameFilterReport struct {
+	// Names is how many keys it admits: every key the target holds.
+	Names int `json:"names"`
+	Bytes int `json:"bytes"`
+	// Written is false when the target already held this very filter.
+	Written bool `json:"written"`
 }
 
 // SourceReport counts one source namespace's keys; each key is counted once, at the source the
