@@ -167,7 +167,7 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, im
 				"Nothing was overwritten. To manage it here, import it: "+importHint)
 		return zero, diags
 	}
-	return s.put(ctx, namespaceID, key, v, "")
+	return s.put(ctx, namespaceID, key, v, "", true)
 }
 
 // update rewrites the value, refusing one that another resource type owns.
@@ -175,8 +175,8 @@ func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, pu
 	var zero T
 	if ownerSeen {
 		// The plan's own refresh found this resource type owning the key, within the
-		// listing's age (see ownerstamp.go).
-		return s.put(ctx, namespaceID, key, v, purgeHost)
+		// listing's age (see ownerstamp.go): the key exists, the namespace's keys stay the same.
+		return s.put(ctx, namespaceID, key, v, purgeHost, false)
 	}
 	owner, found, diags := s.currentOwner(ctx, namespaceID, key)
 	if diags.HasError() {
@@ -189,7 +189,8 @@ func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, pu
 				"so that exactly one manages it.")
 		return zero, diags
 	}
-	return s.put(ctx, namespaceID, key, v, purgeHost)
+	// A key gone behind Terraform's back comes back as a new one: the filter must learn it again.
+	return s.put(ctx, namespaceID, key, v, purgeHost, !found)
 }
 
 // change is a resource's Update: an update in place, or a move when its namespace changed.
@@ -232,10 +233,13 @@ func (s kvStore[T]) move(ctx context.Context, fromNS, toNS, key string, v T, pur
 		return want, diags
 	}
 	tflog.Info(ctx, "Writing the "+s.codec.noun+" into its new namespace", map[string]any{"key": key, "from_namespace_id": fromNS, "namespace_id": toNS})
-	return s.put(ctx, toNS, key, v, purgeHost)
+	return s.put(ctx, toNS, key, v, purgeHost, !found)
 }
 
-func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purgeHost string) (T, diag.Diagnostics) {
+// put writes v under key. newKey says the namespace did not hold the key: only then does its
+// name filter change (a rewrite of an existing key leaves the namespace's names as they are, and
+// rebuilding for it would cost a listing, a write and a read-back per batch of edits).
+func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purgeHost string, newKey bool) (T, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	value, v, err := s.codec.encode(v)
 	if err != nil {
@@ -248,7 +252,9 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 		return v, diags
 	}
 	tflog.Info(ctx, "Wrote "+s.codec.noun, map[string]any{"key": key, "rev": rev, "owner": s.owner})
-	diags.Append(s.filterChanged(ctx, namespaceID, key, false)...)
+	if newKey {
+		diags.Append(s.filterChanged(ctx, namespaceID, key, false)...)
+	}
 	diags.Append(s.purge(ctx, purgeHost)...)
 	return v, diags
 }
@@ -257,8 +263,8 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 // waits for it, so that nothing after the resource's write (verify_propagation, the next
 // resource's plan) meets a filter that refuses its host. The write is debounced here, once the
 // key's own bulk write has gone out: the resources of one bulk write arrive together and share
-// one rebuild (kdcf.NameFilters). A rebuild only adds the key when the key is new, but an update
-// is cheap to fold into the same batch and covers a key another process's rebuild lost.
+// one rebuild (kdcf.NameFilters). Only keys that are new to the namespace, and deletions, get
+// here: a key a concurrent rebuild lost is admitted again by the next rebuild of its namespace.
 //
 // A failed rebuild is a warning, not an error: the value is written and in state; the edge may
 // refuse the host (404) until a later rebuild, which the next apply makes.

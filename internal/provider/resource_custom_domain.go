@@ -264,7 +264,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	plan.setHostname(active)
 
 	// A new mapping needs no purge (see kvStore.create).
-	m, diags := r.store().put(ctx, ns, host, plan.mapping(), "")
+	m, diags := r.store().put(ctx, ns, host, plan.mapping(), "", true)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
