@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -233,15 +234,20 @@ func (r *routerImageResource) push(ctx context.Context, m *routerImageModel) dia
 }
 
 func (r *routerImageResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	resp.Diagnostics.Append(r.pushPlan(ctx, req.Plan, &resp.State)...)
+}
+
+// pushPlan pushes what the plan names and saves it as the state.
+func (r *routerImageResource) pushPlan(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
 	var plan routerImageModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	diags := planned.Get(ctx, &plan)
+	if diags.HasError() {
+		return diags
 	}
-	if resp.Diagnostics.Append(r.push(ctx, &plan)...); resp.Diagnostics.HasError() {
-		return
+	if diags.Append(r.push(ctx, &plan)...); diags.HasError() {
+		return diags
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return append(diags, state.Set(ctx, &plan)...)
 }
 
 // Read asks the registry whether it still holds the image (a HEAD of the digest). An image
@@ -278,17 +284,10 @@ func (r *routerImageResource) Read(ctx context.Context, req resource.ReadRequest
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
+// Update pushes, as Create does: a new build or an image gone from the registry, either way
+// what the plan names.
 func (r *routerImageResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan routerImageModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	// A new build or an image gone from the registry: either way, push what the plan names.
-	if resp.Diagnostics.Append(r.push(ctx, &plan)...); resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.pushPlan(ctx, req.Plan, &resp.State)...)
 }
 
 // Delete leaves the image in the registry (see the schema description): pods running it pin its

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -348,29 +349,27 @@ func (r *routerNetworkPolicyResource) ModifyPlan(ctx context.Context, req resour
 }
 
 func (r *routerNetworkPolicyResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan routerNetworkPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	r.apply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(r.applyPlan(ctx, req.Plan, &resp.State)...)
 }
 
+// Update is Create: a forced server-side apply both creates the object and takes back every
+// field someone else changed.
 func (r *routerNetworkPolicyResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	resp.Diagnostics.Append(r.applyPlan(ctx, req.Plan, &resp.State)...)
+}
+
+// applyPlan applies the planned policy and saves it as the state.
+func (r *routerNetworkPolicyResource) applyPlan(ctx context.Context, planned tfsdk.Plan, state *tfsdk.State) diag.Diagnostics {
 	var plan routerNetworkPolicyModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	diags := planned.Get(ctx, &plan)
+	if diags.HasError() {
+		return diags
 	}
-	r.apply(ctx, &plan, &resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
+	r.apply(ctx, &plan, &diags)
+	if diags.HasError() {
+		return diags
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	return append(diags, state.Set(ctx, &plan)...)
 }
 
 // apply server-side applies the planned policy and fills the computed attributes from the
