@@ -166,6 +166,7 @@ func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
 		return r, true
 	}
 	var m routeMatch
+	ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
 	m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
 	r, _, ok := h.decodeRouteEntry(m, host)
 	if !ok || (r.kind == resFound && r.rec.App != app) {
