@@ -12,7 +12,9 @@
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
 //                       entry is all in its headers; a content entry's body stays here)
-//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject)
+//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject); while it
+//                       runs, Go reads the bindings through io (below), each read settling
+//                       through __kamuiEdgeSettle(id, ok, value)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key: make these lookups, call lookups
