@@ -68,6 +68,7 @@ func shape(path string) string {
 
 // localAPI is the local edge's API server with a client that counts its calls.
 type localAPI struct {
+	url   string // the local edge's root URL
 	srv   *cfapi.Server
 	c     *Client
 	calls *callCounter
@@ -90,7 +91,7 @@ func newLocalAPI(t *testing.T) *localAPI {
 		cfg.Transport = calls
 		cfg.RequestsPerFiveMinutes = 1 << 20
 	})
-	return &localAPI{srv: srv, c: c, calls: calls, id: id}
+	return &localAPI{url: hs.URL, srv: srv, c: c, calls: calls, id: id}
 }
 
 func (a *localAPI) namespace(t *testing.T) string {

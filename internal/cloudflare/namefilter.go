@@ -3,10 +3,13 @@ package cloudflare
 import (
 	"context"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,7 +33,12 @@ const nameFilterAttempts = 8
 // NameFilters rebuilds each namespace's name filter (route.FilterKey, see internal/route) when
 // this process adds or removes keys in it: the changes of one batch (the resources whose bulk
 // write or delete went out together) share one rebuild, built from the namespace's key listing
-// plus every key the process wrote there, so that two applies racing converge.
+// plus every key the process wrote there, so that two applies racing converge, plus the keys
+// any process wrote there in the last recentWindow (route.FilterRecentKey, updated by each
+// rebuild before it writes the filter): a listing lags writes by up to a minute, and without
+// them a rebuild by another apply in that minute would drop keys this one had already seen
+// admitted. What stays open is two rebuilds whose reads of the recent keys both come before
+// either writes them (a window of two KV calls); the next rebuild in the namespace repairs it.
 //
 // A rebuild writes the filter, reads it back and checks that every key this process wrote to
 // the namespace is admitted. A filter that lacks one was written since by another process whose
@@ -42,6 +50,8 @@ type NameFilters struct {
 	economy bool
 	// backoff is the pause unit between rebuilds of one batch.
 	backoff time.Duration
+	// now is the clock of the recent keys' stamps; tests move it.
+	now func() time.Time
 
 	mu       sync.Mutex
 	batches  map[string]*coalescer[nameChange, struct{}]
@@ -58,7 +68,7 @@ type nameChange struct {
 // rebuild is the process's shared one (KVIndex, which already knows this process's writes);
 // without, every rebuild lists the namespace itself.
 func NewNameFilters(c *Client, economy bool) *NameFilters {
-	return &NameFilters{c: c, economy: economy, backoff: time.Second,
+	return &NameFilters{c: c, economy: economy, backoff: time.Second, now: time.Now,
 		batches: map[string]*coalescer[nameChange, struct{}]{}, written: map[string]map[string]bool{}}
 }
 
@@ -137,11 +147,26 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			last = fmt.Errorf("listing the namespace: %w", err)
 			continue
 		}
-		names := keys
+		// The keys written here lately, by this process or another: a listing may not show
+		// them yet, and a filter built without them would refuse their hosts until the next
+		// rebuild. They are written back first (with this batch's), so that a rebuild racing
+		// this one finds them too.
+		recent, err := f.recent(ctx, accountID, namespaceID)
+		if err != nil {
+			last = fmt.Errorf("reading the recent keys (%s): %w", route.FilterRecentKey, err)
+			continue
+		}
+		now := f.now()
+		recent.update(now, changes)
+		if err := f.c.KVPut(ctx, accountID, namespaceID, route.FilterRecentKey, recent.encode(), route.EncodeMetadata("", NameFilterOwner)); err != nil {
+			last = fmt.Errorf("writing the recent keys (%s): %w", route.FilterRecentKey, err)
+			continue
+		}
+		names := append(slices.Clone(keys), recent.names()...)
 		for _, n := range listed {
 			// A key this batch deleted may still be listed (the listing lags): leaving it out
 			// only saves its false positive; every other listed key stays in.
-			if n != route.FilterKey && !deleted[n] {
+			if !route.IsFilterKey(n) && !deleted[n] {
 				names = append(names, n)
 			}
 		}
@@ -165,6 +190,66 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 		}
 	}
 	return last
+}
+
+// recentWindow is how long a written key stays in the recent keys: past it, every listing a
+// rebuild uses shows the key. A listing lags writes by up to a minute, and a process's shared
+// listing (KVIndex) serves for KVIndexMaxAge after it was made; a minute more is the margin.
+const recentWindow = time.Minute + KVIndexMaxAge + time.Minute
+
+// recentKeys is the value under route.FilterRecentKey: each key written to the namespace in the
+// last recentWindow and when (unix milliseconds).
+type recentKeys struct {
+	V    int              `json:"v"`
+	Keys map[string]int64 `json:"keys"`
+}
+
+// recent reads the namespace's recent keys. Absent or unreadable as JSON of this version, it is
+// empty: the listing and this process's own keys still make a filter, as before the companion.
+func (f *NameFilters) recent(ctx context.Context, accountID, namespaceID string) (*recentKeys, error) {
+	r := &recentKeys{V: 1, Keys: map[string]int64{}}
+	b, found, err := f.c.KVGetValue(ctx, accountID, namespaceID, route.FilterRecentKey, maxRecentBytes)
+	if err != nil || !found {
+		return r, err
+	}
+	var read recentKeys
+	if json.Unmarshal(b, &read) != nil || read.V != 1 {
+		return r, nil
+	}
+	for k, t := range read.Keys {
+		if !route.IsFilterKey(k) {
+			r.Keys[k] = t
+		}
+	}
+	return r, nil
+}
+
+// maxRecentBytes bounds the read of the recent keys: a few minutes of writes.
+const maxRecentBytes = 8 << 20
+
+// update drops the keys older than recentWindow and those this batch deleted, and stamps the
+// ones it wrote with now.
+func (r *recentKeys) update(now time.Time, changes []nameChange) {
+	cut := now.Add(-recentWindow).UnixMilli()
+	for k, t := range r.Keys {
+		if t < cut {
+			delete(r.Keys, k)
+		}
+	}
+	for _, ch := range changes {
+		if ch.deleted {
+			delete(r.Keys, ch.key)
+		} else {
+			r.Keys[ch.key] = now.UnixMilli()
+		}
+	}
+}
+
+func (r *recentKeys) names() []string { return slices.Collect(maps.Keys(r.Keys)) }
+
+func (r *recentKeys) encode() []byte {
+	b, _ := json.Marshal(r) // a map of strings to integers always marshals
+	return b
 }
 
 // names lists the namespace's keys: the process's shared listing when shared is set, else a

@@ -1,12 +1,18 @@
 package cloudflare
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -50,8 +56,8 @@ func TestNameFilters_OneRebuildPerBatch(t *testing.T) {
 	if got := a.c.NameFilters.Rebuilds(); got != 1 {
 		t.Errorf("%d changes of one batch took %d rebuilds, want 1", n, got)
 	}
-	if got := a.calls.count("PUT values") - puts; got != 1 {
-		t.Errorf("%d filter writes, want 1", got)
+	if got := a.calls.count("PUT values") - puts; got != 2 {
+		t.Errorf("%d writes of the filter and its recent keys, want 2", got)
 	}
 	f := a.filter(t, ns)
 	for i := 0; i < n; i++ {
@@ -126,5 +132,101 @@ func TestNameFilters_ConvergesWhenAnotherApplyOverwrites(t *testing.T) {
 	}
 	if f := a.filter(t, ns); !f.Has("ours") || !f.Has("theirs") {
 		t.Errorf("converged filter: ours %v, theirs %v", f.Has("ours"), f.Has("theirs"))
+	}
+}
+
+// laggingListing is a transport whose key listings leave out the keys in hide: the listing of a
+// process that does not show another process's recent writes yet.
+type laggingListing struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	hide map[string]bool
+}
+
+func (l *laggingListing) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := l.next.RoundTrip(r)
+	if err != nil || r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/keys") {
+		return resp, err
+	}
+	defer resp.Body.Close()
+	var page map[string]json.RawMessage
+	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
+		return nil, err
+	}
+	var keys []map[string]any
+	if err := json.Unmarshal(page["result"], &keys); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	keys = slices.DeleteFunc(keys, func(k map[string]any) bool { name, _ := k["name"].(string); return l.hide[name] })
+	l.mu.Unlock()
+	page["result"], _ = json.Marshal(keys)
+	b, _ := json.Marshal(page)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	resp.ContentLength = int64(len(b))
+	resp.Header.Del("Content-Length")
+	return resp, nil
+}
+
+// TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag: an apply writes its key and sees it
+// admitted; within the minute a listing lags, another apply (another process) rebuilds the
+// filter from a listing that does not show that key yet. The recent keys carry it over, so the
+// first apply's host is never refused; once every listing shows a key, it leaves them.
+func TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag(t *testing.T) {
+	a := newLocalAPI(t)
+	ns := a.namespace(t)
+	ctx := context.Background()
+	if err := a.c.KVPut(ctx, a.id.AccountID, ns, "first", []byte("{}"), `{"v":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.c.NameFilters.Changed(ctx, a.id.AccountID, ns, "first", false); err != nil {
+		t.Fatal(err)
+	}
+
+	lag := &laggingListing{next: http.DefaultTransport, hide: map[string]bool{"first": true}}
+	other := newTestClient(t, a.url, func(cfg *Config) {
+		cfg.APIToken = a.id.APIToken
+		cfg.Transport = lag
+		cfg.RequestsPerFiveMinutes = 1 << 20
+	})
+	if names, err := other.NameFilters.names(ctx, a.id.AccountID, ns, false); err != nil || slices.Contains(names, "first") {
+		t.Fatalf("the lagging listing shows %v (%v): the race is not staged", names, err)
+	}
+	if err := other.KVPut(ctx, a.id.AccountID, ns, "second", []byte("{}"), `{"v":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.NameFilters.Changed(ctx, a.id.AccountID, ns, "second", false); err != nil {
+		t.Fatal(err)
+	}
+	if f := a.filter(t, ns); !f.Has("first") || !f.Has("second") {
+		t.Fatalf("after the second apply's rebuild: first %v, second %v; want both admitted", f.Has("first"), f.Has("second"))
+	}
+	if f := a.filter(t, ns); f.Has(route.FilterRecentKey) || f.Has(route.FilterKey) {
+		t.Errorf("the filter admits its own keys")
+	}
+
+	// Past the window every listing shows the keys (here: a third process's fresh one), and a
+	// rebuild keeps only its own batch's in the recent keys.
+	third := newTestClient(t, a.url, func(cfg *Config) {
+		cfg.APIToken = a.id.APIToken
+		cfg.RequestsPerFiveMinutes = 1 << 20
+	})
+	third.NameFilters.now = func() time.Time { return time.Now().Add(recentWindow + time.Minute) }
+	if err := third.KVPut(ctx, a.id.AccountID, ns, "third", []byte("{}"), `{"v":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := third.NameFilters.Changed(ctx, a.id.AccountID, ns, "third", false); err != nil {
+		t.Fatal(err)
+	}
+	b, found, err := a.c.KVGetValue(ctx, a.id.AccountID, ns, route.FilterRecentKey, maxRecentBytes)
+	if err != nil || !found {
+		t.Fatalf("reading the recent keys: found %v, %v", found, err)
+	}
+	var r recentKeys
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Keys) != 1 || r.Keys["third"] == 0 {
+		t.Errorf("recent keys past the window: %s (%v), want only third", b, err)
+	}
+	if f := a.filter(t, ns); !f.Has("first") || !f.Has("second") || !f.Has("third") || f.Len() != 3 {
+		t.Errorf("after the window: %d names, first %v second %v third %v", f.Len(), f.Has("first"), f.Has("second"), f.Has("third"))
 	}
 }

@@ -272,7 +272,7 @@ func (m *migration) listTarget(ctx context.Context) ([]listedKey, error) {
 	return m.listing(ctx, m.opts.Target)
 }
 
-// listing lists a namespace without its name filter (route.FilterKey): the filter is derived
+// listing lists a namespace without the name filter's keys (route.IsFilterKey): the filter is derived
 // from the other keys, so it is never copied, compared or counted; the target's is rebuilt
 // from what the target holds once the copy is verified (rebuildNameFilter).
 func (m *migration) listing(ctx context.Context, namespaceID string) ([]listedKey, error) {
@@ -281,7 +281,7 @@ func (m *migration) listing(ctx context.Context, namespaceID string) ([]listedKe
 	if err == nil {
 		p.finish(len(keys))
 	}
-	keys = slices.DeleteFunc(keys, func(k listedKey) bool { return k.Name == route.FilterKey })
+	keys = slices.DeleteFunc(keys, func(k listedKey) bool { return route.IsFilterKey(k.Name) })
 	return keys, err
 }
 

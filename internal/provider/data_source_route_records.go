@@ -83,8 +83,8 @@ func (d *routeRecordsDataSource) Read(ctx context.Context, req datasource.ReadRe
 	}
 	state.Records = make([]routeRecordListItem, 0, len(keys))
 	for _, k := range keys { // the API lists keys in lexicographic order
-		if k.Name == route.FilterKey {
-			continue // the namespace's name filter, not a record
+		if route.IsFilterKey(k.Name) {
+			continue // the namespace's name filter or its companion, not a record
 		}
 		item := routeRecordListItem{App: types.StringValue(k.Name), Rev: types.StringNull(), Owner: types.StringNull(), SchemaVersion: types.Int64Null()}
 		if meta, ok := route.DecodeMetadata(k.Metadata); ok {

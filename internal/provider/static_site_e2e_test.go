@@ -206,8 +206,18 @@ resource "kamuidash_route_record" "docs" {
 					plancheck.ExpectResourceAction("kamuidash_edge_worker.edge", plancheck.ResourceActionNoop),
 				}},
 				Check: func(*terraform.State) error {
-					if n := objectPuts(edge.calls(t)) - objectPuts(before); n != 2 {
+					after := edge.calls(t)
+					if n := objectPuts(after) - objectPuts(before); n != 2 {
 						return fmt.Errorf("the edit uploaded %d objects, want 2 (index.html and the manifest)", n)
+					}
+					// The record's key is not new to ROUTES, so the name filter is not rebuilt (it had
+					// made this edit 6 REST calls instead of 2): the one KV write is the record's bulk
+					// write, and no value is written alone, as a rebuild writes the filter and its
+					// recent keys.
+					const kv = "/accounts/{account_id}/storage/kv/namespaces/{namespace_id}"
+					d := callDelta(before, after)
+					if d["PUT "+kv+"/bulk"] != 1 || d["PUT "+kv+"/values/{key_name}"] != 0 || d["GET "+kv+"/values/{key_name}"] != 0 {
+						return fmt.Errorf("the edit's KV calls %v: want one bulk write (the record) and no filter rebuild", d)
 					}
 					// A browser revalidating its v1 copy gets the new content in full.
 					return edge.eventually("a revalidation with the old ETag", host, "/", map[string]string{"If-None-Match": `"` + sha("<h1>v1</h1>") + `"`},
@@ -233,4 +243,15 @@ resource "kamuidash_route_record" "docs" {
 			},
 		},
 	})
+}
+
+// callDelta is the calls of each operation made between two snapshots.
+func callDelta(before, after map[string]int) map[string]int {
+	d := map[string]int{}
+	for op, n := range after {
+		if n -= before[op]; n != 0 {
+			d[op] = n
+		}
+	}
+	return d
 }

@@ -37,8 +37,13 @@ import (
 // meets a newer schema says so (ErrFilterSchema) instead of silently finding nothing.
 const (
 	// FilterKey cannot be an app name (a DNS label) nor a custom hostname: '_' is in neither, so
-	// it never collides with a resource's key. Readers of a namespace's listing skip it.
-	FilterKey           = "_kamui-filter"
+	// it never collides with a resource's key. Readers of a namespace's listing skip it and its
+	// companion (IsFilterKey).
+	FilterKey = "_kamui-filter"
+	// FilterRecentKey is the filter's companion in the same namespace: the keys written there in
+	// the last few minutes, which a writer's own listing may not show yet (see the provider's
+	// rebuild). Only the provider reads it; the Worker never does.
+	FilterRecentKey     = "_kamui-filter-recent"
 	FilterSchemaVersion = 1
 	FilterHashes        = 7
 	FilterBitsPerName   = 10
@@ -50,6 +55,10 @@ const (
 	// MaxFilterBytes is KV's value limit (25 MiB): about 20 million names.
 	MaxFilterBytes = 25 << 20
 )
+
+// IsFilterKey reports whether a listed key is one of the filter's own (derived data, never an
+// app or a host): readers of a namespace's listing skip them.
+func IsFilterKey(name string) bool { return name == FilterKey || name == FilterRecentKey }
 
 // The causes DecodeFilter fails with (errors.Is).
 var (

@@ -1,6 +1,7 @@
 package route
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -107,4 +108,75 @@ func FuzzDecodeFilter(f *testing.F) {
 		_ = flt.Has("shop")
 		_ = flt.Has("")
 	})
+}
+
+// decodeRecordReference is DecodeRecord as it was before the canonical fast path: the full
+// duplicate-key scan on every value, then the same checks. FuzzDecodeRecordFastPath holds
+// the two to the same answers.
+func decodeRecordReference(b []byte) (Record, error) {
+	var r Record
+	if err := decodeStrict(b, &r); err != nil {
+		return Record{}, err
+	}
+	if r.V != SchemaVersion {
+		return Record{}, fieldErr("v", ErrUnknownVersion, "")
+	}
+	if err := r.validate(); err != nil {
+		return Record{}, err
+	}
+	rev := r.Rev
+	r.Rev = ""
+	if rev != revOf(r) {
+		return Record{}, fieldErr("rev", ErrRevMismatch, "")
+	}
+	r.Rev = rev
+	return r, nil
+}
+
+// The fast path skips the duplicate-key scan only for a value byte-for-byte equal to its
+// canonical encoding; on every input it must accept, refuse and decode exactly as the
+// reference does, with the same cause and field.
+func FuzzDecodeRecordFastPath(f *testing.F) {
+	for _, r := range []Record{dynamicRecord(), staticRecord()} {
+		b, _, err := EncodeRecord(r)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		s := string(b)
+		// The canonical bytes with a key repeated at the end, at the start, inside a nested
+		// object, and the rev field written twice.
+		f.Add([]byte(strings.Replace(s, `,"rev":`, `,"app":"other","rev":`, 1)))
+		f.Add([]byte(strings.Replace(s, `{"v":1,`, `{"v":1,"v":1,`, 1)))
+		f.Add([]byte(strings.Replace(s, `"kind":`, `"status":"active","kind":`, 1)))
+		f.Add([]byte(strings.Replace(s, `"}`, `","rev":"`+r.Rev+`"}`, 1)))
+		f.Add([]byte(strings.Replace(s, `{"origin":`, `{"origin":"x.example","origin":`, 1)))
+		f.Add([]byte(s + " "))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gotErr := DecodeRecord(b)
+		want, wantErr := decodeRecordReference(b)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("DecodeRecord error %v, reference %v", gotErr, wantErr)
+		}
+		if gotErr != nil {
+			var g, w *FieldError
+			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
+				t.Fatalf("DecodeRecord error %v, reference %v", gotErr, wantErr)
+			}
+			return
+		}
+		if gb, _ := json.Marshal(got); string(gb) != string(mustMarshal(t, want)) {
+			t.Fatalf("decoded %s, reference %s", gb, mustMarshal(t, want))
+		}
+	})
+}
+
+func mustMarshal(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

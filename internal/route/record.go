@@ -124,21 +124,18 @@ func EncodeRecord(r Record) ([]byte, Record, error) {
 // match the content are all errors (a *FieldError wrapping one of the Err* causes).
 func DecodeRecord(b []byte) (Record, error) {
 	var r Record
-	if err := decodeStrict(b, &r); err != nil {
+	canon, err := decodeContent(b, &r, &r.Rev, func() error {
+		if r.V != SchemaVersion {
+			return fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(r.V))
+		}
+		return r.validate()
+	})
+	if err != nil {
 		return Record{}, err
 	}
-	if r.V != SchemaVersion {
-		return Record{}, fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(r.V))
-	}
-	if err := r.validate(); err != nil {
-		return Record{}, err
-	}
-	rev := r.Rev
-	r.Rev = ""
-	if want := revOf(r); rev != want {
+	if rev := r.Rev; rev != revHash(canon) {
 		return Record{}, fieldErr("rev", ErrRevMismatch, "")
 	}
-	r.Rev = rev
 	return r, nil
 }
 
@@ -243,21 +240,18 @@ func EncodeDomainMapping(m DomainMapping) ([]byte, DomainMapping, error) {
 // DecodeDomainMapping strictly parses a DOMAINS value, with the same rules as DecodeRecord.
 func DecodeDomainMapping(b []byte) (DomainMapping, error) {
 	var m DomainMapping
-	if err := decodeStrict(b, &m); err != nil {
+	canon, err := decodeContent(b, &m, &m.Rev, func() error {
+		if m.V != SchemaVersion {
+			return fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(m.V))
+		}
+		return m.validate()
+	})
+	if err != nil {
 		return DomainMapping{}, err
 	}
-	if m.V != SchemaVersion {
-		return DomainMapping{}, fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(m.V))
-	}
-	if err := m.validate(); err != nil {
-		return DomainMapping{}, err
-	}
-	rev := m.Rev
-	m.Rev = ""
-	if rev != revOf(m) {
+	if m.Rev != revHash(canon) {
 		return DomainMapping{}, fieldErr("rev", ErrRevMismatch, "")
 	}
-	m.Rev = rev
 	return m, nil
 }
 
@@ -289,23 +283,75 @@ func DecodeMetadata(b []byte) (Metadata, bool) {
 
 // revOf hashes the canonical encoding of v (with Rev already cleared). encoding/json writes
 // struct fields in declaration order, so the encoding, and the hash, is stable.
-func revOf(v any) string {
+func revOf(v any) string { return revHash(revContent(v)) }
+
+// revContent is the canonical encoding of v with Rev cleared: what its rev hashes.
+func revContent(v any) []byte {
 	b, err := json.Marshal(v)
 	if err != nil {
 		panic("route: record types always marshal: " + err.Error())
 	}
-	sum := sha256.Sum256(b)
+	return b
+}
+
+func revHash(content []byte) string {
+	sum := sha256.Sum256(content)
 	return hex.EncodeToString(sum[:12])
 }
 
-func decodeStrict(b []byte, v any) error {
-	if len(b) == 0 {
-		return fieldErr("", ErrMalformed, "empty value")
+// decodeContent strictly decodes a rev-stamped value into v (whose Rev field is rev) and
+// checks it with valid, then returns the canonical encoding of its content (Rev cleared, as
+// revOf hashes it), leaving *rev as read. Duplicated keys are refused like decodeStrict does,
+// but the token scan that finds them runs only when the value is not exactly its canonical
+// encoding: the encoder never repeats a key, so a value byte-for-byte equal to it has none.
+// Every value the provider writes is canonical, so the Worker's read of a record costs one
+// decode and one encode (which the rev check needs anyway), not a second full scan.
+func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, error) {
+	err := decodeFields(b, v)
+	if err == nil {
+		err = valid()
 	}
+	var canon []byte
+	if err == nil {
+		read := *rev
+		*rev = ""
+		canon = revContent(v)
+		*rev = read
+	}
+	if err != nil || !isCanonical(b, canon, *rev) {
+		if dup := duplicateKey(b); dup != "" {
+			return nil, fieldErr(dup, ErrMalformed, "duplicated field")
+		}
+	}
+	return canon, err
+}
+
+// isCanonical reports whether b is content (an encoding ending in "rev":""}) with rev in
+// place of the empty rev.
+func isCanonical(b, content []byte, rev string) bool {
+	const tail = `"}`
+	if !bytes.HasSuffix(content, []byte(`"rev":"`+tail)) || len(b) != len(content)+len(rev) {
+		return false
+	}
+	head := content[:len(content)-len(tail)]
+	return bytes.HasPrefix(b, head) && string(b[len(head):len(b)-len(tail)]) == rev && bytes.HasSuffix(b, []byte(tail))
+}
+
+func decodeStrict(b []byte, v any) error {
+	err := decodeFields(b, v)
 	if dup := duplicateKey(b); dup != "" {
-		// encoding/json keeps the last of duplicated keys silently; a record that says two
+		// encoding/json keeps the last of duplicated keys silently; a value that says two
 		// things is refused rather than half-believed.
 		return fieldErr(dup, ErrMalformed, "duplicated field")
+	}
+	return err
+}
+
+// decodeFields decodes the one JSON object b into v, refusing unknown fields and anything
+// after the object. Duplicated keys are the callers' to refuse.
+func decodeFields(b []byte, v any) error {
+	if len(b) == 0 {
+		return fieldErr("", ErrMalformed, "empty value")
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()

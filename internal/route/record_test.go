@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -271,5 +272,38 @@ func TestFieldErrorMessage(t *testing.T) {
 	_, _, err := EncodeRecord(Record{App: "shop", Status: StatusActive, Kind: "lambda"})
 	if err == nil || !strings.Contains(err.Error(), "kind") || !strings.Contains(err.Error(), ErrUnknownKind.Error()) {
 		t.Errorf("error should name the field and cause: %v", err)
+	}
+}
+
+// isCanonical decides whether DecodeRecord may skip the duplicate-key scan: it must say yes
+// to what the encoders write and no to anything else.
+func TestIsCanonical(t *testing.T) {
+	b, r, err := EncodeRecord(dynamicRecord())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cleared := r
+	cleared.Rev = ""
+	content := revContent(cleared)
+	if !isCanonical(b, content, r.Rev) {
+		t.Errorf("the encoder's own bytes are not canonical:\n%s\n%s", b, content)
+	}
+	m, mr, err := EncodeDomainMapping(DomainMapping{App: "shop", Status: StatusActive})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !isCanonical(m, revContent(DomainMapping{V: mr.V, App: mr.App, Status: mr.Status}), mr.Rev) {
+		t.Errorf("the mapping encoder's own bytes are not canonical: %s", m)
+	}
+	for name, other := range map[string]string{
+		"another rev":        strings.Replace(string(b), r.Rev, "000000000000000000000000", 1),
+		"a space":            strings.Replace(string(b), `"v":1`, `"v": 1`, 1),
+		"a key twice":        strings.Replace(string(b), `{"v":1,`, `{"v":1,"v":1,`, 1),
+		"a trailing newline": string(b) + "\n",
+		"rev escaped":        strings.Replace(string(b), `"rev":"`+r.Rev[:1], `"rev":"\u00`+strconv.FormatInt(int64(r.Rev[0]), 16), 1),
+	} {
+		if isCanonical([]byte(other), content, r.Rev) {
+			t.Errorf("%s: %s reads as canonical", name, other)
+		}
 	}
 }

@@ -37,9 +37,15 @@ func TestOneRecordReadPerApp(t *testing.T) {
 
 	// Another isolate of the colo: the app's route-cache entry serves its other custom host.
 	h2 := w.handler(t)
-	upstreamOf(t, w.serve(h2, get("shop.example.org", "/")))
+	other := w.serve(h2, get("shop.example.org", "/"))
+	upstreamOf(t, other)
 	if len(w.routes.reads) != 1 {
 		t.Errorf("a second isolate read ROUTES again: %v", w.routes.reads)
+	}
+	// Its five waits, one after another: the content and route-cache lookups (side by side), DOMAINS' filter, the
+	// mapping, the app's route-cache entry, the upstream fetch.
+	if other.line.IORounds != 5 {
+		t.Errorf("the custom host's line counts %d I/O rounds, want 5 (the app's entry is a wait of its own)", other.line.IORounds)
 	}
 
 	// Custom host first: its ROUTES read is kept under the app's key, so the platform host and

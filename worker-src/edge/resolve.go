@@ -32,6 +32,9 @@ type resolution struct {
 	// mapRev is the revision of the DOMAINS mapping a custom host was resolved through, for
 	// the propagation probe ("" for platform hosts).
 	mapRev string
+	// raw is rec as KV held it (validated): the route-cache entry stores these bytes, so an
+	// entry costs no second encoding of the record. Nil for a record from elsewhere.
+	raw []byte
 }
 
 func (r resolution) cacheable() bool { return r.kind == resFound || r.kind == resAbsent }
@@ -163,6 +166,7 @@ func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
 		return r, true
 	}
 	var m routeMatch
+	ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
 	m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
 	r, _, ok := h.decodeRouteEntry(m, host)
 	if !ok || (r.kind == resFound && r.rec.App != app) {
@@ -355,7 +359,7 @@ func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, sta
 	if err != nil || rec.App != c.App || rec.Status != route.StatusActive {
 		return resolution{}, "invalid", false
 	}
-	r.kind, r.app, r.rec, r.mapRev = resFound, rec.App, rec, c.MapRev
+	r.kind, r.app, r.rec, r.mapRev, r.raw = resFound, rec.App, rec, c.MapRev, c.Record
 	return r, "hit", true
 }
 
@@ -366,12 +370,14 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		ttl = h.Config.TTLs.Negative
 		c.Absent = true
 	} else {
-		c.App, c.MapRev = r.rec.App, r.mapRev
-		b, err := json.Marshal(r.rec)
-		if err != nil {
-			return
+		c.App, c.MapRev, c.Record = r.rec.App, r.mapRev, r.raw
+		if c.Record == nil {
+			b, err := json.Marshal(r.rec)
+			if err != nil {
+				return
+			}
+			c.Record = b
 		}
-		c.Record = b
 	}
 	// The lifetime counts from the KV read, not from now: an entry made from a record another
 	// host of the app resolved earlier (appResolution) expires when that record's would.
@@ -443,7 +449,7 @@ func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time)
 	case rec.Status != route.StatusActive:
 		return resolution{kind: resUnavailable, app: app, rec: rec, mapRev: mapRev}
 	}
-	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt, mapRev: mapRev}
+	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt, mapRev: mapRev, raw: v}
 }
 
 func (h *Handler) kvGet(ex *Exchange, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {

@@ -12,7 +12,9 @@
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
 //                       entry is all in its headers; a content entry's body stays here)
-//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject)
+//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject); while it
+//                       runs, Go reads the bindings through io (below), each read settling
+//                       through __kamuiEdgeSettle(id, ok, value)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key: make these lookups, call lookups
@@ -36,8 +38,6 @@ let buffer = new Uint8Array(1 << 16);
 // run answers by token: token → resolve([fields, bodyObject]).
 const running = new Map();
 
-// __kamuiSleep lets a Go goroutine wait on a timer of its own request context.
-globalThis.__kamuiSleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 // __kamuiEdgeGrow gives Go a larger shared buffer for an answer that does not fit.
 globalThis.__kamuiEdgeGrow = (n) => {
   buffer = new Uint8Array(Math.max(n, buffer.length * 2));
@@ -142,7 +142,12 @@ async function lookup(key) {
 }
 
 // io is what the Go adapter reads the bindings through when it runs a request with I/O.
-const io = {
+// Go calls each helper with the id of its wait last; the helper returns nothing and settles
+// the wait through the one Go callback __kamuiEdgeSettle(id, ok, value), value being the
+// answer (null for none) or, when not ok, the rejection's message.
+const io = settling({
+  // sleep lets a Go goroutine wait on a timer of its own request context.
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   // kv reads one key as text with the core's cacheTtl (seconds); null when absent.
   kv: (namespace, key, cacheTtl) => namespace.get(key, { type: "text", cacheTtl }),
   // kvBytes reads a binary value (the name filter) as bytes; null when absent.
@@ -179,7 +184,27 @@ const io = {
     }
     return await o.text();
   },
-};
+});
+
+function settling(helpers) {
+  const out = {};
+  for (const [name, f] of Object.entries(helpers)) {
+    out[name] = (...args) => {
+      const id = args.pop();
+      let p;
+      try {
+        p = Promise.resolve(f(...args));
+      } catch (err) {
+        p = Promise.reject(err);
+      }
+      p.then(
+        (v) => globalThis.__kamuiEdgeSettle(id, true, v === undefined ? null : v),
+        (err) => globalThis.__kamuiEdgeSettle(id, false, err && err.message ? String(err.message) : "rejected"),
+      );
+    };
+  }
+  return out;
+}
 
 async function serve(request, env, ctx) {
   if (!configured) {
@@ -200,10 +225,17 @@ async function serve(request, env, ctx) {
     for (const i of [1, 0]) {
       if (keys[i] && !pending[i]) pending[i] = lookup(keys[i]).then((r) => [i, r]);
     }
-    const [i, r] = await Promise.race(pending.filter(Boolean));
+    let [i, r] = await Promise.race(pending.filter(Boolean));
     pending[i] = undefined;
+    let fields = i === 0 ? r.f.concat("") : [""].concat(r.f);
+    if (i === 1 && r.f[0] === "M" && pending[0]) {
+      // A route-cache miss alone lets the core decide nothing (the route is then KV's, and a
+      // GET still needs its content lookup): the core hears of it with the content lookup.
+      [i, r] = await pending[0];
+      pending[0] = undefined;
+      fields = r.f.concat(fields.slice(1));
+    }
     if (i === 0 && r.hit) cached = r.hit;
-    const fields = i === 0 ? r.f.concat("") : [""].concat(r.f);
     a = new Answer(read(edge.lookups(a.token, write(fields))));
   }
   if (a.kind === "W") {

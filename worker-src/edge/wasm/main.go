@@ -74,6 +74,7 @@ func main() {
 	export("run", func(a []js.Value) any { run(a[0].Int()); return nil })
 	// finish(token, n) → answer length: the upstream outcome, answered with edits or a plan.
 	export("finish", func(a []js.Value) any { return finish(a[0].Int(), a[1].Int()) })
+	js.Global().Set("__kamuiEdgeSettle", js.FuncOf(func(_ js.Value, a []js.Value) any { settleWait(a); return nil }))
 	js.Global().Set("__kamuiEdge", api)
 	select {}
 }
@@ -301,7 +302,7 @@ func waitShared(done <-chan struct{}) {
 			return
 		default:
 		}
-		if _, err := await(js.Global().Call("__kamuiSleep", 1)); err != nil {
+		if _, err := call("sleep", 1); err != nil {
 			return
 		}
 	}
@@ -324,7 +325,7 @@ type kv struct{ ns js.Value }
 func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 	// Always pass cacheTtl: left out, KV applies its default (60 s), which would break the
 	// budget arithmetic; route.DeriveTTLs never goes below KV's minimum (route.MinKVCacheTTL).
-	v, err := await(io.Call("kv", k.ns, key, int(ttl/time.Second)))
+	v, err := call("kv", k.ns, key, int(ttl/time.Second))
 	if err != nil || v.Type() != js.TypeString {
 		return nil, false, err
 	}
@@ -333,7 +334,7 @@ func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 
 // GetBytes reads a binary value (the name filter) as an ArrayBuffer, copied into Go whole.
 func (k kv) GetBytes(key string, ttl time.Duration) ([]byte, bool, error) {
-	v, err := await(io.Call("kvBytes", k.ns, key, int(ttl/time.Second)))
+	v, err := call("kvBytes", k.ns, key, int(ttl/time.Second))
 	if err != nil || v.Type() != js.TypeObject {
 		return nil, false, err
 	}
@@ -347,7 +348,7 @@ type cache struct{}
 // Match is for the lookups worker.mjs did not make before Run: it resolves to the lookup's
 // fields and the entry itself, whose body stays in JS.
 func (cache) Match(key string) (edge.Entry, bool, error) {
-	v, err := await(io.Call("match", key))
+	v, err := call("match", key)
 	if err != nil {
 		return edge.Entry{}, false, err
 	}
@@ -364,7 +365,7 @@ func (cache) Match(key string) (edge.Entry, bool, error) {
 type bucket struct{ b js.Value }
 
 func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
-	v, err := await(io.Call("r2", b.b, key, withBody))
+	v, err := call("r2", b.b, key, withBody)
 	if err != nil || v.Type() != js.TypeObject {
 		return edge.Object{}, false, err
 	}
@@ -381,7 +382,7 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 // Text reads a whole object as text through worker.mjs, which refuses one larger than
 // limit before reading its body.
 func (b bucket) Text(key string, limit int64) (string, bool, error) {
-	v, err := await(io.Call("text", b.b, key, float64(limit)))
+	v, err := call("text", b.b, key, float64(limit))
 	if err != nil || v.Type() != js.TypeString {
 		return "", false, err
 	}
@@ -401,32 +402,45 @@ type settled struct {
 	err error
 }
 
-func await(p js.Value) (js.Value, error) {
-	if p.Type() != js.TypeObject || p.Get("then").Type() != js.TypeFunction {
-		return p, nil
-	}
+// Waits in flight: each call through io names one by its id, and worker.mjs settles it
+// through the one long-lived callback __kamuiEdgeSettle(id, ok, value) when the promise does.
+// A js.FuncOf pair per wait, with a "then" looked up and called from Go and the promise
+// held as a js.Value (each with its finalizer), cost more than the read it waited for.
+var (
+	waitMu   sync.Mutex
+	waits    = map[int]chan settled{}
+	lastWait int
+)
+
+// call calls io's method with args and the id of a new wait, and waits for it.
+func call(method string, args ...any) (js.Value, error) {
 	ch := make(chan settled, 1)
-	onOK := js.FuncOf(func(_ js.Value, a []js.Value) any {
-		v := js.Undefined()
-		if len(a) > 0 {
-			v = a[0]
-		}
-		ch <- settled{v: v}
-		return nil
-	})
-	onErr := js.FuncOf(func(_ js.Value, a []js.Value) any {
-		msg := "rejected"
-		if len(a) > 0 && a[0].Type() == js.TypeObject {
-			if m := a[0].Get("message"); m.Type() == js.TypeString {
-				msg = m.String()
-			}
-		}
-		ch <- settled{err: errors.New(msg)}
-		return nil
-	})
-	p.Call("then", onOK, onErr)
+	waitMu.Lock()
+	lastWait++
+	id := lastWait
+	waits[id] = ch
+	waitMu.Unlock()
+	io.Call(method, append(args, id)...)
 	r := <-ch
-	onOK.Release()
-	onErr.Release()
 	return r.v, r.err
+}
+
+// settleWait is __kamuiEdgeSettle: ok false carries the rejection's message.
+func settleWait(a []js.Value) {
+	waitMu.Lock()
+	ch := waits[a[0].Int()]
+	delete(waits, a[0].Int())
+	waitMu.Unlock()
+	if ch == nil {
+		return
+	}
+	if a[1].Bool() {
+		ch <- settled{v: a[2]}
+		return
+	}
+	msg := "rejected"
+	if a[2].Type() == js.TypeString {
+		msg = a[2].String()
+	}
+	ch <- settled{err: errors.New(msg)}
 }

@@ -5,7 +5,8 @@
 // the floor, and the known floor that leaves the unknown hosts out), Cache API lookups and
 // puts and R2 reads per 1,000, p50/p99 latency (the median over the rounds, with the spread),
 // and per kind of request the sequential I/O rounds before the response starts, the KV reads
-// and the p50, from each Worker's own log line. The last line is machine-readable:
+// and the p50, from each Worker's own log line; and each Worker's cold start, its first
+// request to a fresh isolate against the second. The last line is machine-readable:
 //
 //	bench-edge: kv_reads_vs_floor=<ratio> kv_reads_vs_known_floor=<ratio> flood_kv_reads=<n>
 //	flood_fp_bound=<n> latency_p50_vs_seed=<ratio> latency_p99_vs_seed=<ratio>
@@ -217,19 +218,37 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		return fmt.Errorf("the ROUTES name filter: %w", err)
 	}
 	hosts := map[string]*workertest.Host{}
+	started := map[string]time.Duration{}
 	for _, w := range picked {
 		cfg := w.cfg
 		cfg.Bindings, cfg.KV, cfg.R2, cfg.Origins, cfg.CountKV = bindings, fx.kv, fx.r2, origins, true
 		cfg.KVBytes = filters
 		cfg.CompatibilityDate = route.WorkerCompatibilityDate
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		t0 := time.Now()
 		h, err := workertest.StartHost(ctx, root, cfg)
+		started[w.name] = time.Since(t0)
 		cancel()
 		if err != nil {
 			return fmt.Errorf("%s: %w", w.name, err)
 		}
 		defer h.Close()
 		hosts[w.name] = h
+	}
+	// Cold start: the first request to each fresh isolate (the edge instantiates its Wasm and
+	// starts the Go runtime in it) against the second, to a dynamic app's host. The host's
+	// start (Node, workerd, the modules compiled) is printed beside it.
+	coldReq := request{host: appName(1) + "." + platform, path: "/", method: "GET", kind: "cold-start"}
+	for _, w := range picked {
+		var first, second time.Duration
+		for i, d := range []*time.Duration{&first, &second} {
+			s, err := replay(hosts[w.name], []request{coldReq}, 1, 0)
+			if err != nil || s.errors > 0 {
+				return fmt.Errorf("%s cold start, request %d: %v %s", w.name, i+1, err, firstErrOf(s))
+			}
+			*d = s.lat[0]
+		}
+		fmt.Printf("bench-edge: %-14s cold start: first request %.2fms, second %.2fms (host started in %.0fms)\n", w.name, ms(first), ms(second), ms(started[w.name]))
 	}
 
 	results := map[string]*workerResult{}
@@ -345,6 +364,13 @@ func loadAverage() string {
 		return f[0]
 	}
 	return "unknown"
+}
+
+func firstErrOf(s *sliceResult) string {
+	if s == nil {
+		return ""
+	}
+	return s.firstErr
 }
 
 func per1000(reads, n int) float64 { return float64(reads) * 1000 / float64(max(n, 1)) }
