@@ -5,9 +5,11 @@
 // Request/Response objects, WebCrypto), without any runtime I/O or scheduling noise. Warm
 // means each Worker's own warm path: the edge's in-isolate memo, js-seed's content-cache
 // miss and route-cache hit, the pass-through's one KV read.
+// Then the same again cold: every request to an app the Worker has never seen.
 // Usage: node driver.mjs <dir> <requests>; <dir> holds worker.mjs (its edge.wasm import
 // rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
-// deliver.mjs and record.json (a valid ROUTES record for app "shop").
+// deliver.mjs, record.json (a valid ROUTES record for app "shop") and cold.json (app → record
+// for the cold requests: e0… for the edge, s0… for js-seed, p0… for the pass-through).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -19,7 +21,13 @@ const js = (await import(pathToFileURL(join(dir, "passthrough.mjs")))).default;
 const seed = (await import(pathToFileURL(join(dir, "js-seed.mjs")))).default;
 
 // Bindings: a one-record KV, an empty R2 bucket, a cache that keeps entries by URL.
-const kv = { get: async (key, opts) => (key === "shop" ? (opts && opts.type === "json" ? JSON.parse(record) : record) : null) };
+const cold = JSON.parse(readFileSync(join(dir, "cold.json"), "utf8"));
+const value = (key) => (key === "shop" ? record : cold[key]);
+const kv = { get: async (key, opts) => {
+  const v = value(key);
+  if (v === undefined || (opts && opts.type === "arrayBuffer")) return null; // no name filter
+  return opts && opts.type === "json" ? JSON.parse(v) : v;
+} };
 const stored = new Map();
 const cacheKey = (k) => String(k && k.url ? k.url : k);
 globalThis.caches = { default: {
@@ -41,8 +49,11 @@ const ctx = { waitUntil() {} };
 let logLines = 0;
 console.log = () => { logLines++; };
 
-async function once(worker, i) {
-  const request = new Request("https://shop.kamui.test/api/items/" + (i % 100), { headers: { Accept: "*/*", "User-Agent": "bench" } });
+// host is the warm app's, or with a prefix the next new app of that Worker's cold series.
+const next = { e: 0, s: 0, p: 0 };
+async function once(worker, i, prefix) {
+  const host = prefix ? prefix + next[prefix]++ : "shop";
+  const request = new Request("https://" + host + ".kamui.test/api/items/" + (i % 100), { headers: { Accept: "*/*", "User-Agent": "bench" } });
   const response = await worker.fetch(request, env, ctx);
   await response.text();
   if (response.status !== 200) throw new Error("status " + response.status);
@@ -51,9 +62,9 @@ async function once(worker, i) {
 // Alternating blocks, each Worker scored by its total time over all its blocks (garbage
 // collection included): the same process, the same JIT state and the same machine moments
 // for both.
-async function block(worker, count) {
+async function block(worker, count, prefix) {
   const t0 = performance.now();
-  for (let i = 0; i < count; i++) await once(worker, i);
+  for (let i = 0; i < count; i++) await once(worker, i, prefix);
   return performance.now() - t0;
 }
 // warm: memo, route cache, JIT
@@ -66,6 +77,16 @@ for (let b = 0; b < blocks; b++) {
   seedMS += await block(seed, size);
   jsMS += await block(js, size);
 }
+// Cold: the same alternation, each request to an app the Worker has never seen (its records
+// are in cold.json, n per Worker): content and route-cache misses, a KV read, the puts.
+const coldSize = Math.floor(n / blocks);
+let coldEdgeMS = 0, coldSeedMS = 0, coldJSMS = 0;
+for (let b = 0; b < blocks; b++) {
+  coldEdgeMS += await block(edge, coldSize, "e");
+  coldSeedMS += await block(seed, coldSize, "s");
+  coldJSMS += await block(js, coldSize, "p");
+}
 const us = (t) => ((t / (blocks * size)) * 1000).toFixed(1);
+const coldUS = (t) => ((t / (blocks * coldSize)) * 1000).toFixed(1);
 if (logLines === 0) throw new Error("the Workers logged nothing: they did not run");
-process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)}\n`);
+process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)}\n`);

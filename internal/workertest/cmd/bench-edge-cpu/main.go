@@ -6,17 +6,23 @@
 // varies with the machine's load; this isolates what the Worker's code costs, the part a
 // change to the Go core or the shim moves. The last line is machine-readable:
 //
-//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
+//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cold_cpu_vs_seed=<ratio> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
+//
+// It also measures a cold request of each Worker (a new app every time, so every cache
+// misses and the record is read from KV and validated): what a change to the Worker's cold
+// path (decoding, the adapter's calls into Go) moves.
 package main
 
 import (
 	_ "embed"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -65,7 +71,25 @@ const wasm = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.m
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec}
+	// The cold requests' apps: one distinct app per request and Worker (e0…, s0…, p0…), each
+	// with its own valid record, so that every cold request resolves through KV.
+	cold := map[string]string{}
+	for _, prefix := range []string{"e", "s", "p"} {
+		for i := 0; i < n; i++ {
+			app := prefix + strconv.Itoa(i)
+			b, _, err := route.EncodeRecord(route.Record{App: app, Status: route.StatusActive, Kind: route.KindDynamic,
+				Dynamic: &route.Dynamic{Origin: "tunnel.kamui.test", Upstream: "tenant-" + app + "/web:8080", TimeoutMS: 10000}})
+			if err != nil {
+				return err
+			}
+			cold[app] = string(b)
+		}
+	}
+	coldJSON, err := json.Marshal(cold)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec, "cold.json": coldJSON}
 	for _, name := range []string{"js-seed.mjs", "passthrough.mjs", "deliver.mjs"} {
 		b, err := os.ReadFile(filepath.Join(root, "internal", "workertest", "testdata", name))
 		if err != nil {
@@ -84,12 +108,13 @@ const wasm = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.m
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
 	}
-	var edgeUS, seedUS, jsUS float64
-	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS); err != nil || jsUS <= 0 || seedUS <= 0 {
+	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS float64
+	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 {
 		return fmt.Errorf("unexpected driver output %q", out)
 	}
 	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
-	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, edgeUS/jsUS, edgeUS/seedUS)
+	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
+	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, edgeUS/jsUS, edgeUS/seedUS)
 	return nil
 }
 
