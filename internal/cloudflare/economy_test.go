@@ -86,12 +86,20 @@ func newLocalAPI(t *testing.T) *localAPI {
 	t.Cleanup(hs.Close)
 	calls := &callCounter{next: http.DefaultTransport}
 	id := srv.Identity()
-	c := newTestClient(t, hs.URL, func(cfg *Config) {
-		cfg.APIToken = id.APIToken
-		cfg.Transport = calls
+	a := &localAPI{url: hs.URL, srv: srv, calls: calls, id: id}
+	a.c = a.client(t, calls)
+	return a
+}
+
+// client is a client of the local edge through transport (nil: the default one), unthrottled:
+// the tests' own client, or another process's.
+func (a *localAPI) client(t *testing.T, transport http.RoundTripper) *Client {
+	t.Helper()
+	return newTestClient(t, a.url, func(cfg *Config) {
+		cfg.APIToken = a.id.APIToken
+		cfg.Transport = transport
 		cfg.RequestsPerFiveMinutes = 1 << 20
 	})
-	return &localAPI{url: hs.URL, srv: srv, c: c, calls: calls, id: id}
 }
 
 func (a *localAPI) namespace(t *testing.T) string {

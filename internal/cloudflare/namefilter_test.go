@@ -30,6 +30,19 @@ func (a *localAPI) filter(t *testing.T, ns string) *route.Filter {
 	return f
 }
 
+// putNoted writes key to the namespace through c, as a resource does, and has c's name filters
+// rebuilt for it.
+func (a *localAPI) putNoted(t *testing.T, c *Client, ns, key string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.KVPut(ctx, a.id.AccountID, ns, key, []byte("{}"), `{"v":1}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.NameFilters.Changed(ctx, a.id.AccountID, ns, key, false); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestNameFilters_OneRebuildPerBatch: the changes of one bulk write share one rebuild, which
 // holds the keys already listed and every key written, and not the filter's own key.
 func TestNameFilters_OneRebuildPerBatch(t *testing.T) {
@@ -118,12 +131,7 @@ func TestNameFilters_ConvergesWhenAnotherApplyOverwrites(t *testing.T) {
 	a.calls.next = tap
 	a.c.NameFilters.backoff = 0
 
-	if err := a.c.KVPut(ctx, a.id.AccountID, ns, "ours", []byte("{}"), `{"v":1}`); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.c.NameFilters.Changed(ctx, a.id.AccountID, ns, "ours", false); err != nil {
-		t.Fatal(err)
-	}
+	a.putNoted(t, a.c, ns, "ours")
 	if !tap.done.Load() {
 		t.Fatal("the race was not staged")
 	}
@@ -176,28 +184,14 @@ func TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag(t *testing.T) {
 	a := newLocalAPI(t)
 	ns := a.namespace(t)
 	ctx := context.Background()
-	if err := a.c.KVPut(ctx, a.id.AccountID, ns, "first", []byte("{}"), `{"v":1}`); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.c.NameFilters.Changed(ctx, a.id.AccountID, ns, "first", false); err != nil {
-		t.Fatal(err)
-	}
+	a.putNoted(t, a.c, ns, "first")
 
 	lag := &laggingListing{next: http.DefaultTransport, hide: map[string]bool{"first": true}}
-	other := newTestClient(t, a.url, func(cfg *Config) {
-		cfg.APIToken = a.id.APIToken
-		cfg.Transport = lag
-		cfg.RequestsPerFiveMinutes = 1 << 20
-	})
+	other := a.client(t, lag)
 	if names, err := other.NameFilters.names(ctx, a.id.AccountID, ns, false); err != nil || slices.Contains(names, "first") {
 		t.Fatalf("the lagging listing shows %v (%v): the race is not staged", names, err)
 	}
-	if err := other.KVPut(ctx, a.id.AccountID, ns, "second", []byte("{}"), `{"v":1}`); err != nil {
-		t.Fatal(err)
-	}
-	if err := other.NameFilters.Changed(ctx, a.id.AccountID, ns, "second", false); err != nil {
-		t.Fatal(err)
-	}
+	a.putNoted(t, other, ns, "second")
 	if f := a.filter(t, ns); !f.Has("first") || !f.Has("second") {
 		t.Fatalf("after the second apply's rebuild: first %v, second %v; want both admitted", f.Has("first"), f.Has("second"))
 	}
@@ -207,17 +201,9 @@ func TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag(t *testing.T) {
 
 	// Past the window every listing shows the keys (here: a third process's fresh one), and a
 	// rebuild keeps only its own batch's in the recent keys.
-	third := newTestClient(t, a.url, func(cfg *Config) {
-		cfg.APIToken = a.id.APIToken
-		cfg.RequestsPerFiveMinutes = 1 << 20
-	})
+	third := a.client(t, nil)
 	third.NameFilters.now = func() time.Time { return time.Now().Add(recentWindow + time.Minute) }
-	if err := third.KVPut(ctx, a.id.AccountID, ns, "third", []byte("{}"), `{"v":1}`); err != nil {
-		t.Fatal(err)
-	}
-	if err := third.NameFilters.Changed(ctx, a.id.AccountID, ns, "third", false); err != nil {
-		t.Fatal(err)
-	}
+	a.putNoted(t, third, ns, "third")
 	b, found, err := a.c.KVGetValue(ctx, a.id.AccountID, ns, route.FilterRecentKey, maxRecentBytes)
 	if err != nil || !found {
 		t.Fatalf("reading the recent keys: found %v, %v", found, err)

@@ -133,7 +133,7 @@ func DecodeRecord(b []byte) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	if rev := r.Rev; rev != revHash(canon) {
+	if r.Rev != revHash(canon) {
 		return Record{}, fieldErr("rev", ErrRevMismatch, "")
 	}
 	return r, nil
