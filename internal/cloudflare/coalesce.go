@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 )
@@ -19,6 +20,9 @@ type coalescer[T, R any] struct {
 	linger time.Duration
 	// quiet closes a batch early when no request joined it for that long: a pause longer than
 	// the gap between two operations Terraform starts means nothing more is coming. Zero: none.
+	// It is the least lull: when requests arrive further apart than that (a loaded machine
+	// stretches Terraform's gaps, a poll round spreads the waiters it wakes), the lull follows
+	// their pace (see pace) up to a quarter of linger.
 	quiet time.Duration
 	// fits reports whether next may join batch; when it may not (the batch is full, or next
 	// conflicts with a request in it), the batch is sent and next opens the following one.
@@ -30,6 +34,7 @@ type coalescer[T, R any] struct {
 
 	start sync.Once
 	in    chan pending[T, R]
+	pace  pace // read and written by loop alone
 }
 
 type outcome[R any] struct {
@@ -40,6 +45,7 @@ type outcome[R any] struct {
 type pending[T, R any] struct {
 	ctx  context.Context
 	item T
+	at   time.Time // when do was called: a request waiting out a flush arrived before loop takes it
 	done chan outcome[R]
 }
 
@@ -51,7 +57,7 @@ func (c *coalescer[T, R]) do(ctx context.Context, item T) (R, error) {
 		c.in = make(chan pending[T, R])
 		go c.loop()
 	})
-	p := pending[T, R]{ctx: ctx, item: item, done: make(chan outcome[R], 1)}
+	p := pending[T, R]{ctx: ctx, item: item, at: time.Now(), done: make(chan outcome[R], 1)}
 	select {
 	case c.in <- p:
 	case <-ctx.Done():
@@ -74,25 +80,29 @@ func (c *coalescer[T, R]) loop() {
 		if carry != nil {
 			batch, carry = append(batch, *carry), nil
 		} else {
-			batch = append(batch, <-c.in)
+			p := <-c.in
+			c.pace.arrived(p.at)
+			batch = append(batch, p)
 		}
 		items := []T{batch[0].item}
 		timer := time.NewTimer(c.linger)
 		var lull <-chan time.Time
-		if c.quiet > 0 {
-			lull = time.After(c.quiet)
+		quiet := c.pace.lull(c.quiet, c.linger/4)
+		if quiet > 0 {
+			lull = time.After(quiet)
 		}
 	gather:
 		for {
 			select {
 			case p := <-c.in:
+				c.pace.arrived(p.at)
 				if !c.fits(items, p.item) {
 					carry = &p
 					break gather
 				}
 				batch, items = append(batch, p), append(items, p.item)
-				if c.quiet > 0 {
-					lull = time.After(c.quiet)
+				if quiet > 0 {
+					lull = time.After(quiet)
 				}
 			case <-timer.C:
 				break gather
@@ -115,4 +125,44 @@ func everyone[R any](n int, err error) []outcome[R] {
 		outs[i].err = err
 	}
 	return outs
+}
+
+// pace follows how far apart requests arrive: the median of the last paceGaps gaps between
+// consecutive arrivals. Terraform hands out its operations a few tens a second on a quiet
+// machine, but a loaded one (a CI runner) stretches the gaps past a fixed lull, and then every
+// request goes out alone; a lull of paceFactor median gaps keeps the batches whole at any pace.
+// The median, not the mean: the long pauses between cohorts (a flush, a poll interval) are few
+// and must not lengthen the lull.
+type pace struct {
+	last time.Time
+	gaps [paceGaps]time.Duration
+	n    int // gaps recorded, up to paceGaps; the next goes to gaps[next]
+	next int
+}
+
+const (
+	paceGaps   = 16
+	paceFactor = 4
+)
+
+func (p *pace) arrived(at time.Time) {
+	if !p.last.IsZero() && at.After(p.last) {
+		p.gaps[p.next] = at.Sub(p.last)
+		p.next = (p.next + 1) % paceGaps
+		p.n = min(p.n+1, paceGaps)
+	}
+	if at.After(p.last) {
+		p.last = at
+	}
+}
+
+// lull is the pause that closes a batch: paceFactor median gaps, at least least (zero: no
+// lull at all) and at most most. Until half the gaps are known it is least.
+func (p *pace) lull(least, most time.Duration) time.Duration {
+	if least <= 0 || p.n < paceGaps/2 {
+		return least
+	}
+	gaps := slices.Clone(p.gaps[:p.n])
+	slices.Sort(gaps)
+	return min(max(least, paceFactor*gaps[len(gaps)/2]), max(least, most))
 }

@@ -3,10 +3,13 @@ package cfapi
 import (
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // UnroutedOperation is the operation under which requests matching no emulated route are
@@ -62,6 +65,10 @@ type OperationCalls struct {
 	// ByNamespace counts the calls of a KV namespace operation by namespace id (route data and
 	// domain mappings live in two namespaces, and a bulk write serves one).
 	ByNamespace map[string]int `json:"by_namespace,omitempty"`
+	// NameFilterByNamespace counts, by namespace id, the calls of a single-key operation on one
+	// of the name filter's keys (route.IsFilterKey; they are in ByNamespace too), so that a
+	// benchmark can tell the filter's rebuilds from the records' writes.
+	NameFilterByNamespace map[string]int `json:"name_filter_by_namespace,omitempty"`
 }
 
 // Calls returns a snapshot of the call accounting.
@@ -81,7 +88,7 @@ func newCallCounter(now time.Time) *callCounter {
 	return &callCounter{since: now, ops: map[string]*OperationCalls{}}
 }
 
-func (c *callCounter) record(op, namespaceID string, status int) {
+func (c *callCounter) record(op string, at callSite, status int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	o := c.ops[op]
@@ -90,11 +97,17 @@ func (c *callCounter) record(op, namespaceID string, status int) {
 		c.ops[op] = o
 	}
 	o.add(status)
-	if namespaceID != "" {
+	if at.namespaceID != "" {
 		if o.ByNamespace == nil {
 			o.ByNamespace = map[string]int{}
 		}
-		o.ByNamespace[namespaceID]++
+		o.ByNamespace[at.namespaceID]++
+	}
+	if at.key != "" && route.IsFilterKey(at.key) {
+		if o.NameFilterByNamespace == nil {
+			o.NameFilterByNamespace = map[string]int{}
+		}
+		o.NameFilterByNamespace[at.namespaceID]++
 	}
 }
 
@@ -128,6 +141,7 @@ func (c *callCounter) snapshot(reset bool, now time.Time) CallStats {
 		o := *c.ops[name]
 		o.ByClass = maps.Clone(o.ByClass)
 		o.ByNamespace = maps.Clone(o.ByNamespace)
+		o.NameFilterByNamespace = maps.Clone(o.NameFilterByNamespace)
 		out.Operations = append(out.Operations, o)
 		switch {
 		case o.S3:
@@ -163,16 +177,26 @@ func statusClass(status int) string {
 
 // operation names the request's operation: the mux pattern it matches, without APIPrefix, and
 // the KV namespace it addresses, if any.
-func (s *Server) operation(r *http.Request) (op, namespaceID string) {
+func (s *Server) operation(r *http.Request) (op string, at callSite) {
 	if !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
-		return UnroutedOperation, ""
+		return UnroutedOperation, callSite{}
 	}
 	_, pattern := s.mux.Handler(r)
 	if pattern == "" {
-		return UnroutedOperation, ""
+		return UnroutedOperation, callSite{}
 	}
-	method, route, _ := strings.Cut(pattern, " ")
-	return method + " " + strings.TrimPrefix(route, APIPrefix), segmentOf(route, r.URL.Path, "{namespace_id}")
+	method, pat, _ := strings.Cut(pattern, " ")
+	at = callSite{namespaceID: segmentOf(pat, r.URL.EscapedPath(), "{namespace_id}")}
+	if key, err := url.PathUnescape(segmentOf(pat, r.URL.EscapedPath(), "{key_name}")); err == nil {
+		at.key = key
+	}
+	return method + " " + strings.TrimPrefix(pat, APIPrefix), at
+}
+
+// callSite is what the accounting keeps of a request's path besides its operation.
+type callSite struct {
+	namespaceID string
+	key         string // a single-key operation's key, unescaped
 }
 
 // segmentOf returns the segment of path at the position of wildcard in the mux pattern route

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/r2"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 func newFakeClock() *fakeClock { return &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
@@ -159,6 +162,24 @@ func TestCalls_CountedByOperationAndClass(t *testing.T) {
 	}
 	if srv.Calls().REST.Calls != 0 {
 		t.Error("ResetCalls did not reset")
+	}
+}
+
+// TestCalls_NameFilterKeysCountedApart: a single-key call on one of the name filter's keys is
+// also counted as the filter's, so that a benchmark can tell the filter's rebuilds from the
+// records' writes; other keys, escaped or not, are not.
+func TestCalls_NameFilterKeysCountedApart(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	api := newClient(ts.URL, id.APIToken, 0)
+	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("routes")})
+	must(t, "create namespace", err)
+	values := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns.ID + "/values/"
+	for _, key := range []string{route.FilterKey, route.FilterRecentKey, "app-1", url.PathEscape("shop.example.com/x")} {
+		rawRequest(t, http.MethodGet, values+key, id.APIToken, nil)
+	}
+	if got := operationCalls(srv.Calls(), opGetValue); got.Calls != 4 || !sameCounts(got.NameFilterByNamespace, map[string]int{ns.ID: 2}) {
+		t.Errorf("reads of the filter's two keys and two others: %+v, want 4 calls, 2 of them the filter's", got)
 	}
 }
 

@@ -40,7 +40,7 @@ var s3Handlers = map[string]s3Handler{
 func (s *Server) serveS3(w http.ResponseWriter, r *http.Request) {
 	t := parseS3Target(r)
 	rec := &statusRecorder{ResponseWriter: w}
-	defer func() { s.calls.record(s3OperationPrefix+t.action, "", rec.status) }()
+	defer func() { s.calls.record(s3OperationPrefix+t.action, callSite{}, rec.status) }()
 	s.mu.Lock()
 	keyID, secret := s.identity.R2AccessKeyID, s.identity.R2SecretAccessKey
 	s.mu.Unlock()

@@ -288,9 +288,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveS3(w, r)
 		return
 	}
-	op, namespaceID := s.operation(r)
+	op, at := s.operation(r)
 	rec := &statusRecorder{ResponseWriter: w}
-	defer func() { s.calls.record(op, namespaceID, rec.status) }()
+	defer func() { s.calls.record(op, at, rec.status) }()
 	if op == UnroutedOperation && !strings.HasPrefix(r.URL.Path, APIPrefix+"/") {
 		s.unimplemented(rec, r)
 		return

@@ -12,8 +12,8 @@
 //	bench-api: refresh_calls=<n> create_kv_calls=<n> static_edit_calls=<n> first_apply_calls=<n> refresh_calls_per_resource_mode=<n>
 //
 // refresh_calls are the REST calls of the no-change plan, create_kv_calls the KV write calls
-// (single and bulk) of the first apply to the routes namespace (the route records'; the
-// domain mappings' are reported beside them), first_apply_calls its REST calls, all with the
+// (single and bulk) of the first apply that wrote route records (the domain mappings' and the
+// name filters' rebuilds are reported beside them), first_apply_calls its REST calls, all with the
 // economy on; refresh_calls_per_resource_mode is the anchor's refresh. static_edit_calls are
 // the calls (REST, object storage and S3) of applying the saved plan of a one-file edit of one
 // site.
@@ -205,7 +205,8 @@ func (p *phaseResult) atCloudflarePace() time.Duration {
 // kvWriteCalls are the KV write calls (single-key and bulk) of the phase.
 func (p *phaseResult) kvWriteCalls() int { return p.kvWriteCallsIn("") }
 
-// kvWriteCallsIn are the KV write calls of the phase to namespace ns ("": to any).
+// kvWriteCallsIn are the KV write calls of the phase to namespace ns ("": to any), the name
+// filter's included.
 func (p *phaseResult) kvWriteCallsIn(ns string) int {
 	n := 0
 	for _, o := range p.calls.Operations {
@@ -220,8 +221,22 @@ func (p *phaseResult) kvWriteCallsIn(ns string) int {
 	return n
 }
 
-// routeWriteCalls are the KV write calls to the routes namespace: the route records'.
-func (p *phaseResult) routeWriteCalls() int { return p.kvWriteCallsIn(p.routesNS) }
+// filterWriteCallsIn are the KV write calls of the phase to the name filter's keys in
+// namespace ns: two a rebuild (the recent keys and the filter).
+func (p *phaseResult) filterWriteCallsIn(ns string) int {
+	for _, o := range p.calls.Operations {
+		if o.Operation == opKVPut {
+			return o.NameFilterByNamespace[ns]
+		}
+	}
+	return 0
+}
+
+// routeWriteCalls are the KV write calls to the routes namespace that wrote route records:
+// the name filter's rebuilds there are counted apart (filterWriteCalls).
+func (p *phaseResult) routeWriteCalls() int {
+	return p.kvWriteCallsIn(p.routesNS) - p.filterWriteCallsIn(p.routesNS)
+}
 
 const (
 	opKVPut     = "PUT /accounts/{account_id}/storage/kv/namespaces/{namespace_id}/values/{key_name}"
