@@ -279,24 +279,21 @@ func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHos
 	var diags diag.Diagnostics
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start, wait := time.Now(), r.pollInterval
+	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
 	for !h.Active() {
 		tflog.Info(ctx, "Waiting for custom hostname to become active", map[string]any{
 			"hostname": h.Hostname, "hostname_status": h.Status, "ssl_status": h.SSL.Status,
 			"elapsed":     time.Since(start).Round(time.Second).String(),
 			"publish_txt": h.OwnershipVerification.Name,
 		})
-		select {
-		case <-ctx.Done():
+		if !pause.sleep(ctx) {
 			diags.AddError("Custom Hostname Not Active",
 				"The custom hostname "+quote(h.Hostname)+" was created but did not become active within "+timeout.String()+
 					" (hostname "+h.Status+", certificate "+h.SSL.Status+"). Publish the TXT records shown in ownership_verification "+
 					"and ssl_validation at the tenant's DNS provider, then apply again (the resource is tainted and will be recreated), "+
 					"or raise timeouts.create. "+strings.Join(h.VerificationErrors, "; "))
 			return h, diags
-		case <-time.After(wait):
 		}
-		wait = min(wait*3/2, r.maxPollInterval)
 		next, found, err := r.data.pollCustomHostname(ctx, h.ID)
 		switch {
 		case err != nil && ctx.Err() != nil:

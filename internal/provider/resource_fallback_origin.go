@@ -260,7 +260,7 @@ func (r *fallbackOriginResource) waitActive(ctx context.Context, zone string, f 
 	var diags diag.Diagnostics
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start, wait := time.Now(), r.pollInterval
+	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
 	for f.Status != kdcf.FallbackActive {
 		elapsed := time.Since(start).Round(time.Second).String()
 		tflog.Info(ctx, "Waiting for the fallback origin to become active", map[string]any{
@@ -280,17 +280,14 @@ func (r *fallbackOriginResource) waitActive(ctx context.Context, zone string, f 
 					"something else removed it. Apply again once the deletion is over to set it again.")
 			return f, diags
 		}
-		select {
-		case <-ctx.Done():
+		if !pause.sleep(ctx) {
 			diags.AddError("Fallback Origin Not Active",
 				"The fallback origin "+quote(f.Origin)+" did not become active within "+timeout.String()+" (last status "+f.Status+
 					"). Custom hostnames of the zone are not served until it is. It is kept in state with its placeholder record, so "+
 					"nothing is left behind: apply again to keep waiting (a create that failed is set up again from scratch), or raise "+
 					timeoutAttr+". "+strings.Join(f.Errors, "; "))
 			return f, diags
-		case <-time.After(wait):
 		}
-		wait = min(wait*3/2, r.maxPollInterval)
 		next, found, err := r.data.Client.GetFallbackOrigin(ctx, zone)
 		switch {
 		case err != nil && ctx.Err() != nil:
@@ -464,7 +461,7 @@ func (r *fallbackOriginResource) waitGone(ctx context.Context, zone string, f *k
 	var diags diag.Diagnostics
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	start, wait := time.Now(), r.pollInterval
+	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
 	for {
 		next, found, err := r.data.Client.GetFallbackOrigin(ctx, zone)
 		switch {
@@ -485,15 +482,12 @@ func (r *fallbackOriginResource) waitGone(ctx context.Context, zone string, f *k
 		tflog.Info(ctx, "Waiting for the fallback origin to be deleted", map[string]any{
 			"origin": f.Origin, "status": f.Status, "elapsed": time.Since(start).Round(time.Second).String(),
 		})
-		select {
-		case <-ctx.Done():
+		if !pause.sleep(ctx) {
 			diags.AddError("Fallback Origin Not Deleted",
 				"The fallback origin "+quote(f.Origin)+" was still there after "+timeout.String()+" (last status "+f.Status+"). "+
 					"Its placeholder record was kept. Run the destroy again, or raise timeouts.delete.")
 			return diags
-		case <-time.After(wait):
 		}
-		wait = min(wait*3/2, r.maxPollInterval)
 	}
 }
 
