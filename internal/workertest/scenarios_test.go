@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -181,6 +182,34 @@ func TestPlatformHostDynamic(t *testing.T) {
 		if strings.Contains(string(raw), secret) {
 			t.Errorf("log line contains %q: %s", secret, raw)
 		}
+	}
+}
+
+// TestLargeMessagesCrossTheAdapter: a request and a plan far larger than any before them
+// cross between worker.mjs and Go intact (the adapter's buffers in Go's memory grow, and the
+// memory with them, between two small requests), and the Worker keeps serving after it.
+func TestLargeMessagesCrossTheAdapter(t *testing.T) {
+	small := do(t, "GET", "shop.kamui.test", "/before", nil, "")
+	if small.status != 200 {
+		t.Fatalf("a small request first: status %d body %q", small.status, small.body)
+	}
+	hdr := map[string]string{}
+	for i := range 48 {
+		hdr[fmt.Sprintf("X-Large-%02d", i)] = strings.Repeat(string(rune('a'+i%26)), 2000) + fmt.Sprintf("-%02d", i)
+	}
+	r := do(t, "GET", "shop.kamui.test", "/large", hdr, "")
+	if r.status != 200 {
+		t.Fatalf("96 KB of request headers: status %d body %q", r.status, r.body)
+	}
+	seen := echoed(t, r)
+	for name, want := range hdr {
+		if got := seen["h:"+strings.ToLower(name)]; got != want {
+			t.Fatalf("upstream saw %s of %d bytes, want the %d sent (ending %q)", name, len(got), len(want), want[len(want)-3:])
+		}
+	}
+	after := do(t, "GET", "shop.kamui.test", "/after", nil, "")
+	if after.status != 200 || echoed(t, after)["path"] != "/after" {
+		t.Fatalf("a small request after: status %d body %q", after.status, after.body)
 	}
 }
 

@@ -4,17 +4,20 @@
 // lookups, the upstream fetch) and is the only place that touches bodies: it passes streams
 // from one JS object to another, so bytes never enter Go.
 //
-// Protocol with the Go adapter (globalThis.__kamuiEdge, worker-src/edge/wasm; its codec, with
-// a named constant for each kind below, is worker-src/edge/wire and must change with this file):
-// requests and answers are NUL-terminated UTF-8 fields in one shared Uint8Array; each call
-// takes and returns a length. Header names and values, URLs and JSON never contain NUL.
+// Protocol with the Go adapter (worker-src/edge/wasm; its codec, with a named constant for each
+// kind below, is worker-src/edge/wire and must change with this file): requests and answers
+// are NUL-terminated UTF-8 fields written into and read from Go's memory; each call takes and
+// returns a length. Header names and values, URLs and JSON never contain NUL. The synchronous
+// calls are the Wasm's exports (kamuiDecide, kamuiLookups, kamuiFinish: a message is written
+// at kamuiIn's address, the answer read at kamuiOut's); init, run and poke are callbacks on
+// globalThis.__kamuiEdge, events of the Go scheduler.
 //   decide(n)           request: id, method, url, header count, name, value, ...
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
 //                       entry is all in its headers; a content entry's body stays here)
-//   run(token)          answers later through __kamuiEdgeDone(token, n, bodyObject); while it
-//                       runs, Go reads the bindings through io (below), each read settling
-//                       through __kamuiEdgeSettle(id, ok, value)
+//   run(token)          answers later through __kamuiEdgeDone(token, n, address, bodyObject);
+//                       while it runs, Go reads the bindings through io (below), each read
+//                       settling through __kamuiEdgeSettle(id, ok, value)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key: make these lookups, call lookups
@@ -27,34 +30,34 @@
 //   X  the token is unknown (answered as an adapter failure)
 // puts: count, then key, status, header, body text each (route-cache entries to store).
 import "./wasm_exec.js";
-import wasm from "./edge.wasm";
+import compiled from "./edge.wasm";
 
 let ready;
 let edge; // globalThis.__kamuiEdge once the Wasm runs
+let wasm; // its exports: the synchronous calls and the memory
 let configured = false;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-let buffer = new Uint8Array(1 << 16);
 // run answers by token: token → resolve([fields, bodyObject]).
 const running = new Map();
+// The exports never run the goroutines they make ready (the garbage collector's workers, the
+// finalizers); poke, an event, lets them run once in this many synchronous calls.
+const POKE_EVERY = 32;
+let syncCalls = 0;
 
-// __kamuiEdgeGrow gives Go a larger shared buffer for an answer that does not fit.
-globalThis.__kamuiEdgeGrow = (n) => {
-  buffer = new Uint8Array(Math.max(n, buffer.length * 2));
-  return buffer;
-};
-globalThis.__kamuiEdgeDone = (token, n, object) => {
+globalThis.__kamuiEdgeDone = (token, n, address, object) => {
   const resolve = running.get(token);
   if (!resolve) return;
   running.delete(token);
-  resolve([n < 0 ? null : read(n), object]);
+  // Read now, inside Go's call: the next call into Go may reuse the memory.
+  resolve([n < 0 ? null : readAt(address, n), object]);
 };
 
 function start() {
   if (!ready) {
     ready = (async () => {
       const go = new globalThis.Go();
-      const instance = await WebAssembly.instantiate(wasm, go.importObject);
+      const instance = await WebAssembly.instantiate(compiled, go.importObject);
       // go.run resolves only when the program exits, which it never does: main blocks in
       // select{} after registering __kamuiEdge.
       go.run(instance);
@@ -62,6 +65,7 @@ function start() {
         throw new Error("edge wasm did not register its entry point");
       }
       edge = globalThis.__kamuiEdge;
+      wasm = instance.exports;
     })();
     // A failed start must not poison the isolate forever: the next request retries.
     ready.catch(() => { ready = undefined; });
@@ -69,19 +73,28 @@ function start() {
   return ready;
 }
 
+// write encodes a message into Go's input buffer and returns its length in bytes. UTF-8 takes
+// at most three bytes per UTF-16 unit, so room for three per unit always holds it. The view is
+// made afresh each time: the memory's buffer is replaced whenever it grows.
 function write(fields) {
   const text = fields.join("\0") + "\0";
-  let r = encoder.encodeInto(text, buffer);
-  if (r.read < text.length) {
-    buffer = new Uint8Array(Math.max(buffer.length * 2, text.length * 3));
-    edge.setBuffer(buffer);
-    r = encoder.encodeInto(text, buffer);
-  }
-  return r.written;
+  const room = text.length * 3;
+  const address = wasm.kamuiIn(room); // first: growing the memory detaches its old buffer
+  return encoder.encodeInto(text, new Uint8Array(wasm.mem.buffer, address, room)).written;
 }
 
-function read(n) {
-  return decoder.decode(buffer.subarray(0, n)).split("\0");
+// answer reads the answer of n bytes a synchronous call just returned.
+function answer(n) {
+  const fields = readAt(wasm.kamuiOut(), n);
+  if (++syncCalls >= POKE_EVERY) {
+    syncCalls = 0;
+    edge.poke();
+  }
+  return fields;
+}
+
+function readAt(address, n) {
+  return decoder.decode(new Uint8Array(wasm.mem.buffer, address, n)).split("\0");
 }
 
 // Answer is a cursor over an answer's fields; the constructor prints its log lines.
@@ -208,12 +221,12 @@ function settling(helpers) {
 
 async function serve(request, env, ctx) {
   if (!configured) {
-    edge.init(env, buffer, io);
+    edge.init(env, io);
     configured = true;
   }
   const fields = [crypto.randomUUID(), request.method, request.url];
   pushHeaders(fields, request.headers);
-  let a = new Answer(read(edge.decide(write(fields))));
+  let a = new Answer(answer(wasm.kamuiDecide(write(fields))));
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
   let cached, object;
@@ -236,12 +249,13 @@ async function serve(request, env, ctx) {
       fields = r.f.concat(fields.slice(1));
     }
     if (i === 0 && r.hit) cached = r.hit;
-    a = new Answer(read(edge.lookups(a.token, write(fields))));
+    a = new Answer(answer(wasm.kamuiLookups(a.token, write(fields))));
   }
   if (a.kind === "W") {
     const token = a.token;
     const [answer, obj] = await new Promise((resolve) => {
       running.set(token, resolve);
+      syncCalls = 0; // run is an event: the goroutines made ready run now
       edge.run(token);
     });
     a = new Answer(answer);
@@ -333,7 +347,7 @@ async function forward(request, a, ctx) {
     for (const [name] of response.headers) fields.push(name);
     fields[at] = String(fields.length - at - 1);
   }
-  const e = new Answer(read(edge.finish(token, write(fields))));
+  const e = new Answer(answer(wasm.kamuiFinish(token, write(fields))));
   if (e.kind === "R") return respond(e, undefined, undefined, ctx);
   const edited = new Headers(response.headers);
   for (let k = e.int(); k > 0; k--) edited.delete(e.next());

@@ -4,8 +4,9 @@
 // messages carry. It has no build tag, so all of it is tested on the host; the adapter keeps
 // only what must touch syscall/js.
 //
-// A message is a run of UTF-8 fields, each terminated by a NUL byte, in one shared
-// Uint8Array: one copy each way instead of a js.Value (with its finalizer) per header.
+// A message is a run of UTF-8 fields, each terminated by a NUL byte, written into (or read
+// from) a buffer in the Wasm's memory: one copy each way instead of a js.Value (with its
+// finalizer) per header.
 // Bodies never cross; they move from one JS object to another by reference. No field may
 // hold a NUL: header names and values and URLs cannot (the Fetch standard forbids it), the
 // core's JSON and texts never do, and the encoder refuses one rather than shift every later
@@ -40,7 +41,7 @@ type AnswerKind string
 const (
 	// AnswerLookups: make the cache lookups named, then call lookups.
 	AnswerLookups AnswerKind = "L"
-	// AnswerRun: call run; the answer arrives through __kamuiEdgeDone.
+	// AnswerRun: call run; the answer arrives through __kamuiEdgeDone (with its address).
 	AnswerRun AnswerKind = "W"
 	// AnswerForward: fetch from the upstream, then call finish.
 	AnswerForward AnswerKind = "F"

@@ -60,12 +60,12 @@ func run(n int) error {
 	if err != nil {
 		return err
 	}
-	const wasmImport = `import wasm from "./edge.wasm";`
+	const wasmImport = `import compiled from "./edge.wasm";`
 	if !strings.Contains(string(shim), wasmImport) {
 		return fmt.Errorf("worker.mjs no longer has the line %q this benchmark rewrites", wasmImport)
 	}
 	shim = []byte(strings.Replace(string(shim), wasmImport, `import { readFileSync } from "node:fs";
-const wasm = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.meta.url)));`, 1))
+const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.meta.url)));`, 1))
 	rec, _, err := route.EncodeRecord(route.Record{App: "shop", Status: route.StatusActive, Kind: route.KindDynamic,
 		Dynamic: &route.Dynamic{Origin: "tunnel.kamui.test", Upstream: "tenant-shop/web:8080", TimeoutMS: 10000}})
 	if err != nil {
