@@ -37,8 +37,15 @@ const nameFilterAttempts = 8
 // any process wrote there in the last recentWindow (route.FilterRecentKey, updated by each
 // rebuild before it writes the filter): a listing lags writes by up to a minute, and without
 // them a rebuild by another apply in that minute would drop keys this one had already seen
-// admitted. What stays open is two rebuilds whose reads of the recent keys both come before
-// either writes them (a window of two KV calls); the next rebuild in the namespace repairs it.
+// admitted.
+//
+// A rebuild of another apply may also land after this one checked its filter: it read the
+// recent keys before this one wrote them, so its filter lacks this run's keys. When the recent
+// keys show that another process wrote to the namespace within raceEvidence (another apply is
+// rebuilding there too), a rebuild that passed its check waits recheckDelay (2 s), longer than
+// a rebuild's last two calls take, and checks again, rebuilding if its keys are gone. What stays
+// open is two applies whose first rebuilds race that way before either has written a key (no
+// evidence yet, a window of two KV calls); the next rebuild in the namespace repairs it.
 //
 // A rebuild writes the filter, reads it back and checks that every key this process wrote to
 // the namespace is admitted. A filter that lacks one was written since by another process whose
@@ -50,6 +57,8 @@ type NameFilters struct {
 	economy bool
 	// backoff is the pause unit between rebuilds of one batch.
 	backoff time.Duration
+	// recheckDelay is the wait before a second check when another apply rebuilds too.
+	recheckDelay time.Duration
 	// now is the clock of the recent keys' stamps; tests move it.
 	now func() time.Time
 
@@ -68,7 +77,7 @@ type nameChange struct {
 // rebuild is the process's shared one (KVIndex, which already knows this process's writes);
 // without, every rebuild lists the namespace itself.
 func NewNameFilters(c *Client, economy bool) *NameFilters {
-	return &NameFilters{c: c, economy: economy, backoff: time.Second, now: time.Now,
+	return &NameFilters{c: c, economy: economy, backoff: time.Second, recheckDelay: 2 * time.Second, now: time.Now,
 		batches: map[string]*coalescer[nameChange, struct{}]{}, written: map[string]map[string]bool{}}
 }
 
@@ -125,6 +134,7 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 	for k := range mine {
 		keys = append(keys, k)
 	}
+	ours := maps.Clone(mine)
 	f.mu.Unlock()
 	deleted := map[string]bool{}
 	for _, ch := range changes {
@@ -134,6 +144,7 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 	}
 
 	var last error
+	rechecked := false
 	for attempt := 1; attempt <= nameFilterAttempts; attempt++ {
 		if attempt > 1 {
 			select {
@@ -157,6 +168,7 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			continue
 		}
 		now := f.now()
+		racing := recent.writtenByOthers(now.Add(-raceEvidence), ours)
 		recent.update(now, changes)
 		if err := f.c.KVPut(ctx, accountID, namespaceID, route.FilterRecentKey, recent.encode(), route.EncodeMetadata("", NameFilterOwner)); err != nil {
 			last = fmt.Errorf("writing the recent keys (%s): %w", route.FilterRecentKey, err)
@@ -185,12 +197,38 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			last = fmt.Errorf("reading the name filter back: %w", err)
 		case missing > 0:
 			last = fmt.Errorf("the name filter read back lacks %d of the %d keys this run wrote (another apply rebuilt it from a listing that did not show them yet)", missing, len(keys))
-		default:
+		case !racing || rechecked:
 			return nil
+		default:
+			// Another apply's rebuild may still land over this one (see NameFilters).
+			rechecked = true
+			select {
+			case <-time.After(f.recheckDelay):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			missing, err := f.check(ctx, accountID, namespaceID, keys)
+			tflog.Info(ctx, "Checked the name filter again (another apply rebuilds it too)", map[string]any{
+				"namespace_id": namespaceID, "missing": missing})
+			switch {
+			case err != nil:
+				last = fmt.Errorf("reading the name filter back: %w", err)
+			case missing > 0:
+				last = fmt.Errorf("another apply's rebuild replaced the name filter with one lacking %d of the %d keys this run wrote", missing, len(keys))
+			default:
+				return nil
+			}
 		}
 	}
 	return last
 }
+
+// raceEvidence is how recent another process's write to the namespace must be for a rebuild to
+// expect that process's rebuild may still land after its own: a rebuild writes its filter one
+// call after its recent keys, so an older write has landed, and ten seconds leave room for the
+// two machines' clocks to disagree. A sequential apply that starts later than that (the next
+// environment, the next test step) does not wait.
+const raceEvidence = 10 * time.Second
 
 // recentWindow is how long a written key stays in the recent keys: past it, every listing a
 // rebuild uses shows the key. A listing lags writes by up to a minute, and a process's shared
@@ -246,6 +284,18 @@ func (r *recentKeys) update(now time.Time, changes []nameChange) {
 }
 
 func (r *recentKeys) names() []string { return slices.Collect(maps.Keys(r.Keys)) }
+
+// writtenByOthers reports whether a key that is not one of mine was stamped at or after since:
+// another process wrote to the namespace lately.
+func (r *recentKeys) writtenByOthers(since time.Time, mine map[string]bool) bool {
+	cut := since.UnixMilli()
+	for k, t := range r.Keys {
+		if t >= cut && !mine[k] {
+			return true
+		}
+	}
+	return false
+}
 
 func (r *recentKeys) encode() []byte {
 	b, _ := json.Marshal(r) // a map of strings to integers always marshals

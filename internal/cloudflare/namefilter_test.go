@@ -216,3 +216,69 @@ func TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag(t *testing.T) {
 		t.Errorf("after the window: %d names, first %v second %v third %v", f.Len(), f.Has("first"), f.Has("second"), f.Has("third"))
 	}
 }
+
+// heldFilterWrite is a transport whose first write of the name filter waits for release, after
+// telling held: the other apply's rebuild, stalled between writing the recent keys and writing
+// its filter.
+type heldFilterWrite struct {
+	next    http.RoundTripper
+	once    sync.Once
+	held    chan struct{}
+	release chan struct{}
+}
+
+func (h *heldFilterWrite) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
+		h.once.Do(func() {
+			close(h.held)
+			<-h.release
+		})
+	}
+	return h.next.RoundTrip(r)
+}
+
+// afterFilterCheck is a transport that calls then once, after the first read of the name
+// filter (this process's check) has been answered.
+type afterFilterCheck struct {
+	next http.RoundTripper
+	once sync.Once
+	then func()
+}
+
+func (a *afterFilterCheck) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := a.next.RoundTrip(r)
+	if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
+		a.once.Do(a.then)
+	}
+	return resp, err
+}
+
+// TestNameFilters_RecheckOutlastsAnotherApplysStaleRebuild: another apply has written its
+// recent keys (it read them before this run wrote any) and its filter write lands only after
+// this run's rebuild passed its check, without this run's key. The recent keys showed the other
+// apply at work, so this run checks again after a pause, finds its key gone and rebuilds: the
+// filter ends up admitting both.
+func TestNameFilters_RecheckOutlastsAnotherApplysStaleRebuild(t *testing.T) {
+	a := newLocalAPI(t)
+	ns := a.namespace(t)
+	hold := &heldFilterWrite{next: &laggingListing{next: http.DefaultTransport, hide: map[string]bool{"ours": true}},
+		held: make(chan struct{}), release: make(chan struct{})}
+	other := a.client(t, hold)
+	theirs := make(chan struct{})
+	go func() {
+		defer close(theirs)
+		a.putNoted(t, other, ns, "theirs")
+	}()
+	<-hold.held
+
+	a.calls.next = &afterFilterCheck{next: a.calls.next, then: func() { close(hold.release); <-theirs }}
+	a.c.NameFilters.recheckDelay = 200 * time.Millisecond
+	a.c.NameFilters.backoff = 0
+	a.putNoted(t, a.c, ns, "ours")
+	if f := a.filter(t, ns); !f.Has("ours") || !f.Has("theirs") {
+		t.Errorf("after both applies: ours %v, theirs %v; want both admitted", f.Has("ours"), f.Has("theirs"))
+	}
+	if got := a.c.NameFilters.Rebuilds(); got != 2 {
+		t.Errorf("this run rebuilt %d times, want 2 (the second after its check found the key gone)", got)
+	}
+}
