@@ -130,12 +130,9 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			mine[ch.key] = true
 		}
 	}
-	keys := make([]string, 0, len(mine))
-	for k := range mine {
-		keys = append(keys, k)
-	}
 	ours := maps.Clone(mine)
 	f.mu.Unlock()
+	keys := slices.Collect(maps.Keys(ours))
 	deleted := map[string]bool{}
 	for _, ch := range changes {
 		if ch.deleted {

@@ -157,7 +157,10 @@ func (h *Handler) cacheTTL(r resolution) time.Duration {
 // exactly what resolving the app gives, and is the key the provider purges when it changes the
 // record. The same strict decoding applies, and the data keeps its read time, so whatever is
 // derived from it expires with it.
-func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
+//
+// early is the lookup of a hinted app's entry made beside the mapping's read (nil for none);
+// when the mapping names that app, its answer is used instead of a wait of its own.
+func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (resolution, bool) {
 	host, ok := h.appHost(app)
 	if !ok {
 		return resolution{}, false
@@ -166,8 +169,12 @@ func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
 		return r, true
 	}
 	var m routeMatch
-	ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
-	m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
+	if early != nil && early.app == app && early.ch != nil {
+		m, early.ch = <-early.ch, nil
+	} else {
+		ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
+		m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
+	}
 	r, _, ok := h.decodeRouteEntry(m, host)
 	if !ok || (r.kind == resFound && r.rec.App != app) {
 		return resolution{}, false
@@ -176,6 +183,40 @@ func (h *Handler) appResolution(ex *Exchange, app string) (resolution, bool) {
 	h.remember(host, r)
 	h.mu.Unlock()
 	return r, true
+}
+
+// appLookup is the route-cache lookup of an app's entry, started beside a custom host's
+// mapping read because this isolate resolved the host to that app before (hintedApp).
+type appLookup struct {
+	app string
+	ch  chan routeMatch // nil once taken
+}
+
+// earlyAppLookup starts the lookup of the app host last resolved to, when the memo still holds
+// that resolution (live or expired) and not the app's own: the mapping almost always names the
+// same app again, and then the app's entry costs no wait of its own. Nil when there is no hint.
+func (h *Handler) earlyAppLookup(host string) *appLookup {
+	h.mu.Lock()
+	m, ok := h.memo[host]
+	h.mu.Unlock()
+	if !ok || m.res.kind != resFound || m.res.rec.App == "" {
+		return nil
+	}
+	app := m.res.rec.App
+	appHost, ok := h.appHost(app)
+	if !ok || h.memoHas(appHost) {
+		return nil
+	}
+	return &appLookup{app: app, ch: h.prefetchRoute(appHost)}
+}
+
+// drain waits for a lookup nobody took: in the Worker a lookup still pending when the request
+// ends would be cancelled, and its goroutine would wait forever.
+func (a *appLookup) drain() {
+	if a != nil && a.ch != nil {
+		<-a.ch
+		a.ch = nil
+	}
 }
 
 // appHost is the platform host that stands for app in the memo and the route cache; ok is false
@@ -404,6 +445,8 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 	readAt := h.now()
 	mapRev := ""
 	if !isPlatform {
+		early := h.earlyAppLookup(host)
+		defer early.drain()
 		v, found, err := h.kvGet(ex, h.Domains, host, h.Config.TTLs.DomainsKV)
 		switch {
 		case err != nil:
@@ -419,7 +462,7 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 			return resolution{kind: resUnavailable, app: m.App, mapRev: m.Rev}
 		}
 		app, mapRev = m.App, m.Rev
-		if r, ok := h.appResolution(ex, app); ok {
+		if r, ok := h.appResolution(ex, app, early); ok {
 			// The mapping is fresh; the record keeps its own (older) read time.
 			r.app, r.mapRev = app, mapRev
 			return r

@@ -253,12 +253,12 @@ async function serve(request, env, ctx) {
   }
   if (a.kind === "W") {
     const token = a.token;
-    const [answer, obj] = await new Promise((resolve) => {
+    const [fields, obj] = await new Promise((resolve) => {
       running.set(token, resolve);
       syncCalls = 0; // run is an event: the goroutines made ready run now
       edge.run(token);
     });
-    a = new Answer(answer);
+    a = new Answer(fields);
     object = obj;
   }
   if (a.kind === "F") return forward(request, a, ctx);

@@ -233,7 +233,7 @@ func (p *phaseResult) filterWriteCallsIn(ns string) int {
 }
 
 // routeWriteCalls are the KV write calls to the routes namespace that wrote route records:
-// the name filter's rebuilds there are counted apart (filterWriteCalls).
+// the name filter's rebuilds there are counted apart (filterWriteCallsIn).
 func (p *phaseResult) routeWriteCalls() int {
 	return p.kvWriteCallsIn(p.routesNS) - p.filterWriteCallsIn(p.routesNS)
 }
