@@ -39,7 +39,7 @@ type Config struct {
 	BaseURL   string // default DefaultBaseURL; the local edge's URL for local runs
 	UserAgent string // required, e.g. "terraform-provider-kamuidash/1.2.3"
 
-	MaxRetries   int           // retries after the first attempt; default 4, -1 disables
+	MaxRetries   int           // retries after a failure; default 4, -1 disables (429s: see rateLimitRetries)
 	RetryWaitMin time.Duration // default 1s
 	RetryWaitMax time.Duration // default 30s; also caps a server's Retry-After
 

@@ -157,6 +157,50 @@ func TestRetriesAreBoundedAndKeepTheAPIError(t *testing.T) {
 	}
 }
 
+// TestRateLimitedRetriedLongerThanFailures: a 429 (refused before any work, with the server's
+// wait) is retried up to rateLimitRetries times, more than MaxRetries, which still bounds the
+// other failures; and retries disabled means no retry of a 429 either.
+func TestRateLimitedRetriedLongerThanFailures(t *testing.T) {
+	six := []int{429, 429, 429, 429, 429, 429}
+	srv := newAPIServer(t, six...)
+	if err := listNamespaces(context.Background(), newTestClient(t, srv.URL, nil)); err != nil {
+		t.Fatalf("six 429s, then 200: %v", err)
+	}
+	if got := srv.requests.Load(); got != 7 {
+		t.Errorf("requests = %d; want 7", got)
+	}
+
+	always := make([]int, 30)
+	for i := range always {
+		always[i] = 429
+	}
+	srv = newAPIServer(t, always...)
+	var apiErr *cf.Error
+	if err := listNamespaces(context.Background(), newTestClient(t, srv.URL, nil)); !errors.As(err, &apiErr) || apiErr.StatusCode != 429 {
+		t.Fatalf("err = %v; want the API's 429 after the last retry", err)
+	}
+	if got := srv.requests.Load(); got != 1+rateLimitRetries {
+		t.Errorf("requests = %d; want 1 + rateLimitRetries (%d)", got, rateLimitRetries)
+	}
+
+	// 429s between failures: each kind is held to its own count.
+	srv = newAPIServer(t, 429, 500, 429, 500, 429, 500, 500, 500)
+	if err := listNamespaces(context.Background(), newTestClient(t, srv.URL, nil)); err == nil {
+		t.Fatal("four 500s with MaxRetries 3: want the error")
+	}
+	if got := srv.requests.Load(); got != 7 {
+		t.Errorf("requests = %d; want 7 (three 429s retried, the fourth 500 not)", got)
+	}
+
+	srv = newAPIServer(t, 429, 429)
+	if err := listNamespaces(context.Background(), newTestClient(t, srv.URL, func(c *Config) { c.MaxRetries = -1 })); err == nil {
+		t.Fatal("retries disabled: want the 429")
+	}
+	if got := srv.requests.Load(); got != 1 {
+		t.Errorf("retries disabled: requests = %d; want 1", got)
+	}
+}
+
 func TestNoRetryOn4xx(t *testing.T) {
 	srv := newAPIServer(t, 400, http.StatusOK)
 	c := newTestClient(t, srv.URL, nil)

@@ -13,31 +13,54 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// retryPolicy decides which failures are worth another attempt.
+// retryPolicy decides which failures are worth another attempt, and how many.
 //
-// A 429 was refused before any work was done, so every method may retry it. A 5xx or a broken
-// connection may have happened after the server acted, so only idempotent methods retry those:
-// a retried POST could create a second tunnel or custom hostname. 501 never retries (the
-// endpoint does not exist). A cancelled context never retries.
-func retryPolicy(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	if ctx.Err() != nil {
-		return false, ctx.Err()
+// A 429 was refused before any work was done, so every method may retry it, and the server
+// says how long to wait (Retry-After): it is retried up to limited times. A 5xx or a broken
+// connection may have happened after the server acted, so only idempotent methods retry those
+// (a retried POST could create a second tunnel or custom hostname), up to failed times. 501
+// never retries (the endpoint does not exist). A cancelled context never retries.
+func retryPolicy(failed, limited int) retryablehttp.CheckRetry {
+	return func(ctx context.Context, resp *http.Response, err error) (bool, error) {
+		if ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+		st, _ := ctx.Value(requestKey{}).(*attempts)
+		if st == nil {
+			st = &attempts{}
+		}
+		if err != nil {
+			retry, _ := retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
+			st.failed++
+			return retry && isIdempotent(st.req) && st.failed <= failed, nil
+		}
+		switch {
+		case resp.StatusCode == http.StatusTooManyRequests:
+			st.limited++
+			return st.limited <= limited, nil
+		case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
+			st.failed++
+			return isIdempotent(st.req) && st.failed <= failed, nil
+		}
+		return false, nil
 	}
-	req, _ := ctx.Value(requestKey{}).(*http.Request)
-	if err != nil {
-		retry, _ := retryablehttp.ErrorPropagatedRetryPolicy(ctx, resp, err)
-		return retry && isIdempotent(req), nil
-	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests:
-		return true, nil
-	case resp.StatusCode >= 500 && resp.StatusCode != http.StatusNotImplemented:
-		return isIdempotent(req), nil
-	}
-	return false, nil
 }
 
+// rateLimitRetries is how often a request refused with 429 is sent again, when the client
+// retries at all and MaxRetries is smaller: a refusal costs the account nothing and its wait is
+// the server's, so giving up after a few would fail an apply that only had to wait (a burst of
+// other clients on the same token).
+const rateLimitRetries = 10
+
+// requestKey holds a request's attempts in its context, for the retry policy.
 type requestKey struct{}
+
+// attempts is what the retry policy knows of one request: the request, and its 429 answers and
+// other failures so far.
+type attempts struct {
+	req             *http.Request
+	limited, failed int
+}
 
 // isIdempotent says whether sending req twice does what sending it once does: the idempotent
 // methods, and the POSTs that only read or delete (a bulk read, a bulk delete, a purge).
@@ -151,10 +174,14 @@ func retrying(cfg Config, next http.RoundTripper) http.RoundTripper {
 	rc := retryablehttp.NewClient()
 	rc.HTTPClient = &http.Client{Transport: next}
 	rc.Logger = nil
-	rc.RetryMax = cfg.MaxRetries
+	limited := 0
+	if cfg.MaxRetries > 0 {
+		limited = max(cfg.MaxRetries, rateLimitRetries)
+	}
+	rc.RetryMax = cfg.MaxRetries + limited // the policy holds each kind to its own count
 	rc.RetryWaitMin = cfg.RetryWaitMin
 	rc.RetryWaitMax = cfg.RetryWaitMax
-	rc.CheckRetry = retryPolicy
+	rc.CheckRetry = retryPolicy(cfg.MaxRetries, limited)
 	rc.Backoff = backoff(cfg.jitter, time.Now)
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
@@ -166,7 +193,7 @@ func retrying(cfg Config, next http.RoundTripper) http.RoundTripper {
 	}
 	rt := &retryablehttp.RoundTripper{Client: rc}
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		ctx := context.WithValue(req.Context(), requestKey{}, req)
+		ctx := context.WithValue(req.Context(), requestKey{}, &attempts{req: req})
 		return rt.RoundTrip(req.WithContext(ctx))
 	})
 }
