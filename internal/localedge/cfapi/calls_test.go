@@ -172,13 +172,12 @@ func TestCalls_NameFilterKeysCountedApart(t *testing.T) {
 	srv, ts := startServer(t, Config{})
 	id := srv.Identity()
 	api := newClient(ts.URL, id.APIToken, 0)
-	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("routes")})
-	must(t, "create namespace", err)
-	values := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns.ID + "/values/"
+	ns := createNamespace(t, api, id.AccountID, "routes")
+	values := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns + "/values/"
 	for _, key := range []string{route.FilterKey, route.FilterRecentKey, "app-1", url.PathEscape("shop.example.com/x")} {
 		rawRequest(t, http.MethodGet, values+key, id.APIToken, nil)
 	}
-	if got := operationCalls(srv.Calls(), opGetValue); got.Calls != 4 || !sameCounts(got.NameFilterByNamespace, map[string]int{ns.ID: 2}) {
+	if got := operationCalls(srv.Calls(), opGetValue); got.Calls != 4 || !sameCounts(got.NameFilterByNamespace, map[string]int{ns: 2}) {
 		t.Errorf("reads of the filter's two keys and two others: %+v, want 4 calls, 2 of them the filter's", got)
 	}
 }

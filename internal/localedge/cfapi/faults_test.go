@@ -157,15 +157,14 @@ func TestFaultInjection_BulkKVFractionIsStable(t *testing.T) {
 	srv, ts := startServer(t, Config{})
 	id := srv.Identity()
 	api := newClient(ts.URL, id.APIToken, 0)
-	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("routes")})
-	must(t, "create namespace", err)
+	ns := createNamespace(t, api, id.AccountID, "routes")
 	keys := make([]string, 200)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("app%03d", i)
 	}
 	must(t, "set fault", srv.SetFaults(FaultSpec{KVBulk: &KVBulkFault{KeyFraction: 0.25}}))
-	first := bulkWrite(t, api, id.AccountID, ns.ID, keys...)
-	second := bulkWrite(t, api, id.AccountID, ns.ID, keys...)
+	first := bulkWrite(t, api, id.AccountID, ns, keys...)
+	second := bulkWrite(t, api, id.AccountID, ns, keys...)
 	if n := len(first.UnsuccessfulKeys); n < 20 || n > 80 {
 		t.Errorf("%d of 200 keys unsuccessful with key_fraction 0.25", n)
 	}
@@ -175,7 +174,7 @@ func TestFaultInjection_BulkKVFractionIsStable(t *testing.T) {
 	if int(first.SuccessfulKeyCount)+len(first.UnsuccessfulKeys) != len(keys) {
 		t.Errorf("successful %v + unsuccessful %d != %d keys", first.SuccessfulKeyCount, len(first.UnsuccessfulKeys), len(keys))
 	}
-	stored := storedKeys(t, srv, ns.ID)
+	stored := storedKeys(t, srv, ns)
 	for _, k := range first.UnsuccessfulKeys {
 		if stored[k] {
 			t.Errorf("unsuccessful key %s was written", k)
@@ -214,9 +213,8 @@ func TestFaultInjection_BulkKVValidatedAndIndependent(t *testing.T) {
 	if srv.Faults().KVBulk.KeyPrefix != "x" {
 		t.Error("Faults hands out the server's own KVBulk")
 	}
-	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("routes")})
-	must(t, "create namespace", err)
-	if res := bulkWrite(t, api, id.AccountID, ns.ID, "x1", "y1"); !slices.Equal(res.UnsuccessfulKeys, []string{"x1"}) {
+	ns := createNamespace(t, api, id.AccountID, "routes")
+	if res := bulkWrite(t, api, id.AccountID, ns, "x1", "y1"); !slices.Equal(res.UnsuccessfulKeys, []string{"x1"}) {
 		t.Errorf("unsuccessful = %q, want [x1]", res.UnsuccessfulKeys)
 	}
 }

@@ -1,6 +1,7 @@
 package cfapi
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/cloudflare/cloudflare-go/v7/option"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
@@ -39,6 +41,14 @@ func newClient(baseURL, token string, retries int) *cloudflare.Client {
 		option.WithAPIToken(token),
 		option.WithMaxRetries(retries),
 	)
+}
+
+// createNamespace creates a KV namespace titled title through api and returns its id.
+func createNamespace(t *testing.T, api *cloudflare.Client, accountID, title string) string {
+	t.Helper()
+	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(accountID), Title: cloudflare.F(title)})
+	must(t, "create namespace", err)
+	return ns.ID
 }
 
 // workerPart is one module of a Worker upload.

@@ -295,9 +295,8 @@ func TestCloseCancelsDelayedHooks(t *testing.T) {
 	srv, ts := startServer(t, Config{Hooks: rec.hooks(), KVPropagationDelay: time.Hour})
 	id := srv.Identity()
 	api := newClient(ts.URL, id.APIToken, 0)
-	ns, err := api.KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("n")})
-	must(t, "create namespace", err)
-	_, err = api.KV.Namespaces.Values.Update(context.Background(), ns.ID, "k", kv.NamespaceValueUpdateParams{
+	ns := createNamespace(t, api, id.AccountID, "n")
+	_, err := api.KV.Namespaces.Values.Update(context.Background(), ns, "k", kv.NamespaceValueUpdateParams{
 		AccountID: cloudflare.F(id.AccountID), Value: cloudflare.F[kv.NamespaceValueUpdateParamsValueUnion](shared.UnionString("v")),
 	})
 	must(t, "write", err)
@@ -319,13 +318,12 @@ func TestCloseCancelsDelayedHooks(t *testing.T) {
 func TestKVKeysWithEncodedSlashes(t *testing.T) {
 	srv, ts := startServer(t, Config{})
 	id := srv.Identity()
-	ns, err := newClient(ts.URL, id.APIToken, 0).KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{AccountID: cloudflare.F(id.AccountID), Title: cloudflare.F("paths")})
-	must(t, "create namespace", err)
-	url := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns.ID + "/values/static%2Fapp%2Findex.html"
+	ns := createNamespace(t, newClient(ts.URL, id.APIToken, 0), id.AccountID, "paths")
+	url := ts.URL + APIPrefix + "/accounts/" + id.AccountID + "/storage/kv/namespaces/" + ns + "/values/static%2Fapp%2Findex.html"
 	if resp, env := rawRequest(t, "PUT", url, id.APIToken, strings.NewReader("<html>")); !env.Success {
 		t.Fatalf("PUT a key with encoded slashes: HTTP %d %+v", resp.StatusCode, env.Errors)
 	}
-	if e, ok := srv.KVValue(ns.ID, "static/app/index.html"); !ok || string(e.Value) != "<html>" {
+	if e, ok := srv.KVValue(ns, "static/app/index.html"); !ok || string(e.Value) != "<html>" {
 		t.Errorf("key with slashes stored as %+v, %v", e, ok)
 	}
 }
