@@ -189,14 +189,7 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 		missing, err := f.check(ctx, accountID, namespaceID, keys)
 		tflog.Info(ctx, "Rebuilt the name filter", map[string]any{"namespace_id": namespaceID, "names": len(names),
 			"bytes": len(b), "attempt": attempt, "rebuilds": total, "missing": missing})
-		switch {
-		case err != nil:
-			last = fmt.Errorf("reading the name filter back: %w", err)
-		case missing > 0:
-			last = fmt.Errorf("the name filter read back lacks %d of the %d keys this run wrote (another apply rebuilt it from a listing that did not show them yet)", missing, len(keys))
-		case !racing || rechecked:
-			return nil
-		default:
+		if err == nil && missing == 0 && racing && !rechecked {
 			// Another apply's rebuild may still land over this one (see NameFilters).
 			rechecked = true
 			select {
@@ -204,17 +197,17 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			missing, err := f.check(ctx, accountID, namespaceID, keys)
+			missing, err = f.check(ctx, accountID, namespaceID, keys)
 			tflog.Info(ctx, "Checked the name filter again (another apply rebuilds it too)", map[string]any{
 				"namespace_id": namespaceID, "missing": missing})
-			switch {
-			case err != nil:
-				last = fmt.Errorf("reading the name filter back: %w", err)
-			case missing > 0:
-				last = fmt.Errorf("another apply's rebuild replaced the name filter with one lacking %d of the %d keys this run wrote", missing, len(keys))
-			default:
-				return nil
-			}
+		}
+		switch {
+		case err != nil:
+			last = fmt.Errorf("reading the name filter back: %w", err)
+		case missing > 0:
+			last = fmt.Errorf("the name filter read back lacks %d of the %d keys this run wrote (another apply rebuilt it from a listing, or from recent keys, that did not show them yet)", missing, len(keys))
+		default:
+			return nil
 		}
 	}
 	return last

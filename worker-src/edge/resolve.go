@@ -186,7 +186,7 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 }
 
 // appLookup is the route-cache lookup of an app's entry, started beside a custom host's
-// mapping read because this isolate resolved the host to that app before (hintedApp).
+// mapping read because this isolate resolved the host to that app before (earlyAppLookup).
 type appLookup struct {
 	app string
 	ch  chan routeMatch // nil once taken
@@ -196,13 +196,11 @@ type appLookup struct {
 // that resolution (live or expired) and not the app's own: the mapping almost always names the
 // same app again, and then the app's entry costs no wait of its own. Nil when there is no hint.
 func (h *Handler) earlyAppLookup(host string) *appLookup {
-	h.mu.Lock()
-	m, ok := h.memo[host]
-	h.mu.Unlock()
-	if !ok || m.res.kind != resFound || m.res.rec.App == "" {
+	r, ok := h.lastFound(host)
+	if !ok || r.rec.App == "" {
 		return nil
 	}
-	app := m.res.rec.App
+	app := r.rec.App
 	appHost, ok := h.appHost(app)
 	if !ok || h.memoHas(appHost) {
 		return nil
@@ -312,10 +310,17 @@ func (h *Handler) memoHas(host string) bool {
 // skip a content lookup, which cannot change an answer (see serve, step 1), so their age does not
 // matter: a host that turned static is served from its origin once and memoized afresh.
 func (h *Handler) knownDynamic(host string) bool {
+	r, ok := h.lastFound(host)
+	return ok && r.rec.Kind == route.KindDynamic
+}
+
+// lastFound is the memo's resolution of host to a record, live or expired: a hint only
+// (knownDynamic, earlyAppLookup), never an answer.
+func (h *Handler) lastFound(host string) (resolution, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	m, ok := h.memo[host]
-	return ok && m.res.kind == resFound && m.res.rec.Kind == route.KindDynamic
+	return m.res, ok && m.res.kind == resFound
 }
 
 // lookup reads the route cache, then KV, and caches what may be cached.
