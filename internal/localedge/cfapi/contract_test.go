@@ -52,24 +52,7 @@ func TestContractThroughPrism(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, prism, "proxy", specPath, ts.URL,
-		"--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--cors=false")
-	var log syncBuffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		cancel()
-		t.Fatalf("starting Prism: %v", err)
-	}
-	t.Cleanup(func() {
-		cancel()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("Prism log:\n%s", log.String())
-		}
-	})
-	waitForPrism(t, &log, port)
+	port, log := startPrism(t, prism, specPath, ts.URL, freePort)
 
 	prismURL := fmt.Sprintf("http://127.0.0.1:%d", port)
 	// Prism's proxy forwards bodies as UTF-8 text, replacing bytes that are not UTF-8, so this
@@ -123,20 +106,69 @@ func prismViolations(log string) []string {
 	return out
 }
 
-func waitForPrism(t *testing.T, log *syncBuffer, port int) {
+// prismPortAttempts bounds how often startPrism tries a new port after losing one.
+const prismPortAttempts = 5
+
+// startPrism starts Prism's validating proxy in front of upstream and returns its port and its
+// log once it listens. A port picked free can be taken by another process in the seconds Prism
+// spends loading the description (go test runs packages in parallel, and CI once lost a port
+// that way), so a start that fails with EADDRINUSE is retried on a new port; any other failure
+// fails the test at once.
+func startPrism(t *testing.T, prism, specPath, upstream string, pickPort func(*testing.T) int) (int, *syncBuffer) {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		port := pickPort(t)
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd := exec.CommandContext(ctx, prism, "proxy", specPath, upstream,
+			"--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port), "--cors=false")
+		log := &syncBuffer{}
+		cmd.Stdout, cmd.Stderr = log, log
+		if err := cmd.Start(); err != nil {
+			cancel()
+			t.Fatalf("starting Prism: %v", err)
+		}
+		stop := func() {
+			cancel()
+			_ = cmd.Wait()
+		}
+		switch err := waitForPrism(log, port); {
+		case err == nil:
+			t.Cleanup(func() {
+				stop()
+				if t.Failed() {
+					t.Logf("Prism log:\n%s", log.String())
+				}
+			})
+			return port, log
+		case errors.Is(err, errPortTaken) && attempt < prismPortAttempts:
+			stop()
+			t.Logf("Prism lost port %d to another process; trying another (attempt %d of %d)", port, attempt+1, prismPortAttempts)
+		default:
+			stop()
+			t.Fatalf("%v\nPrism log:\n%s", err, log.String())
+		}
+	}
+}
+
+// errPortTaken is waitForPrism's answer when another process bound the port first.
+var errPortTaken = errors.New("prism: port already in use")
+
+func waitForPrism(log *syncBuffer, port int) error {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		out := log.String()
 		if strings.Contains(out, "fatal") {
-			t.Fatalf("Prism failed to start:\n%s", out)
+			if strings.Contains(out, "EADDRINUSE") {
+				return errPortTaken
+			}
+			return errors.New("Prism failed to start")
 		}
 		if strings.Contains(out, "Prism is listening") {
-			return
+			return nil
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("Prism did not start listening on port %d within 2 minutes:\n%s", port, log.String())
+	return fmt.Errorf("Prism did not start listening on port %d within 2 minutes", port)
 }
 
 func freePort(t *testing.T) int {
@@ -349,4 +381,38 @@ func accessModeCloner(schemas, requestBodies map[string]any, suffix, dropped str
 		return v
 	}
 	return clone
+}
+
+// TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken holds the first port startPrism picks, as
+// another test process once did in CI, and expects Prism to come up on the next one.
+func TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken(t *testing.T) {
+	prism := filepath.Join(repoRoot(t), "node_modules", ".bin", "prism")
+	if _, err := os.Stat(prism); errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Prism is not installed (%s missing): run npm ci at the repo root", prism)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	takenPort := taken.Addr().(*net.TCPAddr).Port
+
+	specPath := filepath.Join(t.TempDir(), "tiny.json")
+	tiny := `{"openapi":"3.0.0","info":{"title":"tiny","version":"1"},
+		"paths":{"/ping":{"get":{"responses":{"200":{"description":"pong"}}}}}}`
+	if err := os.WriteFile(specPath, []byte(tiny), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	picks := 0
+	pick := func(t *testing.T) int {
+		picks++
+		if picks == 1 {
+			return takenPort
+		}
+		return freePort(t)
+	}
+	port, _ := startPrism(t, prism, specPath, "http://127.0.0.1:9", pick)
+	if picks != 2 || port == takenPort {
+		t.Errorf("Prism started on port %d after %d picks; want the second pick, not the taken port %d", port, picks, takenPort)
+	}
 }
