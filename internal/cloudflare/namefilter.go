@@ -40,12 +40,13 @@ const nameFilterAttempts = 8
 // admitted.
 //
 // A rebuild of another apply may also land after this one checked its filter: it read the
-// recent keys before this one wrote them, so its filter lacks this run's keys. When the recent
-// keys show that another process wrote to the namespace within raceEvidence (another apply is
-// rebuilding there too), a rebuild that passed its check waits recheckDelay (2 s), longer than
-// a rebuild's last two calls take, and checks again, rebuilding if its keys are gone. What stays
-// open is two applies whose first rebuilds race that way before either has written a key (no
-// evidence yet, a window of two KV calls); the next rebuild in the namespace repairs it.
+// recent keys before this one wrote them, so its filter lacks this run's keys (KV has no
+// compare-and-swap, and the recent keys this one wrote are overwritten too). So a rebuild that
+// passed its check always checks once more after a pause (recheckWait), rebuilding if its keys
+// are gone: recheckDelay (2 s) when the recent keys show that another process wrote to the
+// namespace within raceEvidence (another apply rebuilds there too), else twice what this
+// rebuild took between reading the recent keys and writing the filter, which covers another
+// apply's first rebuild racing this one's with no evidence of it yet.
 //
 // A rebuild writes the filter, reads it back and checks that every key this process wrote to
 // the namespace is admitted. A filter that lacks one was written since by another process whose
@@ -57,7 +58,8 @@ type NameFilters struct {
 	economy bool
 	// backoff is the pause unit between rebuilds of one batch.
 	backoff time.Duration
-	// recheckDelay is the wait before a second check when another apply rebuilds too.
+	// recheckDelay is the wait before a second check when another apply rebuilds too, and the
+	// longest wait before it otherwise (recheckWait).
 	recheckDelay time.Duration
 	// now is the clock of the recent keys' stamps; tests move it.
 	now func() time.Time
@@ -159,6 +161,7 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 		// them yet, and a filter built without them would refuse their hosts until the next
 		// rebuild. They are written back first (with this batch's), so that a rebuild racing
 		// this one finds them too.
+		began := time.Now()
 		recent, err := f.recent(ctx, accountID, namespaceID)
 		if err != nil {
 			last = fmt.Errorf("reading the recent keys (%s): %w", route.FilterRecentKey, err)
@@ -185,21 +188,23 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 			last = fmt.Errorf("writing the name filter: %w", err)
 			continue
 		}
+		took := time.Since(began)
 		total := f.rebuilds.Add(1)
 		missing, err := f.check(ctx, accountID, namespaceID, keys)
 		tflog.Info(ctx, "Rebuilt the name filter", map[string]any{"namespace_id": namespaceID, "names": len(names),
 			"bytes": len(b), "attempt": attempt, "rebuilds": total, "missing": missing})
-		if err == nil && missing == 0 && racing && !rechecked {
+		if err == nil && missing == 0 && !rechecked {
 			// Another apply's rebuild may still land over this one (see NameFilters).
 			rechecked = true
+			wait := f.recheckWait(racing, took)
 			select {
-			case <-time.After(f.recheckDelay):
+			case <-time.After(wait):
 			case <-ctx.Done():
 				return ctx.Err()
 			}
 			missing, err = f.check(ctx, accountID, namespaceID, keys)
-			tflog.Info(ctx, "Checked the name filter again (another apply rebuilds it too)", map[string]any{
-				"namespace_id": namespaceID, "missing": missing})
+			tflog.Info(ctx, "Checked the name filter again", map[string]any{
+				"namespace_id": namespaceID, "missing": missing, "another_apply_seen": racing, "waited_ms": wait.Milliseconds()})
 		}
 		switch {
 		case err != nil:
@@ -212,6 +217,26 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 	}
 	return last
 }
+
+// recheckWait is how long a rebuild that passed its check waits before checking again. With
+// evidence of another apply at work (racing) it is recheckDelay. Without, another apply may
+// still have read the recent keys just before this one wrote them (both applies' first
+// rebuilds racing leave no evidence), and its filter write, which would lack this run's keys,
+// lands within about one rebuild's time of that read: the wait is twice what this rebuild took
+// from reading the recent keys to writing its filter (the other apply makes the same calls on
+// the same namespace), at least minRecheckWait and at most recheckDelay. Only an apply whose
+// rebuild is more than twice as slow as this one's can still slip past; its next rebuild in the
+// namespace, or this run's next batch, repairs that.
+func (f *NameFilters) recheckWait(racing bool, took time.Duration) time.Duration {
+	if racing {
+		return f.recheckDelay
+	}
+	return min(max(2*took, minRecheckWait), f.recheckDelay)
+}
+
+// minRecheckWait is the least pause before the second check: on loopback a rebuild takes a few
+// milliseconds, and goroutine scheduling alone can delay another process's call by more.
+const minRecheckWait = 250 * time.Millisecond
 
 // raceEvidence is how recent another process's write to the namespace must be for a rebuild to
 // expect that process's rebuild may still land after its own: a rebuild writes its filter one

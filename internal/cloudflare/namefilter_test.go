@@ -217,18 +217,23 @@ func TestNameFilters_KeepsKeysAnotherApplyWroteWhileListingsLag(t *testing.T) {
 	}
 }
 
-// heldFilterWrite is a transport whose first write of the name filter waits for release, after
-// telling held: the other apply's rebuild, stalled between writing the recent keys and writing
-// its filter.
+// heldFilterWrite is a transport whose first write of the name filter (or of key, when set)
+// waits for release, after telling held: the other apply's rebuild, stalled between writing the
+// recent keys and writing its filter (or between reading the recent keys and writing them).
 type heldFilterWrite struct {
 	next    http.RoundTripper
+	key     string // route.FilterKey when empty
 	once    sync.Once
 	held    chan struct{}
 	release chan struct{}
 }
 
 func (h *heldFilterWrite) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
+	key := h.key
+	if key == "" {
+		key = route.FilterKey
+	}
+	if r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+key) {
 		h.once.Do(func() {
 			close(h.held)
 			<-h.release
@@ -280,5 +285,53 @@ func TestNameFilters_RecheckOutlastsAnotherApplysStaleRebuild(t *testing.T) {
 	}
 	if got := a.c.NameFilters.Rebuilds(); got != 2 {
 		t.Errorf("this run rebuilt %d times, want 2 (the second after its check found the key gone)", got)
+	}
+}
+
+// TestNameFilters_FirstRaceRepairedWithoutEvidence: two applies' first rebuilds in a namespace
+// race with no evidence of each other. The other apply read the recent keys before this run
+// wrote any; only after this run's check passed does it write its own recent keys (over this
+// run's) and its filter, built from a listing that does not show this run's key yet. Every
+// rebuild checks a second time after a pause, so this run finds its key gone and rebuilds.
+func TestNameFilters_FirstRaceRepairedWithoutEvidence(t *testing.T) {
+	a := newLocalAPI(t)
+	ns := a.namespace(t)
+	hold := &heldFilterWrite{key: route.FilterRecentKey, next: &laggingListing{next: http.DefaultTransport, hide: map[string]bool{"ours": true}},
+		held: make(chan struct{}), release: make(chan struct{})}
+	other := a.client(t, hold)
+	theirs := make(chan struct{})
+	go func() {
+		defer close(theirs)
+		a.putNoted(t, other, ns, "theirs")
+	}()
+	<-hold.held // the other apply has read the recent keys: none yet
+
+	a.calls.next = &afterFilterCheck{next: a.calls.next, then: func() { close(hold.release); <-theirs }}
+	a.c.NameFilters.backoff = 0
+	a.putNoted(t, a.c, ns, "ours")
+	if f := a.filter(t, ns); !f.Has("ours") || !f.Has("theirs") {
+		t.Errorf("after both applies: ours %v, theirs %v; want both admitted", f.Has("ours"), f.Has("theirs"))
+	}
+	if got := a.c.NameFilters.Rebuilds(); got != 2 {
+		t.Errorf("this run rebuilt %d times, want 2 (the second after its second check found the key gone)", got)
+	}
+}
+
+// TestNameFilters_RecheckWait: the pause before the second check.
+func TestNameFilters_RecheckWait(t *testing.T) {
+	f := &NameFilters{recheckDelay: 2 * time.Second}
+	for _, c := range []struct {
+		racing bool
+		took   time.Duration
+		want   time.Duration
+	}{
+		{true, 10 * time.Millisecond, 2 * time.Second},          // another apply seen: the full delay
+		{false, 10 * time.Millisecond, minRecheckWait},          // loopback: the floor
+		{false, 400 * time.Millisecond, 800 * time.Millisecond}, // twice this rebuild's own time
+		{false, 5 * time.Second, 2 * time.Second},               // never past the full delay
+	} {
+		if got := f.recheckWait(c.racing, c.took); got != c.want {
+			t.Errorf("recheckWait(%v, %v) = %v, want %v", c.racing, c.took, got, c.want)
+		}
 	}
 }
