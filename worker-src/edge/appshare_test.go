@@ -35,17 +35,32 @@ func TestOneRecordReadPerApp(t *testing.T) {
 		t.Errorf("the custom host's line counts %d KV reads, want 2", custom.line.KVReads)
 	}
 
-	// Another isolate of the colo: the app's route-cache entry serves its other custom host.
-	h2 := w.handler(t)
-	other := w.serve(h2, get("shop.example.org", "/"))
+	// Once the memo has let go (the route cache keeps entries longer), the app's route-cache
+	// entry serves its other custom host: the isolate stored it, and knows it is still there.
+	w.clock.Advance(w.h.Config.TTLs.Memo + time.Second)
+	other := w.serve(w.h, get("shop.example.org", "/"))
 	upstreamOf(t, other)
 	if len(w.routes.reads) != 1 {
-		t.Errorf("a second isolate read ROUTES again: %v", w.routes.reads)
+		t.Errorf("the app's entry did not serve: ROUTES reads %v", w.routes.reads)
 	}
-	// Its five waits, one after another: the content and route-cache lookups (side by side), DOMAINS' filter, the
-	// mapping, the app's route-cache entry, the upstream fetch.
-	if other.line.IORounds != 5 {
-		t.Errorf("the custom host's line counts %d I/O rounds, want 5 (the app's entry is a wait of its own)", other.line.IORounds)
+	// Its four waits, one after another: the content and route-cache lookups (side by side),
+	// the mapping, the app's route-cache entry, the upstream fetch.
+	if other.line.IORounds != 4 {
+		t.Errorf("the custom host's line counts %d I/O rounds, want 4 (the app's entry is a wait of its own)", other.line.IORounds)
+	}
+
+	// Another isolate of the colo finds a custom host's own entry, as any isolate would.
+	h2 := w.handler(t)
+	upstreamOf(t, w.serve(h2, get("shop.example.org", "/")))
+	if len(w.routes.reads) != 1 {
+		t.Errorf("another isolate: the host's own entry did not serve: ROUTES reads %v", w.routes.reads)
+	}
+	// For a third host of the app it knows of no entry of the app's, and reads ROUTES rather
+	// than wait for a lookup that mostly misses (appEntryLikely).
+	w.domains.data["shop.example.net"] = mapping(t, route.DomainMapping{App: "shop", Status: route.StatusActive})
+	upstreamOf(t, w.serve(h2, get("shop.example.net", "/")))
+	if len(w.routes.reads) != 2 {
+		t.Errorf("another isolate, a third host: ROUTES reads %v, want a second", w.routes.reads)
 	}
 
 	// Custom host first: its ROUTES read is kept under the app's key, so the platform host and
@@ -75,7 +90,7 @@ func TestAppRecordExpiresWithItsFirstRead(t *testing.T) {
 	upstreamOf(t, w.serve(w.h, get("shop.kamui.test", "/"))) // record read at t0
 
 	w.clock.Advance(ttl.RouteCache - 2*time.Second)
-	ex := w.serve(w.handler(t), get("www.shop.example", "/")) // fresh isolate: the app's entry
+	ex := w.serve(w.h, get("www.shop.example", "/")) // the memo has let go: the app's entry
 	upstreamOf(t, ex)
 	if len(w.routes.reads) != 1 {
 		t.Fatalf("ROUTES reads %v", w.routes.reads)
@@ -183,5 +198,39 @@ func TestHintedAppLookedUpBesideTheMapping(t *testing.T) {
 	moved := w.serve(w.h, get("www.shop.example", "/"))
 	if got := upstreamOf(t, moved); got != dynamicRecord("cart").Dynamic.Upstream {
 		t.Errorf("after the mapping moved: upstream %q, want cart's", got)
+	}
+}
+
+// TestAppEntryLookedUpOnlyWhenLikelyThere: between a custom host's mapping and its ROUTES read,
+// the app's route-cache entry is looked up only when the isolate knows it stored or read that
+// entry and it has not expired since; otherwise the host goes from the mapping straight to ROUTES.
+func TestAppEntryLookedUpOnlyWhenLikelyThere(t *testing.T) {
+	w := newWorld(t)
+	appKey := route.RouteCacheKey(testPlatform, "shop.kamui.test")
+	upstreamOf(t, w.serve(w.h, get("www.shop.example", "/"))) // stores the host's and the app's entries
+	if slices.Contains(w.cache.matched, appKey) {
+		t.Errorf("a fresh isolate looked the app's entry up: %q", w.cache.matched)
+	}
+
+	// Both entries have expired, and the isolate knows it.
+	w.clock.Advance(w.h.Config.TTLs.RouteCache + time.Second)
+	w.cache.matched = nil
+	upstreamOf(t, w.serve(w.h, get("www.shop.example", "/")))
+	if slices.Contains(w.cache.matched, appKey) {
+		t.Errorf("looked up the app's expired entry: %q", w.cache.matched)
+	}
+	if !slices.Equal(w.routes.reads, []string{"shop", "shop"}) {
+		t.Fatalf("ROUTES reads %v, want a second", w.routes.reads)
+	}
+
+	// Only the host's entry is gone: the app's is looked up, and serves.
+	w.cache.mu.Lock()
+	delete(w.cache.entries, route.RouteCacheKey(testPlatform, "www.shop.example"))
+	w.cache.mu.Unlock()
+	w.clock.Advance(w.h.Config.TTLs.Memo + time.Second)
+	w.cache.matched = nil
+	upstreamOf(t, w.serve(w.h, get("www.shop.example", "/")))
+	if !slices.Contains(w.cache.matched, appKey) || len(w.routes.reads) != 2 {
+		t.Errorf("with the app's entry alive: looked up %q, ROUTES reads %v; want the entry and no third read", w.cache.matched, w.routes.reads)
 	}
 }

@@ -1,6 +1,10 @@
 package edge
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
 
 // The Serve benchmarks measure the core's CPU per request on each path. Run them in Wasm
 // too (GOOS=js GOARCH=wasm go test -bench . -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec")
@@ -38,4 +42,26 @@ func BenchmarkServeRouteCacheHit(b *testing.B) {
 		w.h.Config.TTLs.Memo = 0
 		w.h.memo = nil
 	})
+}
+
+// BenchmarkContentHit is the adapter's two passes of a content-cache hit for a host the memo
+// holds as static: a Decide that names the content lookup, then one with the lookup's entry.
+func BenchmarkContentHit(b *testing.B) {
+	w := newWorld(b)
+	w.log = &fakeLog{}
+	w.h.Log = discardLogger{}
+	w.serve(w.h, get("docs.kamui.test", "/"))
+	hit := &Lookup{Found: true, Entry: Entry{Status: 200, Header: Header{{"Content-Type", "text/html"}, {"Content-Length", "9"},
+		{"ETag", `"e-1"`}, {"Cache-Control", "max-age=60"}, {route.CacheMarkerHeader, testMarker}}, Body: TextBody("docs home")}}
+	b.ReportAllocs()
+	for b.Loop() {
+		ex := w.h.Begin(get("docs.kamui.test", "/guide/start.html"))
+		if ex.Decide() {
+			b.Fatal("decided without the content lookup")
+		}
+		ex.req.Content = hit
+		if !ex.Decide() || ex.Plan.Status != 200 {
+			b.Fatalf("content hit: decided %v status %d", ex.Plan.Status != 0, ex.Plan.Status)
+		}
+	}
 }

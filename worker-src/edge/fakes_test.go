@@ -93,6 +93,7 @@ type fakeCache struct {
 	putErr   error
 	puts     int
 	matches  int
+	matched  []string // every key looked up, in order
 }
 
 type cacheItem struct {
@@ -104,6 +105,7 @@ func (c *fakeCache) Match(key string) (Entry, bool, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.matches++
+	c.matched = append(c.matched, key)
 	if c.matchErr != nil {
 		return Entry{}, false, c.matchErr
 	}

@@ -117,12 +117,20 @@ type Handler struct {
 	// runs it, and a goroutine woken by another request's goroutine would run (and issue
 	// its fetch) in that other request's context.
 	WaitShared func(done <-chan struct{})
+	// StartMatch starts a Cache API lookup the request waits for later (a route-cache lookup
+	// made beside another wait) and returns what waits for its answer, called exactly once.
+	// Defaults to Cache.Match in a goroutine of its own. The wasm adapter starts the JS
+	// lookup at once and waits on the request's goroutine: every wait of a request then
+	// happens on that one goroutine, which is what lets the adapter hand control back to
+	// JS exactly when the request can go no further.
+	StartMatch func(key string) (wait func() (Entry, bool, error))
 
 	mu      sync.Mutex
 	memo    map[string]memoEntry
 	flights map[string]*flight
 	sites   siteMemo      // content-addressed sites' manifests (site.go)
 	filters [2]heldFilter // the namespaces' name filters (filter.go)
+	decoded decoded       // values decoded before, by their bytes (decoded.go)
 	seq     atomic.Uint64
 }
 
@@ -174,8 +182,8 @@ type Exchange struct {
 	blocking, pending      bool
 	needContent, needRoute string
 	early                  *earlyResolution
-	// prefetch delivers the route-cache lookup started next to the content lookup.
-	prefetch chan routeMatch
+	// prefetch is the route-cache lookup started next to the content lookup.
+	prefetch *pendingMatch
 	// asked is the lookups Decide named for the adapter so far (1 content, 2 route) and
 	// askedRounds how many times it named a new one: the adapter makes each named key once,
 	// side by side with any still pending. Kept across passes; the log line is rebuilt by
@@ -255,7 +263,7 @@ func (ex *Exchange) Run() {
 	if ex.prefetch != nil {
 		// Never leave the prefetch behind: in the Worker a lookup still pending when the
 		// request ends would be cancelled, and its goroutine would wait forever.
-		<-ex.prefetch
+		ex.prefetch.take()
 		ex.prefetch = nil
 	}
 	ex.settle(p)

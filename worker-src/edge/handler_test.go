@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -103,13 +104,13 @@ func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 func TestLogLineCountsIORounds(t *testing.T) {
 	w := newWorld(t)
 	// Blocking: the content lookup and the route prefetch side by side, DOMAINS' name filter
-	// (the isolate's first request), DOMAINS, the app's route-cache entry (a miss), ROUTES,
-	// then the upstream fetch.
+	// (the isolate's first request), DOMAINS, ROUTES (the isolate knows of no entry of the
+	// app's to look up first), then the upstream fetch.
 	ex := w.serve(w.h, get("www.shop.example", "/"))
 	ex.UpstreamResponse(200, nil)
 	l := logLineOf(t, w)
-	if l["io_rounds"] != 6.0 {
-		t.Errorf("cold custom host: log %v, want io_rounds=6", l)
+	if l["io_rounds"] != 5.0 {
+		t.Errorf("cold custom host: log %v, want io_rounds=5", l)
 	}
 
 	// As the adapter drives it: Decide names both lookups at once (one round), the adapter
@@ -130,8 +131,8 @@ func TestLogLineCountsIORounds(t *testing.T) {
 	ex.Run()
 	ex.UpstreamResponse(200, nil)
 	l = logLineOf(t, w)
-	if l["io_rounds"] != 6.0 || l["kv_reads"] != 3.0 {
-		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=6 kv_reads=3 (the filter, the mapping, the record; and the app's entry)", l)
+	if l["io_rounds"] != 5.0 || l["kv_reads"] != 3.0 {
+		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=5 kv_reads=3 (the filter, the mapping, the record)", l)
 	}
 	for _, p := range ex.Plan.CachePuts {
 		w.cache.Put(p.Key, p.Entry)
@@ -703,6 +704,54 @@ func TestPrefetchedRouteEntryUsed(t *testing.T) {
 	w.cache.store("https://www.docs.example/x", Entry{Status: 200, Header: Header{{"Cache-Control", "max-age=60"}, {route.CacheMarkerHeader, testMarker}}, Body: TextBody("x")})
 	if ex := w.serve(w.handler(t), get("www.docs.example", "/x")); ex.line.ContentCache != "hit" || ex.prefetch != nil {
 		t.Errorf("content hit: %q", ex.line.ContentCache)
+	}
+}
+
+// TestStartMatchCarriesEveryLookupStartedAhead runs the prefetch and the early app lookup
+// through the StartMatch hook, as the wasm adapter does, and checks that each lookup started
+// ahead is waited for exactly once, on the request's own goroutine, before the request ends.
+func TestStartMatchCarriesEveryLookupStartedAhead(t *testing.T) {
+	w := newWorld(t)
+	w.serve(w.h, get("www.docs.example", "/"))
+	var started, waited []string
+	hooked := func() *Handler {
+		h := w.handler(t)
+		h.StartMatch = func(key string) func() (Entry, bool, error) {
+			started = append(started, key)
+			return func() (Entry, bool, error) {
+				waited = append(waited, key)
+				return w.cache.Match(key)
+			}
+		}
+		return h
+	}
+	other := hooked()
+	ex := w.serve(other, get("www.docs.example", "/guide/start.html"))
+	want := []string{route.RouteCacheKey("kamui.test", "www.docs.example")}
+	if ex.line.RouteCache != "hit" || !slices.Equal(started, want) || !slices.Equal(waited, want) {
+		t.Fatalf("route cache %q, started %q, waited %q; want one prefetch of %q", ex.line.RouteCache, started, waited, want)
+	}
+
+	// A content hit leaves its prefetch unused, and the request still waits for it.
+	started, waited = nil, nil
+	w.cache.store("https://www.docs.example/x", Entry{Status: 200, Header: Header{{"Cache-Control", "max-age=60"}, {route.CacheMarkerHeader, testMarker}}, Body: TextBody("x")})
+	if ex := w.serve(hooked(), get("www.docs.example", "/x")); ex.line.ContentCache != "hit" || len(started) != 1 || !slices.Equal(started, waited) {
+		t.Errorf("content hit: %q, started %q, waited %q", ex.line.ContentCache, started, waited)
+	}
+
+	// A custom host this isolate resolved before: its app's entry is looked up beside the
+	// mapping's read (earlyAppLookup), through the hook too.
+	h := hooked()
+	upstreamOf(t, w.serve(h, get("www.shop.example", "/")))
+	w.cache.mu.Lock()
+	delete(w.cache.entries, route.RouteCacheKey(testPlatform, "www.shop.example"))
+	w.cache.mu.Unlock()
+	w.clock.Advance(h.Config.TTLs.Memo + time.Second)
+	started, waited = nil, nil
+	upstreamOf(t, w.serve(h, get("www.shop.example", "/")))
+	want = []string{route.RouteCacheKey(testPlatform, "shop.kamui.test")}
+	if !slices.Equal(started, want) || !slices.Equal(waited, want) {
+		t.Errorf("hinted custom host: started %q, waited %q; want the app's entry %q once", started, waited, want)
 	}
 }
 

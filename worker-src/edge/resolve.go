@@ -169,9 +169,12 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 		return r, true
 	}
 	var m routeMatch
-	if early != nil && early.app == app && early.ch != nil {
-		m, early.ch = <-early.ch, nil
+	if early != nil && early.app == app && early.lookup != nil {
+		m, early.lookup = early.lookup.take(), nil
 	} else {
+		if !h.appEntryLikely(host) {
+			return resolution{}, false
+		}
 		ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
 		m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
 	}
@@ -185,11 +188,28 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 	return r, true
 }
 
+// appEntryLikely reports whether the route cache most likely holds the entry of an app's host:
+// the memo, live or expired, remembers a resolution of that host whose data is younger than the
+// route cache keeps it, so this isolate stored or read that entry and it has not expired since.
+// Only then is the entry looked up between a custom host's mapping and its ROUTES read. A
+// lookup without that evidence mostly misses: an app reached only by its custom hosts has its
+// entry stored together with theirs and gone with them, and an app another isolate resolved
+// usually has the custom host's own entry stored too. In the bench's trace two of three such
+// lookups missed, each a sequential wait on a custom host's cold path, which is where the p99
+// lies; a ROUTES read that KV's edge cache answers costs no more than the lookup.
+func (h *Handler) appEntryLikely(host string) bool {
+	now := h.now()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	m, ok := h.memo[host]
+	return ok && m.res.cacheable() && now.Before(m.res.readAt.Add(h.cacheTTL(m.res)))
+}
+
 // appLookup is the route-cache lookup of an app's entry, started beside a custom host's
 // mapping read because this isolate resolved the host to that app before (earlyAppLookup).
 type appLookup struct {
-	app string
-	ch  chan routeMatch // nil once taken
+	app    string
+	lookup *pendingMatch // nil once taken
 }
 
 // earlyAppLookup starts the lookup of the app host last resolved to, when the memo still holds
@@ -202,18 +222,18 @@ func (h *Handler) earlyAppLookup(host string) *appLookup {
 	}
 	app := r.rec.App
 	appHost, ok := h.appHost(app)
-	if !ok || h.memoHas(appHost) {
+	if !ok || h.memoHas(appHost) || !h.appEntryLikely(appHost) {
 		return nil
 	}
-	return &appLookup{app: app, ch: h.prefetchRoute(appHost)}
+	return &appLookup{app: app, lookup: h.prefetchRoute(appHost)}
 }
 
 // drain waits for a lookup nobody took: in the Worker a lookup still pending when the request
 // ends would be cancelled, and its goroutine would wait forever.
 func (a *appLookup) drain() {
-	if a != nil && a.ch != nil {
-		<-a.ch
-		a.ch = nil
+	if a != nil && a.lookup != nil {
+		a.lookup.take()
+		a.lookup = nil
 	}
 }
 
@@ -253,17 +273,32 @@ type routeMatch struct {
 	err   error
 }
 
-// prefetchRoute starts the route-cache lookup of host in its own goroutine. The goroutine
-// belongs to the same request, so in the Worker its JS call and its wake-up happen in that
-// request's context.
-func (h *Handler) prefetchRoute(host string) chan routeMatch {
-	ch := make(chan routeMatch, 1)
+// pendingMatch is a route-cache lookup started before the request needs its answer; wait
+// returns the answer (once: a lookup is taken or drained, never both).
+type pendingMatch struct {
+	wait func() (Entry, bool, error)
+}
+
+func (p *pendingMatch) take() routeMatch {
+	e, found, err := p.wait()
+	return routeMatch{e, found, err}
+}
+
+// prefetchRoute starts the route-cache lookup of host without waiting for it (StartMatch).
+func (h *Handler) prefetchRoute(host string) *pendingMatch {
 	key := route.RouteCacheKey(h.Config.PlatformDomain, host)
+	if h.StartMatch != nil {
+		return &pendingMatch{wait: h.StartMatch(key)}
+	}
+	ch := make(chan routeMatch, 1)
 	go func() {
 		e, found, err := h.Cache.Match(key)
 		ch <- routeMatch{e, found, err}
 	}()
-	return ch
+	return &pendingMatch{wait: func() (Entry, bool, error) {
+		m := <-ch
+		return m.e, m.found, m.err
+	}}
 }
 
 // routeEntryDynamic reports whether a Decide can skip the content lookup because the
@@ -366,7 +401,7 @@ func (h *Handler) routeCacheGet(ex *Exchange, key, host string) (resolution, boo
 	if l := ex.req.Route; l != nil {
 		m = routeMatch{l.Entry, l.Found, l.Err}
 	} else if ex.prefetch != nil {
-		m = <-ex.prefetch
+		m = ex.prefetch.take()
 		ex.prefetch = nil
 	} else {
 		m.e, m.found, m.err = h.Cache.Match(key)
@@ -388,11 +423,9 @@ func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, sta
 	case !h.markerOK(e.Header):
 		return resolution{}, "unmarked", false
 	}
-	var c cachedRoute
-	now := h.now()
-	entry, err := base64.RawURLEncoding.DecodeString(e.Header.Get(routeEntryHeader))
-	if err != nil || json.Unmarshal(entry, &c) != nil || c.V != routeEntryVersion || c.Host != host ||
-		now.UnixMilli() >= c.Exp {
+	d, valid := h.decoded.entry(e.Header.Get(routeEntryHeader))
+	c := d.c
+	if !valid || c.Host != host || h.now().UnixMilli() >= c.Exp {
 		// Invalid or expired by our own clock: treated as a miss and overwritten.
 		return resolution{}, "invalid", false
 	}
@@ -401,11 +434,7 @@ func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, sta
 		r.kind = resAbsent
 		return r, "negative-hit", true
 	}
-	rec, err := route.DecodeRecord(c.Record)
-	if err != nil || rec.App != c.App || rec.Status != route.StatusActive {
-		return resolution{}, "invalid", false
-	}
-	r.kind, r.app, r.rec, r.mapRev, r.raw = resFound, rec.App, rec, c.MapRev, c.Record
+	r.kind, r.app, r.rec, r.mapRev, r.raw = resFound, d.rec.App, d.rec, c.MapRev, c.Record
 	return r, "hit", true
 }
 
@@ -437,8 +466,10 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 	if err != nil {
 		return
 	}
+	value := base64.RawURLEncoding.EncodeToString(entry)
+	h.decoded.stored(value, decodedEntry{c: c, rec: r.rec})
 	hdr := append(make(Header, 0, 3), // not a literal: see Exchange.fixed
-		Field{routeEntryHeader, base64.RawURLEncoding.EncodeToString(entry)},
+		Field{routeEntryHeader, value},
 		Field{"Cache-Control", "max-age=" + strconv.FormatInt(secs, 10)},
 		Field{route.CacheMarkerHeader, h.Config.CacheMarker})
 	ex.puts = append(ex.puts, CachePut{Key: key, Entry: Entry{Status: 200, Header: hdr, Body: TextBody("")}})
@@ -459,7 +490,7 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 		case !found:
 			return resolution{kind: resAbsent, readAt: readAt}
 		}
-		m, err := route.DecodeDomainMapping(v)
+		m, err := h.decoded.mapping(v)
 		if err != nil {
 			return resolution{kind: resBadRecord, err: "DOMAINS: " + err.Error()}
 		}
@@ -488,7 +519,7 @@ func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time)
 	case !found:
 		return resolution{kind: resAbsent, app: app, readAt: readAt}
 	}
-	rec, err := route.DecodeRecord(v)
+	rec, err := h.decoded.record(v)
 	switch {
 	case err != nil:
 		return resolution{kind: resBadRecord, app: app, err: "ROUTES: " + err.Error()}

@@ -17,7 +17,8 @@
 //   3. On a miss: a platform host reads ROUTES; a custom host reads DOMAINS, then ROUTES.
 //      Each value is strictly validated (schema version, fields, delivery data, rev hash)
 //      before use; an active record, or a confirmed absence, is put into the route cache in
-//      the background (ctx.waitUntil), nothing else is.
+//      the background (ctx.waitUntil, started once the response is on its way: putLater),
+//      nothing else is.
 //   4. Static: the site's manifest from R2 (held per isolate for the freshness budget,
 //      bounded, as the edge and the bench's other JS Workers hold it: a manifest never
 //      changes once written), then the object from R2 for a body; a complete 200 GET is put
@@ -309,7 +310,7 @@ function routeCachePut(ctx, cfg, line, key, host, res) {
   c.exp = Date.now() + ttl;
   const headers = { [ROUTE_ENTRY_HEADER]: base64url(JSON.stringify(c)), "Cache-Control": "max-age=" + secs, [MARKER_HEADER]: cfg.marker };
   line.cache_puts++;
-  ctx.waitUntil(caches.default.put(key, new Response("", { status: 200, headers })).catch(putFailed));
+  putLater(ctx, key, new Response("", { status: 200, headers }));
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs DOMAINS.
@@ -569,7 +570,7 @@ async function serveStatic(request, url, env, ctx, cfg, line, id, res) {
     let copy;
     [body, copy] = body.tee();
     line.cache_puts++;
-    ctx.waitUntil(caches.default.put(contentKey(request), new Response(withLength(copy, headers), { status, headers: stored })).catch(putFailed));
+    putLater(ctx, contentKey(request), new Response(withLength(copy, headers), { status, headers: stored }));
   }
   line.status = status;
   return new Response(withLength(body, headers), { status, headers: clientHeaders() });
@@ -663,6 +664,14 @@ async function forward(request, url, cfg, line, id, host, res) {
   if (response.webSocket) init.webSocket = response.webSocket;
   const nullBody = response.status === 101 || response.status === 204 || response.status === 304;
   return new Response(nullBody ? null : response.body, init);
+}
+
+// putLater stores response under key in the background, started on a timer once this turn of
+// the event loop has returned the response: in workerd a put started before the response
+// leaves delays it by milliseconds. The edge Worker defers its puts the same way.
+function putLater(ctx, key, response) {
+  ctx.waitUntil(new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => caches.default.put(key, response)).catch(putFailed));
 }
 
 function putFailed(err) {

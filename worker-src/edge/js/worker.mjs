@@ -7,17 +7,18 @@
 // Protocol with the Go adapter (worker-src/edge/wasm; its codec, with a named constant for each
 // kind below, is worker-src/edge/wire and must change with this file): requests and answers
 // are NUL-terminated UTF-8 fields written into and read from Go's memory; each call takes and
-// returns a length. Header names and values, URLs and JSON never contain NUL. The synchronous
-// calls are the Wasm's exports (kamuiDecide, kamuiLookups, kamuiFinish: a message is written
-// at kamuiIn's address, the answer read at kamuiOut's); init, run and poke are callbacks on
-// globalThis.__kamuiEdge, events of the Go scheduler.
+// returns a length. Header names and values, URLs and JSON never contain NUL. Every call is
+// one of the Wasm's exports (a message is written at kamuiIn's address, an answer read at
+// kamuiOut's); only init and poke are callbacks on globalThis.__kamuiEdge, events of the Go
+// scheduler.
 //   decide(n)           request: id, method, url, header count, name, value, ...
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
 //                       entry is all in its headers; a content entry's body stays here)
-//   run(token)          answers later through __kamuiEdgeDone(token, n, address, bodyObject);
-//                       while it runs, Go reads the bindings through io (below), each read
-//                       settling through __kamuiEdgeSettle(id, ok, value)
+//   run(token)          a runner decides with I/O, reading the bindings through io (below);
+//                       0 while it waits, else its answer (and io.object, the body object)
+//   settle(id, ok)      a binding read is back, its value (or rejection message) in
+//                       io.value; 0, or the answer of the run it let finish (by its token)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key: make these lookups, call lookups
@@ -38,20 +39,29 @@ let wasm; // its exports: the synchronous calls and the memory
 let configured = false;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-// run answers by token: token → resolve([fields, bodyObject]).
+// Requests a runner decides, by token: token → resolve([fields, bodyObject]).
 const running = new Map();
 // The exports never run the goroutines they make ready (the garbage collector's workers, the
-// finalizers); poke, an event, lets them run once in this many synchronous calls.
+// finalizers) other than a request's runner; poke, an event, lets them run once in this many
+// calls.
 const POKE_EVERY = 32;
 let syncCalls = 0;
 
-globalThis.__kamuiEdgeDone = (token, n, address, object) => {
-  const resolve = running.get(token);
+// ran takes what run or settle returned: nothing while the runner waits, else its answer,
+// read now (the next call into Go may reuse the memory) and handed to the request by token.
+function ran(n) {
+  if (n === 0) {
+    tick();
+    return;
+  }
+  const fields = answer(n);
+  const object = io.object;
+  io.object = null;
+  const resolve = running.get(Number(fields[1]));
   if (!resolve) return;
-  running.delete(token);
-  // Read now, inside Go's call: the next call into Go may reuse the memory.
-  resolve([n < 0 ? null : readAt(address, n), object]);
-};
+  running.delete(Number(fields[1]));
+  resolve([fields, object]);
+}
 
 function start() {
   if (!ready) {
@@ -86,11 +96,16 @@ function write(fields) {
 // answer reads the answer of n bytes a synchronous call just returned.
 function answer(n) {
   const fields = readAt(wasm.kamuiOut(), n);
+  tick();
+  return fields;
+}
+
+// tick counts a call into Go and pokes once in POKE_EVERY.
+function tick() {
   if (++syncCalls >= POKE_EVERY) {
     syncCalls = 0;
     edge.poke();
   }
-  return fields;
 }
 
 function readAt(address, n) {
@@ -118,8 +133,7 @@ class Answer {
   puts(ctx) {
     for (let k = this.int(); k > 0; k--) {
       const key = this.next(), status = this.int(), headers = this.header(), body = this.next();
-      // Stored in the background: the request does not wait for it.
-      ctx.waitUntil(caches.default.put(key, new Response(body, { status, headers })).catch(logPutFailure));
+      putLater(ctx, key, new Response(body, { status, headers }));
     }
   }
 }
@@ -156,8 +170,9 @@ async function lookup(key) {
 
 // io is what the Go adapter reads the bindings through when it runs a request with I/O.
 // Go calls each helper with the id of its wait last; the helper returns nothing and settles
-// the wait through the one Go callback __kamuiEdgeSettle(id, ok, value), value being the
-// answer (null for none) or, when not ok, the rejection's message.
+// the wait through settle (the kamuiSettle export) with io.value holding the answer (null for
+// none) or, when not ok, the rejection's message. io.object carries a finished run's body
+// object out of Go.
 const io = settling({
   // sleep lets a Go goroutine wait on a timer of its own request context.
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -200,7 +215,7 @@ const io = settling({
 });
 
 function settling(helpers) {
-  const out = {};
+  const out = { value: null, object: null };
   for (const [name, f] of Object.entries(helpers)) {
     out[name] = (...args) => {
       const id = args.pop();
@@ -211,12 +226,19 @@ function settling(helpers) {
         p = Promise.reject(err);
       }
       p.then(
-        (v) => globalThis.__kamuiEdgeSettle(id, true, v === undefined ? null : v),
-        (err) => globalThis.__kamuiEdgeSettle(id, false, err && err.message ? String(err.message) : "rejected"),
+        (v) => settle(id, true, v === undefined ? null : v),
+        (err) => settle(id, false, err && err.message ? String(err.message) : "rejected"),
       );
     };
   }
   return out;
+}
+
+function settle(id, ok, value) {
+  io.value = value;
+  const n = wasm.kamuiSettle(id, ok ? 1 : 0);
+  io.value = null;
+  ran(n);
 }
 
 async function serve(request, env, ctx) {
@@ -253,11 +275,9 @@ async function serve(request, env, ctx) {
   }
   if (a.kind === "W") {
     const token = a.token;
-    const [fields, obj] = await new Promise((resolve) => {
-      running.set(token, resolve);
-      syncCalls = 0; // run is an event: the goroutines made ready run now
-      edge.run(token);
-    });
+    const done = new Promise((resolve) => running.set(token, resolve));
+    ran(wasm.kamuiRun(token));
+    const [fields, obj] = await done;
     a = new Answer(fields);
     object = obj;
   }
@@ -283,8 +303,7 @@ function respond(a, cached, object, ctx) {
   if (storeKey !== "" && body) {
     let copy = body;
     if (typeof body !== "string") [body, copy] = body.tee();
-    const stored = new Response(copy, { status, headers: storeHeaders });
-    ctx.waitUntil(caches.default.put(storeKey, stored).catch(logPutFailure));
+    putLater(ctx, storeKey, new Response(copy, { status, headers: storeHeaders }));
   }
   if (body && typeof body !== "string") {
     if (length !== "") body = slice(body, Number(offset), Number(length));
@@ -356,6 +375,20 @@ async function forward(request, a, ctx) {
   if (response.webSocket) init.webSocket = response.webSocket;
   const nullBody = response.status === 101 || response.status === 204 || response.status === 304;
   return new Response(nullBody ? null : response.body, init);
+}
+
+// putLater stores response under key in the background, once the request's own response is
+// on its way: the put starts on a timer, after this turn of the event loop returns the
+// response. In workerd a put started before the response leaves delays it: a cold request to
+// a custom host took 2–4 ms longer with its route-cache puts started inline (js-seed, the
+// bench's yardstick, defers its puts the same way). A copy of a body (the content put's tee)
+// waits in memory meanwhile, for no more than that turn.
+function putLater(ctx, key, response) {
+  ctx.waitUntil(afterResponse().then(() => caches.default.put(key, response)).catch(logPutFailure));
+}
+
+function afterResponse() {
+  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 // A failed put only costs a lookup later; it is logged, never surfaced to the client.

@@ -8,14 +8,21 @@
 // One Go instance serves every request of an isolate. Most requests never wait inside the
 // Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups the
 // core names itself and asks again (lookups), and only when that is not enough (KV, R2, a
-// concurrent lookup of the same host) starts a goroutine (run) that awaits JS promises
-// through channels and reports back through globalThis.__kamuiEdgeDone. worker.mjs does
-// every upstream fetch and then asks for the response edits (finish).
+// concurrent lookup of the same host) hands the request to a runner goroutine (run) that
+// reads the bindings through io and waits for their promises. worker.mjs does every
+// upstream fetch and then asks for the response edits (finish).
 //
-// The synchronous calls (decide, lookups, finish) are Wasm exports (go:wasmexport), not
-// syscall/js callbacks: a callback is an event of the Go scheduler, with a js.Value and its
-// finalizer for the event, its receiver and each argument; in workerd an empty one added
-// 0.1–0.2 ms to a request, an empty export nothing measurable.
+// Every call into Go is a Wasm export (go:wasmexport), none a syscall/js callback: a
+// callback is an event of the Go scheduler, with a js.Value and its finalizer for the event,
+// its receiver and each argument, and it runs the scheduler until every goroutine is idle;
+// in workerd an empty one cost 17 µs in a loop and 90 µs as a request's first, an export
+// nothing measurable. run and settle are exports that block: they wake the request's
+// runner and wait until it waits again (its next binding read) or is done, and the
+// scheduler runs the runner meanwhile, inside the export. That is safe because a request
+// waits only on its own runner goroutine and only in await (every lookup started ahead goes
+// through Handler.StartMatch), so the runner always hands control back: the scheduler never
+// finds nothing to run inside an export, which the js/wasm runtime cannot survive.
+//
 // Requests and answers cross as NUL-separated UTF-8 fields written straight into Go's
 // memory: worker.mjs encodes a request into the input buffer (in), and reads an answer from
 // the output buffer (out), each at the address an export hands it. Bodies never cross: they
@@ -23,10 +30,10 @@
 // token table are package wire, tested on the host; this file keeps only what touches
 // syscall/js and the exports.
 //
-// An export runs Go on the host's call, but goroutines it makes ready (the garbage
-// collector's workers, the finalizers of js.Values) only run at the scheduler's next event;
-// the synchronous paths never wake a request's goroutine, so worker.mjs calls poke, an
-// event that does nothing, once in a while (POKE_EVERY synchronous calls without an event).
+// An export runs Go on the host's call, and goroutines it makes ready besides the runner
+// (the garbage collector's workers, the finalizers of js.Values) wait for the scheduler's
+// next event, so worker.mjs calls poke, an event that does nothing, once in a while
+// (POKE_EVERY calls without an event).
 package main
 
 import (
@@ -74,12 +81,8 @@ func main() {
 		initOnce.Do(func() { handler = newHandler(a[0]) })
 		return nil
 	})
-	// run(token): decides with I/O in a goroutine; the answer arrives via
-	// __kamuiEdgeDone(token, length, address, bodyObject).
-	export("run", func(a []js.Value) any { run(a[0].Int()); return nil })
 	// poke(): nothing; the event lets the goroutines the exports made ready run.
 	export("poke", func([]js.Value) any { return nil })
-	js.Global().Set("__kamuiEdgeSettle", js.FuncOf(func(_ js.Value, a []js.Value) any { settleWait(a); return nil }))
 	js.Global().Set("__kamuiEdge", api)
 	select {}
 }
@@ -225,52 +228,106 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	return send(token, l, b, err)
 }
 
-func run(token int) {
-	x := pending.Take(token)
+// kamuiRun hands token's exchange to a runner, which decides with I/O: the answer's length
+// once it is done, or 0 while it waits for a binding read (its answer then comes from the
+// kamuiSettle that completes it).
+//
+//go:wasmexport kamuiRun
+func kamuiRun(token int32) int32 {
+	x := pending.Take(int(token))
 	if x == nil {
-		js.Global().Call("__kamuiEdgeDone", token, -1, 0, js.Null())
-		return
+		return lost(int(token))
 	}
-	// An idle runner takes the request if there is one: its stack has already grown to
-	// what Run needs, which a new goroutine would grow again, copy by copy.
-	select {
-	case runs <- x:
-	default:
-		go runner(x)
+	r := &run{x: x, yield: make(chan int32)}
+	return r.resume(func() {
+		// An idle runner takes the request if there is one: its stack has already grown to
+		// what Run needs, which a new goroutine would grow again, copy by copy.
+		select {
+		case runs <- r:
+		default:
+			go runner(r)
+		}
+	})
+}
+
+// kamuiSettle completes binding read id (ok 0: rejected), its value (or the rejection's
+// message) left in io.value. When the read's runner is waiting for it, the runner goes on
+// until it waits again or is done: the answer's length when done, else 0.
+//
+//go:wasmexport kamuiSettle
+func kamuiSettle(id, ok int32) int32 {
+	w := waits.take(int(id))
+	if w == nil {
+		return 0
 	}
+	v := io.Get("value")
+	if ok != 0 {
+		w.result = settled{v: v}
+	} else {
+		msg := "rejected"
+		if v.Type() == js.TypeString {
+			msg = v.String()
+		}
+		w.result = settled{err: errors.New(msg)}
+	}
+	w.done = true
+	if w.awaitedBy == nil {
+		return 0 // started ahead; its runner takes the value when it gets there
+	}
+	return w.awaitedBy.resume(func() { w.wake <- struct{}{} })
+}
+
+// run is one request decided with I/O. yield carries what its runner hands back to the
+// export that woke it: 0 when it waits for a binding read, else the answer's length.
+type run struct {
+	x     *wire.Exchange
+	yield chan int32
+}
+
+// current is the run whose runner an export woke, while it runs; nil otherwise.
+var current *run
+
+// resume wakes r's runner (wake makes it ready) and waits, inside the export, until it
+// waits again or is done.
+func (r *run) resume(wake func()) int32 {
+	current = r
+	wake()
+	n := <-r.yield
+	current = nil
+	return n
 }
 
 // runs hands requests to idle runners; there are never more runners than requests that
 // once waited on I/O at the same time.
-var runs = make(chan *wire.Exchange)
+var runs = make(chan *run)
 
-func runner(x *wire.Exchange) {
+func runner(r *run) {
 	for {
-		runOne(x)
-		x = <-runs
+		r.yield <- runOne(r.x)
+		r = <-runs
 	}
 }
 
-func runOne(x *wire.Exchange) {
-	done := js.Global().Get("__kamuiEdgeDone")
+// runOne decides x with I/O and returns its answer's length; a panic is a lost request.
+func runOne(x *wire.Exchange) (n int32) {
 	defer func() {
-		if r := recover(); r != nil {
-			done.Invoke(x.Token, -1, 0, js.Null())
+		if p := recover(); p != nil {
+			io.Set("object", js.Null())
+			n = lost(x.Token)
 		}
 	}()
 	x.Ex.Run()
 	if x.Ex.Plan.Forward != nil {
 		pending.Put(x)
 	}
-	// The body worker.mjs passes along beside the answer, when the plan names one.
+	// The body worker.mjs passes along beside the answer, when the plan names one: it reads
+	// io.object as the export returns.
 	obj := js.Null()
 	if b, ok := x.Ex.Plan.Body.(body); ok && x.Ex.Plan.Forward == nil {
 		obj = b.v
 	}
-	// The answer's address goes along: worker.mjs reads it there during this call, without
-	// calling an export from inside Go's own call out to JS.
-	n := sendPlan(x.Token, x.Ex.Plan)
-	done.Invoke(x.Token, n, address(out), obj)
+	io.Set("object", obj)
+	return sendPlan(x.Token, x.Ex.Plan)
 }
 
 func finish(token int, msg []byte) int32 {
@@ -298,6 +355,7 @@ func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
 		Log:        jsLogger{},
 		WaitShared: waitShared,
+		StartMatch: startMatch,
 	}
 	cfg, err := edge.ParseConfig(func(name string) (string, bool) {
 		v := env.Get(name)
@@ -394,7 +452,17 @@ type cache struct{}
 // Match is for the lookups worker.mjs did not make before Run: it resolves to the lookup's
 // fields and the entry itself, whose body stays in JS.
 func (cache) Match(key string) (edge.Entry, bool, error) {
-	v, err := call("match", key)
+	return matchResult(start("match", key).await())
+}
+
+// startMatch is the Handler's StartMatch: the lookup starts now, and the request's runner
+// waits for it when it needs the answer.
+func startMatch(key string) func() (edge.Entry, bool, error) {
+	w := start("match", key)
+	return func() (edge.Entry, bool, error) { return matchResult(w.await()) }
+}
+
+func matchResult(v js.Value, err error) (edge.Entry, bool, error) {
 	if err != nil {
 		return edge.Entry{}, false, err
 	}
@@ -443,50 +511,78 @@ func (body) Text() (string, error) { return "", errors.New("the body stays in JS
 // HeldByJS makes a plan with this body say wire.BodyObject.
 func (body) HeldByJS() {}
 
+// Binding reads in flight: each call through io names one by its id, and worker.mjs settles
+// it through kamuiSettle when its promise does.
+var waits waitTable
+
+type waitTable struct {
+	mu   sync.Mutex
+	byID map[int]*wait
+	last int
+}
+
+// wait is one binding read in flight, started by a runner.
+type wait struct {
+	done   bool
+	result settled
+	// awaitedBy is the run waiting for it (nil until its runner gets there), and wake
+	// what that runner waits on.
+	awaitedBy *run
+	wake      chan struct{}
+}
+
 type settled struct {
 	v   js.Value
 	err error
 }
 
-// Waits in flight: each call through io names one by its id, and worker.mjs settles it
-// through the one long-lived callback __kamuiEdgeSettle(id, ok, value) when the promise does.
-// A js.FuncOf pair per wait, with a "then" looked up and called from Go and the promise
-// held as a js.Value (each with its finalizer), cost more than the read it waited for.
-var (
-	waitMu   sync.Mutex
-	waits    = map[int]chan settled{}
-	lastWait int
-)
-
-// call calls io's method with args and the id of a new wait, and waits for it.
-func call(method string, args ...any) (js.Value, error) {
-	ch := make(chan settled, 1)
-	waitMu.Lock()
-	lastWait++
-	id := lastWait
-	waits[id] = ch
-	waitMu.Unlock()
-	io.Call(method, append(args, id)...)
-	r := <-ch
-	return r.v, r.err
+func (t *waitTable) add(w *wait) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.byID == nil {
+		t.byID = map[int]*wait{}
+	}
+	t.last++
+	t.byID[t.last] = w
+	return t.last
 }
 
-// settleWait is __kamuiEdgeSettle: ok false carries the rejection's message.
-func settleWait(a []js.Value) {
-	waitMu.Lock()
-	ch := waits[a[0].Int()]
-	delete(waits, a[0].Int())
-	waitMu.Unlock()
-	if ch == nil {
-		return
+func (t *waitTable) take(id int) *wait {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	w := t.byID[id]
+	delete(t.byID, id)
+	return w
+}
+
+// errNotInRun answers a binding read asked for outside a runner: only a runner may wait,
+// and a read nobody could wait for is refused rather than started.
+var errNotInRun = errors.New("edge adapter: a binding read outside a run")
+
+// start calls io's method with args and the id of a new wait, without waiting.
+func start(method string, args ...any) *wait {
+	w := &wait{wake: make(chan struct{}, 1)}
+	if current == nil {
+		w.done, w.result = true, settled{err: errNotInRun}
+		return w
 	}
-	if a[1].Bool() {
-		ch <- settled{v: a[2]}
-		return
+	io.Call(method, append(args, waits.add(w))...)
+	return w
+}
+
+// await returns w's value, handing control back to the export that woke this runner while
+// the read is pending. Only a runner calls it, and only while current is its run.
+func (w *wait) await() (js.Value, error) {
+	if !w.done {
+		r := current
+		w.awaitedBy = r
+		r.yield <- 0
+		<-w.wake
 	}
-	msg := "rejected"
-	if a[2].Type() == js.TypeString {
-		msg = a[2].String()
-	}
-	ch <- settled{err: errors.New(msg)}
+	return w.result.v, w.result.err
+}
+
+// call calls io's method with args and waits for it.
+func call(method string, args ...any) (js.Value, error) {
+	return start(method, args...).await()
 }

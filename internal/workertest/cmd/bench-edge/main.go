@@ -95,7 +95,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, js-seed, js-passthrough, baseline, js-pass+cache, edge-compare); for debugging")
 	flag.StringVar(&compareDir, "compare", "", "also replay another build of the edge Worker from this directory (scripts/build-worker.sh DIR), as edge-compare, to A/B a change under the same load")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
-	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's latency per path taken through it (diagnostic)")
+	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
 	flag.Parse()
 	if err := run(*n, *rate, *rounds, *flood, *floodRate, *apps, *budget, *conc, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge:", err)
@@ -316,8 +316,10 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	}
 	printKinds(picked, results)
 	if byKind {
-		if r := results["edge"]; r != nil {
-			fmt.Print(r.paths())
+		for _, name := range []string{"edge", "js-seed"} {
+			if r := results[name]; r != nil {
+				fmt.Print(r.paths(name))
+			}
 		}
 	}
 	if c, e := results["edge-compare"], results["edge"]; c != nil && e != nil {
@@ -731,8 +733,9 @@ func printKinds(picked []benchWorker, results map[string]*workerResult) {
 	}
 }
 
-// paths is the edge's latency per path taken through it, from its own log lines.
-func (w *workerResult) paths() string {
+// paths is a Worker's latency per path taken through it, from its own log lines (js-seed logs
+// the same fields as the edge).
+func (w *workerResult) paths(name string) string {
 	byPath := map[string][]time.Duration{}
 	for k, id := range w.ids {
 		l := w.logs[id]
@@ -744,7 +747,7 @@ func (w *workerResult) paths() string {
 		keys = append(keys, p)
 	}
 	sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]]) > len(byPath[keys[b]]) })
-	out := "bench-edge: edge by path taken:\n"
+	out := "bench-edge: " + name + " by path taken:\n"
 	for _, p := range keys {
 		d := byPath[p]
 		out += fmt.Sprintf("    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms\n", p, len(d), ms(pct(d, 50)), ms(pct(d, 90)), ms(pct(d, 99)))
