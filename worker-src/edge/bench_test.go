@@ -65,3 +65,39 @@ func BenchmarkContentHit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStaticRouteCacheHit is a static GET whose host's memo entry has expired, as the
+// adapter drives it: a Decide naming both lookups, one with the route-cache entry alone (it
+// arrived first), one with the content miss too, then Run (the R2 read).
+func BenchmarkStaticRouteCacheHit(b *testing.B) {
+	w := newWorld(b)
+	w.log = &fakeLog{}
+	w.h.Log = discardLogger{}
+	w.serve(w.h, get("docs.kamui.test", "/"))
+	entry, found, err := w.cache.Match(route.RouteCacheKey(testPlatform, "docs.kamui.test"))
+	if !found || err != nil {
+		b.Fatal("no route-cache entry")
+	}
+	routeHit := &Lookup{Found: true, Entry: entry}
+	w.h.Config.TTLs.Memo = 0
+	w.h.memo = nil
+	b.ReportAllocs()
+	for b.Loop() {
+		ex := w.h.Begin(get("docs.kamui.test", "/guide/start.html"))
+		if ex.Decide() {
+			b.Fatal("decided without lookups")
+		}
+		ex.req.Route = routeHit
+		if ex.Decide() {
+			b.Fatal("decided without the content lookup")
+		}
+		ex.req.Content = &Lookup{}
+		if ex.Decide() {
+			b.Fatal("decided without the R2 read")
+		}
+		ex.Run()
+		if ex.Plan.Status != 200 {
+			b.Fatalf("status %d", ex.Plan.Status)
+		}
+	}
+}

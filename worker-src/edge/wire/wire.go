@@ -16,6 +16,8 @@
 //
 //	decide(n)          request: id, method, url, header
 //	lookups(token, n)  content lookup, route-cache lookup (see LookupKind)
+//	run(token)         (no message)
+//	settle(id, ok)     (no message: the value or rejection is io.value)
 //	finish(token, n)   upstream outcome (see UpstreamOutcome), status, detail, name count, names...
 //	io.match           one lookup; io.r2: Content-Type, ETag, Last-Modified, Content-Length
 //
@@ -41,7 +43,7 @@ type AnswerKind string
 const (
 	// AnswerLookups: make the cache lookups named, then call lookups.
 	AnswerLookups AnswerKind = "L"
-	// AnswerRun: call run; the answer arrives through __kamuiEdgeDone (with its address).
+	// AnswerRun: call run; the answer is run's, or that of the settle that lets the runner finish.
 	AnswerRun AnswerKind = "W"
 	// AnswerForward: fetch from the upstream, then call finish.
 	AnswerForward AnswerKind = "F"
