@@ -5,12 +5,14 @@
 # rounds, each side scored by its best round. Prints req/s and p50/p99 for both and the ratios;
 # the last line is machine-readable:
 #
-#   bench-router: rps_vs_nginx=<router/nginx req/s> p99_vs_nginx=<router/nginx p99>
+#   bench-router: rps_vs_nginx=<GET req/s> p99_vs_nginx=<p99 at a fixed load> post_rps_vs_nginx=<POST req/s>
 #
-# Goal: rps_vs_nginx >= 0.9 and p99_vs_nginx <= 1.2. Neither side writes access logs (nginx
+# Cases: GET and POST of POST_BYTES (16 KiB) at saturation (req/s), and GET at a fixed offered
+# load of about 70 % of nginx's best GET req/s (p99; see below). Goals: rps_vs_nginx >= 0.9,
+# p99_vs_nginx <= 1.2, post_rps_vs_nginx >= 0.8. Neither side writes access logs (nginx
 # access_log off; router success lines sampled at 0, failures still logged). Installs nginx and
 # wrk from Debian when missing (needs root). Tunables: BENCH_THREADS (2), BENCH_CONNECTIONS (32),
-# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2).
+# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), POST_BYTES (16384), FIXED_CONNECTIONS (64).
 #
 # Placement: wrk, the backend and the proxy under test share this machine's CPUs and the
 # scheduler places them, so a proxy's CPU cost per request is also taken from the backend and
@@ -28,6 +30,8 @@ CONNECTIONS="${BENCH_CONNECTIONS:-32}"
 DURATION="${BENCH_DURATION:-10s}"
 WARMUP="${BENCH_WARMUP:-2s}"
 ROUNDS="${ROUNDS:-2}"
+POST_BYTES="${POST_BYTES:-16384}"
+FIXED_CONNECTIONS="${FIXED_CONNECTIONS:-64}"
 HOST=bench.tenant.test
 
 log() { echo "bench-router: $*" >&2; }
@@ -123,6 +127,8 @@ http {
   }
   server {
     listen 127.0.0.1:$NGINX_PORT;
+    # A POST body of the bench's size stays in memory (the default buffer is one page pair).
+    client_body_buffer_size 64k;
     location / {
       proxy_pass http://backend;
       proxy_http_version 1.1;
@@ -191,48 +197,102 @@ run_wrk() {
   ' <<<"$out"
 }
 
-# Sign right before each run, so the context is fresh for the whole of it.
-router_lua() {
-  "$TMP/benchtool" wrk-script -secret-file "$TMP/secret/key" -method GET -host "$HOST" \
-    -app bench -upstream "tenant-bench/web:$BACKEND_PORT" -request-id bench-run >"$TMP/router.lua"
+# lua <side> <method> <body-bytes>: writes the wrk script of one side and prints its path. The
+# router's context is signed right before each run, so it is fresh for the whole of it.
+lua() {
+  local out="$TMP/$1-$2-$3.lua"
+  local args=(-method "$2" -host "$HOST" -body-bytes "$3")
+  if [ "$1" = router ]; then
+    args+=(-secret-file "$TMP/secret/key" -app bench -upstream "tenant-bench/web:$BACKEND_PORT" -request-id bench-run)
+  fi
+  "$TMP/benchtool" wrk-script "${args[@]}" >"$out"
+  echo "$out"
 }
-echo 'wrk.method = "GET"' >"$TMP/nginx.lua"
-echo "wrk.headers[\"Host\"] = \"$HOST\"" >>"$TMP/nginx.lua"
 
-log "load: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (warm-up $WARMUP), $ROUNDS rounds, alternating"
-router_lua
-run_wrk router "$ROUTER_PORT" "$WARMUP" "$TMP/router.lua" "$ROUTER_PID" >/dev/null
-run_wrk nginx "$NGINX_PORT" "$WARMUP" "$TMP/nginx.lua" "$NGINX_PID" >/dev/null
+log "load: wrk -t$THREADS -c$CONNECTIONS -d$DURATION (warm-up $WARMUP), $ROUNDS rounds, alternating; GET, then POST of ${POST_BYTES} bytes"
+run_wrk router "$ROUTER_PORT" "$WARMUP" "$(lua router GET 0)" "$ROUTER_PID" >/dev/null
+run_wrk nginx "$NGINX_PORT" "$WARMUP" "$(lua nginx GET 0)" "$NGINX_PID" >/dev/null
 
-best_router="0 0 0 0 0 0" best_nginx="0 0 0 0 0 0"
 report() { # report <label> <router result> <nginx result>
   local rr rp50 rp99 rcpu rbusy nr np50 np99 ncpu nbusy nbackend
   read -r rr rp50 rp99 rcpu rbusy _ <<<"$2"
   read -r nr np50 np99 ncpu nbusy nbackend <<<"$3"
-  printf '%-8s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | backend cpu %5s us/req\n' \
+  printf '%-14s router: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | nginx: %9s req/s  p50 %7s ms  p99 %7s ms  cpu %6s us/req  busy %3s%% | backend cpu %5s us/req\n' \
     "$1" "$rr" "$rp50" "$rp99" "$rcpu" "$rbusy" "$nr" "$np50" "$np99" "$ncpu" "$nbusy" "$nbackend"
 }
-better() { awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " "); exit !(x[1] > y[1]) }'; }
-for round in $(seq "$ROUNDS"); do
-  router_lua
-  r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$TMP/router.lua" "$ROUTER_PID")
-  n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$TMP/nginx.lua" "$NGINX_PID")
-  report "round $round" "$r" "$n"
-  better "$r" "$best_router" && best_router=$r
-  better "$n" "$best_nginx" && best_nginx=$n
-done
+# better <a> <b> <field> <more|less>: whether result a beats b on the field (1 req/s, 3 p99).
+better() { awk -v a="$1" -v b="$2" -v f="$3" -v dir="$4" 'BEGIN { split(a, x, " "); split(b, y, " ");
+  if (y[1] == 0) exit 0; exit !(dir == "more" ? x[f] > y[f] : x[f] < y[f]) }'; }
 
-report best "$best_router" "$best_nginx"
-read -r rr _ rp99 rcpu _ _ <<<"$best_router"
-read -r nr _ np99 ncpu _ nbackend <<<"$best_nginx"
+zero="0 0 0 0 0 0"
+best_get_router=$zero best_get_nginx=$zero best_post_router=$zero best_post_nginx=$zero
+for round in $(seq "$ROUNDS"); do
+  r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router GET 0)" "$ROUTER_PID")
+  n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx GET 0)" "$NGINX_PID")
+  report "GET round $round" "$r" "$n"
+  better "$r" "$best_get_router" 1 more && best_get_router=$r
+  better "$n" "$best_get_nginx" 1 more && best_get_nginx=$n
+  r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$ROUTER_PID")
+  n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$NGINX_PID")
+  report "POST round $round" "$r" "$n"
+  better "$r" "$best_post_router" 1 more && best_post_router=$r
+  better "$n" "$best_post_nginx" 1 more && best_post_nginx=$n
+done
+report "GET best" "$best_get_router" "$best_get_nginx"
+report "POST best" "$best_post_router" "$best_post_nginx"
+
+# p99 at a fixed offered load, about 70 % of nginx's maximum, so that queueing does not decide
+# it: benchtool load offers the requests open loop (each due at its time whatever the answers
+# before it did, its latency counted from then), over FIXED_CONNECTIONS keep-alive connections.
+# Each side is scored by its lowest p99 over the rounds.
+#
+# run_fixed_rate <name> <port> <proxy-pid> <signed: 1|0> <rate, 0: as fast as answered>: prints
+# what run_wrk prints.
+run_fixed_rate() {
+  local out before after bbefore bafter t0 t1 args=()
+  [ "$4" = 1 ] && args=(-secret-file "$TMP/secret/key" -upstream "tenant-bench/web:$BACKEND_PORT")
+  before=$(cpu_ticks "$3")
+  bbefore=$(cpu_ticks "$BACKEND_PID")
+  t0=$(date +%s%N)
+  out=$("$TMP/benchtool" load -url "http://127.0.0.1:$2/" -host "$HOST" -rate "$5" -duration "$DURATION" \
+    -conns "$FIXED_CONNECTIONS" "${args[@]}")
+  t1=$(date +%s%N)
+  after=$(cpu_ticks "$3")
+  bafter=$(cpu_ticks "$BACKEND_PID")
+  awk -v ticks=$((after - before)) -v bticks=$((bafter - bbefore)) -v hz="$TICKS_PER_SECOND" \
+    -v wall_ns=$((t1 - t0)) -v cpus="$NCPU" '{
+      printf "%.2f %.3f %.3f %.1f %.0f %.1f\n", $1, $2, $3, ticks / hz * 1e6 / $4,
+        ticks / hz * 1e11 / wall_ns / cpus, bticks / hz * 1e6 / $4 }' <<<"$out"
+}
+# The maximum it is 70 % of is nginx's under this generator, which costs the machine more per
+# request than wrk does.
+max=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 0)
+target=$(awk -v r="${max%% *}" 'BEGIN { printf "%d", r * 0.7 }')
+log "fixed load: $target req/s offered (70 % of nginx's ${max%% *} req/s under the same generator), open loop, over $FIXED_CONNECTIONS connections"
+best_fixed_router=$zero best_fixed_nginx=$zero
+for round in $(seq "$ROUNDS"); do
+  r=$(run_fixed_rate router "$ROUTER_PORT" "$ROUTER_PID" 1 "$target")
+  n=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 "$target")
+  report "fixed round $round" "$r" "$n"
+  better "$r" "$best_fixed_router" 3 less && best_fixed_router=$r
+  better "$n" "$best_fixed_nginx" 3 less && best_fixed_nginx=$n
+done
+report "fixed best" "$best_fixed_router" "$best_fixed_nginx"
+
+read -r rr _ _ rcpu _ _ <<<"$best_get_router"
+read -r nr _ _ ncpu _ nbackend <<<"$best_get_nginx"
+read -r prr _ _ prcpu _ _ <<<"$best_post_router"
+read -r pnr _ _ pncpu _ _ <<<"$best_post_nginx"
+read -r _ _ frp99 _ _ _ <<<"$best_fixed_router"
+read -r _ _ fnp99 _ _ _ <<<"$best_fixed_nginx"
 # The CPU a proxy may spend per request for 0.9 x nginx's req/s, when the machine is saturated:
 # the whole machine spends NCPU/rps per request, of which everything but the proxy (wrk, the
 # backend, the kernel's share) stays the same when the proxy changes. The backend is itself a
 # plain net/http server answering a fixed body, so its cost is a floor for any proxy fronted by
 # net/http (which also has to make the upstream request).
-awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v cpus="$NCPU" 'BEGIN {
+awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v cpus="$NCPU" -v prcpu="$prcpu" -v pncpu="$pncpu" 'BEGIN {
   budget = cpus * 1e6 / (0.9 * nr) - (cpus * 1e6 / nr - ncpu)
-  printf "cpu per request: router %.1f us, nginx %.1f us, plain net/http server (the backend) %.1f us; budget for 0.9 x nginx req/s on a saturated machine: %.1f us\n", rcpu, ncpu, nb, budget
+  printf "cpu per request: GET router %.1f us, nginx %.1f us, plain net/http server (the backend) %.1f us; POST router %.1f us, nginx %.1f us; budget for 0.9 x nginx GET req/s on a saturated machine: %.1f us\n", rcpu, ncpu, nb, prcpu, pncpu, budget
 }'
 # wrk stops with requests in flight, which the router rightly logs as client_gone; anything
 # else it logged as a failure means the numbers are not of a healthy run.
@@ -242,5 +302,5 @@ if [ -n "$failures" ]; then
   head -5 <<<"$failures" >&2
   exit 1
 fi
-awk -v rr="$rr" -v nr="$nr" -v rp="$rp99" -v np="$np99" \
-  'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f\n", rr / nr, rp / np }'
+awk -v rr="$rr" -v nr="$nr" -v rp="$frp99" -v np="$fnp99" -v prr="$prr" -v pnr="$pnr" \
+  'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", rr / nr, rp / np, prr / pnr }'

@@ -4,12 +4,19 @@
 //	benchtool ports N                   print N free loopback TCP ports, one per line
 //	benchtool backend -listen ADDR      serve a small fixed response on ADDR (the tenant service)
 //	benchtool wrk-script -secret-file F -method M -host H -app A -upstream U -request-id ID
+//	                   [-body-bytes N]
 //	                                    print a wrk Lua script sending a context signed now
+//	                                    (with no -secret-file: a plain request, for nginx),
+//	                                    with a body of N bytes
+//	benchtool load -url U -host H -rate R -duration D -conns C [-secret-file F -upstream U]
+//	                                    offer R GET requests a second, open loop, and print
+//	                                    "<req/s> <p50 ms> <p99 ms> <requests>" (load.go)
 package main
 
 import (
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -22,7 +29,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: benchtool ports|backend|wrk-script …")
+		fail("usage: benchtool ports|backend|wrk-script|load …")
 	}
 	var err error
 	switch os.Args[1] {
@@ -32,6 +39,8 @@ func main() {
 		err = backend(os.Args[2:])
 	case "wrk-script":
 		err = wrkScript(os.Args[2:])
+	case "load":
+		err = load(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
@@ -83,7 +92,9 @@ func backend(args []string) error {
 	srv := &http.Server{
 		Addr:              *listen,
 		ReadHeaderTimeout: 10 * time.Second,
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// A tenant service reads what it is sent; the POST case measures bodies both ways.
+			io.Copy(io.Discard, r.Body)
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.Header().Set("Content-Length", strconv.Itoa(len(backendBody)))
 			w.Write(backendBody)
@@ -102,19 +113,26 @@ func wrkScript(args []string) error {
 	fs.StringVar(&c.App, "app", "", "app name")
 	fs.StringVar(&c.Upstream, "upstream", "", "namespace/service:port")
 	fs.StringVar(&c.RequestID, "request-id", "bench", "request id")
+	bodyBytes := fs.Int("body-bytes", 0, "size of the request body to send (0: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	secret, err := os.ReadFile(*secretFile)
-	if err != nil {
-		return err
-	}
 	h := http.Header{}
-	c.SetHeaders(h, []byte(strings.TrimRight(string(secret), "\r\n")))
+	if *secretFile != "" {
+		secret, err := os.ReadFile(*secretFile)
+		if err != nil {
+			return err
+		}
+		c.SetHeaders(h, []byte(strings.TrimRight(string(secret), "\r\n")))
+	}
 	fmt.Printf("wrk.method = %q\n", c.Method)
 	fmt.Printf("wrk.headers[%q] = %q\n", "Host", c.Host)
 	for name := range h {
 		fmt.Printf("wrk.headers[%q] = %q\n", name, h.Get(name))
+	}
+	if *bodyBytes > 0 {
+		fmt.Printf("wrk.headers[%q] = %q\n", "Content-Type", "application/octet-stream")
+		fmt.Printf("wrk.body = string.rep(%q, %d)\n", "a", *bodyBytes)
 	}
 	return nil
 }
