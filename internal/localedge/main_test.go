@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
 )
 
 // mainEnv makes the test binary run Main instead of the tests, so a test can signal a real
@@ -88,4 +90,64 @@ func processesRunning(arg string) []string {
 		}
 	}
 	return pids
+}
+
+// TestMain_RelativePathFlags runs the command from a directory of its own with every path flag
+// relative to it (as `--state-dir build/edge` from a checkout): it must start, write its files
+// where the flags say, and stop cleanly. A relative state dir was once joined twice on its way
+// to the runtime host, which then failed with Node's MODULE_NOT_FOUND.
+func TestMain_RelativePathFlags(t *testing.T) {
+	requireRuntime(t)
+	wd, _ := os.Getwd()
+	nodeModules, err := edgeruntime.FindNodeModules("", wd)
+	must(t, "find node_modules", err)
+	dir := t.TempDir()
+	relModules, err := filepath.Rel(dir, nodeModules)
+	must(t, "node_modules relative to the working directory", err)
+	cmd := exec.Command(os.Args[0], "--state-dir", "build/edge", "--ready-file", "build/ready", "--node-modules", relModules,
+		"--api", "127.0.0.1:0", "--edge", "127.0.0.1:0")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	must(t, "start the local edge", cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	ready := filepath.Join(dir, "build", "ready")
+	for deadline := time.Now().Add(3 * time.Minute); ; {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		select {
+		case err := <-exited:
+			t.Fatalf("exited before ready: %v\n%s\n%s", err, &stdout, &stderr)
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("not ready within 3 minutes\n%s\n%s", &stdout, &stderr)
+		}
+	}
+	for _, f := range []string{"env", "runtime/host.mjs"} {
+		if _, err := os.Stat(filepath.Join(dir, "build", "edge", f)); err != nil {
+			t.Errorf("%s is not under the relative state dir: %v", f, err)
+		}
+	}
+	// The runtime host keeps running (it died at once, MODULE_NOT_FOUND, when its path was
+	// joined twice), started by its absolute path.
+	hostScript := filepath.Join(dir, "build", "edge", "runtime", "host.mjs")
+	time.Sleep(time.Second)
+	if len(processesRunning(hostScript)) == 0 {
+		t.Errorf("no process runs %s a second after the local edge was ready\nstderr:\n%s", hostScript, &stderr)
+	}
+	must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want 0\n%s", err, &stderr)
+		}
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("still running a minute after SIGTERM")
+	}
 }

@@ -115,7 +115,27 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %q", fs.Args())
 	}
-	return o, o.validate()
+	if err := o.validate(); err != nil {
+		return o, err
+	}
+	return o, o.absolutePaths()
+}
+
+// absolutePaths resolves every path flag against the working directory, once: the parts of the
+// local edge run child processes in directories of their own (the runtime host in its work
+// dir), where a relative path would name another file.
+func (o *Options) absolutePaths() error {
+	for _, p := range []*string{&o.StateDir, &o.ReadyFile, &o.NodeModules, &o.RouterSecretDir, &o.KubeAssets} {
+		if *p == "" || filepath.IsAbs(*p) {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return fmt.Errorf("resolving %q against the working directory: %w", *p, err)
+		}
+		*p = abs
+	}
+	return nil
 }
 
 func (o Options) validate() error {

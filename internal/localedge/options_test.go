@@ -56,6 +56,27 @@ func TestParseOptions(t *testing.T) {
 	}
 }
 
+// TestParseOptions_PathsAreAbsolute: every path flag comes out resolved against the working
+// directory (the runtime host runs in a directory of its own).
+func TestParseOptions_PathsAreAbsolute(t *testing.T) {
+	wd, err := os.Getwd()
+	must(t, "working directory", err)
+	o, err := parseOptions([]string{"--state-dir", "build/edge", "--ready-file", "build/ready", "--node-modules", "../node_modules",
+		"--router", "--router-secret-dir", "keys", "--kube-assets", "./assets"}, io.Discard)
+	must(t, "parse", err)
+	for name, got := range map[string][2]string{
+		"--state-dir":         {o.StateDir, filepath.Join(wd, "build/edge")},
+		"--ready-file":        {o.ReadyFile, filepath.Join(wd, "build/ready")},
+		"--node-modules":      {o.NodeModules, filepath.Join(filepath.Dir(wd), "node_modules")},
+		"--router-secret-dir": {o.RouterSecretDir, filepath.Join(wd, "keys")},
+		"--kube-assets":       {o.KubeAssets, filepath.Join(wd, "assets")},
+	} {
+		if got[0] != got[1] {
+			t.Errorf("%s = %q, want %q", name, got[0], got[1])
+		}
+	}
+}
+
 func TestMain_BadFlagsExit2(t *testing.T) {
 	var stderr strings.Builder
 	if code := Main(t.Context(), []string{"--api", "0.0.0.0:1"}, io.Discard, &stderr); code != 2 {

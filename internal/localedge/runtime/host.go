@@ -85,6 +85,12 @@ func Start(cfg Config) (*Host, error) {
 	if !hasMiniflare(cfg.NodeModules) {
 		return nil, fmt.Errorf("%s: %w", cfg.NodeModules, ErrNoMiniflare)
 	}
+	// Node runs in WorkDir, so every path it is given must not depend on where it runs.
+	for _, p := range []*string{&cfg.WorkDir, &cfg.NodeModules} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return nil, err
+		}
+	}
 	if err := os.MkdirAll(cfg.WorkDir, 0o700); err != nil {
 		return nil, err
 	}
