@@ -11,10 +11,6 @@ import (
 
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -69,7 +65,7 @@ func (p propagationProbe) url(host, target string) string {
 // expects an answer the record's status allows: for an active app anything but the edge's
 // failures (500, 502, 504), 503 otherwise.
 // Progress is logged every few probes; the diagnostic on failure says what was last seen.
-func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev string, active bool, wait time.Duration) diag.Diagnostics {
+func (p propagationProbe) wait(ctx context.Context, host, rev string, active bool, wait time.Duration) diag.Diagnostics {
 	var diags diag.Diagnostics
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
@@ -100,7 +96,7 @@ func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev st
 		}
 		select {
 		case <-ctx.Done():
-			diags.AddAttributeError(attr, "Route Did Not Propagate",
+			diags.AddError("Route Did Not Propagate",
 				fmt.Sprintf("The change was written, but after %s the edge (%s) did not yet serve revision %s for %s: %s. "+
 					"KV changes can take up to the Worker's freshness budget to reach every edge; check that the Worker is deployed "+
 					"and routes this host, then apply again (the write is already done) or raise the wait.",
@@ -114,14 +110,14 @@ func (p propagationProbe) wait(ctx context.Context, attr path.Path, host, rev st
 	status, err := p.get(ctx, host, "/")
 	switch {
 	case err != nil:
-		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+		diags.AddError("Request Through the New Route Failed",
 			fmt.Sprintf("The edge serves revision %s for %s, but a request to it failed: %v.", rev, host, err))
 	case active && (status == http.StatusInternalServerError || status == http.StatusBadGateway || status == http.StatusGatewayTimeout):
-		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+		diags.AddError("Request Through the New Route Failed",
 			fmt.Sprintf("The edge serves revision %s for %s, but GET / answered HTTP %d. Check that the app's upstream is reachable "+
 				"from the router (the edge answers 502 when it cannot connect and 504 when the app is too slow).", rev, host, status))
 	case !active && status != http.StatusServiceUnavailable:
-		diags.AddAttributeError(attr, "Request Through the New Route Failed",
+		diags.AddError("Request Through the New Route Failed",
 			fmt.Sprintf("The app is not active, so the edge should answer 503 for %s, but GET / answered HTTP %d.", host, status))
 	default:
 		tflog.Info(ctx, "A request through the new route answered", map[string]any{"host": host, "status": status})
@@ -172,58 +168,40 @@ func (p propagationProbe) get(ctx context.Context, host, target string) (int, er
 	return resp.StatusCode, nil
 }
 
-// verifyPropagationAttribute is the schema of every resource's verify_propagation.
-func verifyPropagationAttribute(what string) schema.BoolAttribute {
-	return schema.BoolAttribute{
-		MarkdownDescription: "Wait after every write until the edge serves the new " + what + " for its host (asked with a probe the " +
-			"Worker answers after resolving the host as a real request would), then send one real request through the new route. " +
-			"Probes go to the provider's `edge_url`, or to `https://<host>`. Waits up to 5 minutes. Defaults to `false`: " +
-			"apply returns once the data is written, and the edge picks it up within the Worker's freshness budget.",
-		Optional: true,
-		Computed: true,
-		Default:  booldefault.StaticBool(false),
-	}
-}
-
-// verifyPropagation runs the probe after a write when the resource asks for it.
-func (d *providerData) verifyPropagation(ctx context.Context, enabled types.Bool, host, rev string, active bool) diag.Diagnostics {
-	if !enabled.ValueBool() {
+// verifyPropagation runs the probe after a write when the provider asks for it (its
+// verify_propagation setting). It is a provider setting, not a resource attribute: it changes how
+// the provider waits, not what it manages, so it must not make a plan differ after an import
+// (which cannot know it) or between environments.
+func (d *providerData) verifyPropagation(ctx context.Context, host, rev string, active bool) diag.Diagnostics {
+	if !d.VerifyPropagation {
 		return nil
 	}
-	attr := path.Root("verify_propagation")
 	if host == "" {
 		var diags diag.Diagnostics
-		diags.AddAttributeError(attr, "Cannot Verify Propagation",
-			"verify_propagation needs the host the app is served at; set the provider's platform_domain (or "+EnvPlatformDomain+"). The change itself was written.")
+		diags.AddError("Cannot Verify Propagation",
+			"The provider's verify_propagation needs the host the app is served at; set the provider's platform_domain (or "+
+				EnvPlatformDomain+"), or turn verify_propagation off. The change itself was written.")
 		return diags
 	}
-	return propagationProbe{EdgeURL: d.EdgeURL, Key: d.ProbeKey}.wait(ctx, attr, host, rev, active, defaultPropagationWait)
+	return propagationProbe{EdgeURL: d.EdgeURL, Key: d.ProbeKey}.wait(ctx, host, rev, active, defaultPropagationWait)
 }
 
 // checkProbeKey refuses, at plan time, a verify_propagation that could never succeed because
 // the provider has no key to sign its probes with (unsigned probes are ordinary requests).
-func (d *providerData) checkProbeKey(enabled types.Bool) diag.Diagnostics {
+func (d *providerData) checkProbeKey() diag.Diagnostics {
 	var diags diag.Diagnostics
-	if enabled.ValueBool() && len(d.ProbeKey) == 0 {
-		diags.AddAttributeError(path.Root("verify_propagation"), "Probe Key Needed",
-			"verify_propagation asks the edge which revision it serves with probes the Worker answers only when they are "+
-				"signed, and the provider has no key to sign them with. Set the provider's probe_key or "+EnvProbeKey+
+	if d.VerifyPropagation && len(d.ProbeKey) == 0 {
+		diags.AddError("Probe Key Needed",
+			"The provider's verify_propagation asks the edge which revision it serves with probes the Worker answers only "+
+				"when they are signed, and the provider has no key to sign them with. Set the provider's probe_key or "+EnvProbeKey+
 				" to the key derived from the edge Worker's signing secret (`terraform-provider-kamuidash probe-key < "+
-				"signing-secret-file` prints it; a local edge's env file exports it), or set verify_propagation = false.")
+				"signing-secret-file` prints it; a local edge's env file exports it), or turn verify_propagation off.")
 	}
 	return diags
 }
 
 // verifyRecord verifies a written route record on its platform host (tenant_app and
 // route_record share the key space and this step).
-func (d *providerData) verifyRecord(ctx context.Context, enabled types.Bool, written route.Record) diag.Diagnostics {
-	return d.verifyPropagation(ctx, enabled, d.platformHost(written.App), written.Rev, written.Status == route.StatusActive)
-}
-
-// boolOrFalse turns the null of an imported resource into the attribute's default.
-func boolOrFalse(v types.Bool) types.Bool {
-	if v.IsNull() || v.IsUnknown() {
-		return types.BoolValue(false)
-	}
-	return v
+func (d *providerData) verifyRecord(ctx context.Context, written route.Record) diag.Diagnostics {
+	return d.verifyPropagation(ctx, d.platformHost(written.App), written.Rev, written.Status == route.StatusActive)
 }

@@ -94,6 +94,11 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
+// withVerifyPropagation adds verify_propagation = true to a provider block.
+func withVerifyPropagation(block string) string {
+	return strings.TrimSuffix(block, "}\n") + "  verify_propagation = true\n}\n"
+}
+
 func (e *fullEdge) providerBlock() string {
 	return fmt.Sprintf(`
 provider "kamuidash" {
@@ -110,10 +115,11 @@ provider "kamuidash" {
 		e.env["KAMUIDASH_EDGE_URL"], e.env["KAMUIDASH_PROBE_KEY"])
 }
 
-// propagationConfig is the edge and one app with verify_propagation. The Worker signs with the
-// local edge's own secret, whose probe key the provider block carries (both from the env file).
+// propagationConfig is the edge and one app, with the provider's verify_propagation. The Worker
+// signs with the local edge's own secret, whose probe key the provider block carries (both from
+// the env file).
 func propagationConfig(e *fullEdge, port int, timeout string) string {
-	return e.providerBlock() + fmt.Sprintf(`
+	return withVerifyPropagation(e.providerBlock()) + fmt.Sprintf(`
 resource "kamuidash_kv_namespace" "routes" {
   title = "routes"
 }
@@ -147,7 +153,6 @@ resource "kamuidash_tenant_app" "shop" {
   service             = "web"
   port                = %d
   timeout             = %q
-  verify_propagation  = true
   depends_on          = [kamuidash_edge_worker.edge]
 }
 `, e.env["KAMUIDASH_LOCAL_SIGNING_SECRET"], port, timeout)
@@ -218,7 +223,11 @@ func TestAccTenantApp_VerifyPropagationNeedsProbeKey(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: kvNamespaceConfig(edge, "routes") + `
+			Config: withVerifyPropagation(edge.providerBlock()) + `
+resource "kamuidash_kv_namespace" "routes" {
+  title = "routes"
+}
+
 resource "kamuidash_tenant_app" "shop" {
   name                = "shop"
   routes_namespace_id = kamuidash_kv_namespace.routes.id
@@ -226,7 +235,6 @@ resource "kamuidash_tenant_app" "shop" {
   namespace           = "tenant-shop"
   service             = "web"
   port                = 8080
-  verify_propagation  = true
 }`,
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Probe Key Needed.*KAMUIDASH_PROBE_KEY`),

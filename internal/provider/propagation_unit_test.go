@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
-
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
@@ -48,7 +46,7 @@ var testProbeKey = route.ProbeKey([]byte("unit-test-signing-secret-0123456789"))
 func TestPropagationProbe_WaitsThenProvesTheRoute(t *testing.T) {
 	srv, hosts := fakeEdge(t, 2, route.RevMatchRecord, 200)
 	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
-	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", true, time.Minute); diags.HasError() {
+	if diags := p.wait(context.Background(), "shop.kamui.test", "abc", true, time.Minute); diags.HasError() {
 		t.Fatalf("diagnostics: %v", diags)
 	}
 	if len(*hosts) != 4 { // three probes, then the real request
@@ -77,7 +75,7 @@ func TestPropagationProbe_Failures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fakeEdge(t, 0, tc.match, tc.status)
 			p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
-			diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", tc.active, time.Second)
+			diags := p.wait(context.Background(), "shop.kamui.test", "abc", tc.active, time.Second)
 			if !diags.HasError() || !strings.Contains(diags[0].Detail()+diags[0].Summary(), tc.want) {
 				t.Fatalf("diagnostics %v, want one saying %q", diags, tc.want)
 			}
@@ -86,7 +84,7 @@ func TestPropagationProbe_Failures(t *testing.T) {
 	// A disabled app whose edge answers 503 is what was asked for.
 	srv, _ := fakeEdge(t, 0, route.RevMatchRecord, 503)
 	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
-	if diags := p.wait(context.Background(), path.Root("verify_propagation"), "shop.kamui.test", "abc", false, time.Minute); diags.HasError() {
+	if diags := p.wait(context.Background(), "shop.kamui.test", "abc", false, time.Minute); diags.HasError() {
 		t.Fatalf("disabled app answering 503: %v", diags)
 	}
 }

@@ -38,6 +38,8 @@ const (
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
 	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
 	EnvProbeKey       = "KAMUIDASH_PROBE_KEY"
+	// EnvVerifyPropagation is verify_propagation's fallback: true or false.
+	EnvVerifyPropagation = "KAMUIDASH_VERIFY_PROPAGATION"
 
 	// R2's S3-compatible API: the key pair and the account's endpoint. With them, static-site
 	// objects travel over S3 and spend none of the REST rate limit.
@@ -89,7 +91,7 @@ type kamuidashProvider struct {
 // providerEnvironment is every environment variable Configure reads: the settings' fallbacks
 // and the tuning knobs.
 func providerEnvironment() []string {
-	envs := []string{EnvAPIEconomy, EnvAPIRequestsPerFiveMinutes}
+	envs := []string{EnvAPIEconomy, EnvAPIRequestsPerFiveMinutes, EnvVerifyPropagation}
 	for _, s := range providerSettings {
 		envs = append(envs, s.env)
 	}
@@ -98,18 +100,20 @@ func providerEnvironment() []string {
 
 // providerModel is the provider block.
 type providerModel struct {
-	APIToken       types.String     `tfsdk:"api_token"`
-	AccountID      types.String     `tfsdk:"account_id"`
-	ZoneID         types.String     `tfsdk:"zone_id"`
-	APIBaseURL     types.String     `tfsdk:"api_base_url"`
-	PlatformDomain types.String     `tfsdk:"platform_domain"`
-	Environment    types.String     `tfsdk:"environment"`
-	EdgeURL        types.String     `tfsdk:"edge_url"`
-	ProbeKey       types.String     `tfsdk:"probe_key"`
-	R2S3Endpoint   types.String     `tfsdk:"r2_s3_endpoint"`
-	R2AccessKeyID  types.String     `tfsdk:"r2_access_key_id"`
-	R2SecretKey    types.String     `tfsdk:"r2_secret_access_key"`
-	Kubernetes     *kubernetesModel `tfsdk:"kubernetes"`
+	APIToken       types.String `tfsdk:"api_token"`
+	AccountID      types.String `tfsdk:"account_id"`
+	ZoneID         types.String `tfsdk:"zone_id"`
+	APIBaseURL     types.String `tfsdk:"api_base_url"`
+	PlatformDomain types.String `tfsdk:"platform_domain"`
+	Environment    types.String `tfsdk:"environment"`
+	EdgeURL        types.String `tfsdk:"edge_url"`
+	ProbeKey       types.String `tfsdk:"probe_key"`
+	// VerifyPropagation is a bool, so it is resolved apart from the string settings.
+	VerifyPropagation types.Bool       `tfsdk:"verify_propagation"`
+	R2S3Endpoint      types.String     `tfsdk:"r2_s3_endpoint"`
+	R2AccessKeyID     types.String     `tfsdk:"r2_access_key_id"`
+	R2SecretKey       types.String     `tfsdk:"r2_secret_access_key"`
+	Kubernetes        *kubernetesModel `tfsdk:"kubernetes"`
 }
 
 // values maps each attribute of providerSettings to its value in the block.
@@ -134,6 +138,9 @@ type providerData struct {
 	EdgeURL string
 	// ProbeKey signs propagation probes (nil: verify_propagation cannot be used).
 	ProbeKey []byte
+	// VerifyPropagation makes every write of a route record or domain mapping wait until the
+	// edge serves it (propagation.go).
+	VerifyPropagation bool
 	// Economy makes resources share listings and bulk calls (see kvaccess.go); off only with
 	// KAMUIDASH_API_ECONOMY=off.
 	Economy bool
@@ -202,11 +209,22 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"probe_key": schema.StringAttribute{
 				MarkdownDescription: "The key that signs `verify_propagation`'s probes: 64 hexadecimal characters derived from the " +
 					"edge Worker's signing secret (`terraform-provider-kamuidash probe-key < signing-secret-file` prints it). The " +
-					"Worker answers only probes signed with it; holding it signs no request. Needed only where a resource sets " +
+					"Worker answers only probes signed with it; holding it signs no request. Needed only with " +
 					"`verify_propagation`; after rotating the signing secret, set the key of the new one. It may also be set with " +
 					"the `" + EnvProbeKey + "` environment variable, which a local edge's env file exports.",
 				Optional:  true,
 				Sensitive: true,
+			},
+			"verify_propagation": schema.BoolAttribute{
+				MarkdownDescription: "Wait after every write of a route record (`kamuidash_tenant_app`, `kamuidash_route_record`) or " +
+					"a domain mapping (`kamuidash_custom_domain`) until the edge serves it for its host (asked with a probe the " +
+					"Worker answers after resolving the host as a real request would, signed with `probe_key`), then send one " +
+					"real request through the new route. Probes go to `edge_url`, or to `https://<host>`. Waits up to 5 minutes " +
+					"per write. Defaults to `false`: apply returns once the data is written, and the edge picks it up within the " +
+					"Worker's freshness budget. It is a provider setting because it changes how the provider waits, not what it " +
+					"manages: a plan never differs because of it, after an import included. It may also be set with the `" +
+					EnvVerifyPropagation + "` environment variable (`true` or `false`).",
+				Optional: true,
 			},
 			"r2_s3_endpoint": schema.StringAttribute{
 				MarkdownDescription: "The account's R2 S3-compatible endpoint (an https URL; a local edge's is http). With it and an R2 " +
@@ -258,6 +276,9 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		if s.value.IsUnknown() {
 			resp.Diagnostics.Append(unknownSettingDiag(path.Root(s.attr), s.env))
 		}
+	}
+	if config.VerifyPropagation.IsUnknown() {
+		resp.Diagnostics.Append(unknownSettingDiag(path.Root("verify_propagation"), EnvVerifyPropagation))
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -317,6 +338,14 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 			"The edge_url value (from the provider block or "+EnvEdgeURL+") must be an http or https URL without a path, "+
 				"such as http://127.0.0.1:8788 for a local edge.")
 	}
+	verify := config.VerifyPropagation.ValueBool()
+	if v := os.Getenv(EnvVerifyPropagation); config.VerifyPropagation.IsNull() && v != "" {
+		var err error
+		if verify, err = strconv.ParseBool(v); err != nil {
+			resp.Diagnostics.AddAttributeError(path.Root("verify_propagation"), "Invalid Provider Setting",
+				EnvVerifyPropagation+" is "+quote(v)+"; set it to true or false, or leave it unset.")
+		}
+	}
 	r2S3, r2Diags := r2S3Settings(resolved)
 	resp.Diagnostics.Append(r2Diags...)
 	if resp.Diagnostics.HasError() {
@@ -367,18 +396,19 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	data := &providerData{
-		Client:         client,
-		AccountID:      accountID,
-		ZoneID:         zoneID,
-		APIBaseURL:     baseURL,
-		PlatformDomain: platformDomain,
-		Environment:    environment,
-		EdgeURL:        edgeURL,
-		ProbeKey:       probeKey,
-		Economy:        economy,
-		Version:        p.version,
-		Bundles:        p.bundles,
-		Kube:           newKubeConnection(config.Kubernetes),
+		Client:            client,
+		AccountID:         accountID,
+		ZoneID:            zoneID,
+		APIBaseURL:        baseURL,
+		PlatformDomain:    platformDomain,
+		Environment:       environment,
+		EdgeURL:           edgeURL,
+		ProbeKey:          probeKey,
+		VerifyPropagation: verify,
+		Economy:           economy,
+		Version:           p.version,
+		Bundles:           p.bundles,
+		Kube:              newKubeConnection(config.Kubernetes),
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data

@@ -64,7 +64,7 @@ func TestEverySettingHasItsEnvironmentVariable(t *testing.T) {
 		}
 	}
 	for name := range schemaResp.Schema.Attributes {
-		if !listed[name] {
+		if !listed[name] && name != "verify_propagation" { // a bool, resolved on its own (EnvVerifyPropagation)
 			t.Errorf("schema attribute %s is missing from providerSettings", name)
 		}
 	}
@@ -87,14 +87,18 @@ func configure(t *testing.T, values map[string]*string) *provider.ConfigureRespo
 	p.Schema(context.Background(), provider.SchemaRequest{}, &schemaResp)
 	attrs := map[string]tftypes.Value{}
 	types := map[string]tftypes.Type{}
-	for name := range schemaResp.Schema.Attributes {
-		types[name] = tftypes.String
-		attrs[name] = tftypes.NewValue(tftypes.String, nil)
+	for name, attr := range schemaResp.Schema.Attributes {
+		typ := attr.GetType().TerraformType(context.Background())
+		types[name] = typ
+		attrs[name] = tftypes.NewValue(typ, nil)
 		if v, ok := values[name]; ok && v != nil {
-			if *v == "<unknown>" {
-				attrs[name] = tftypes.NewValue(tftypes.String, tftypes.UnknownValue)
-			} else {
-				attrs[name] = tftypes.NewValue(tftypes.String, *v)
+			switch {
+			case *v == "<unknown>":
+				attrs[name] = tftypes.NewValue(typ, tftypes.UnknownValue)
+			case typ.Is(tftypes.Bool):
+				attrs[name] = tftypes.NewValue(typ, *v == "true")
+			default:
+				attrs[name] = tftypes.NewValue(typ, *v)
 			}
 		}
 	}
@@ -241,6 +245,48 @@ func TestConfigureProbeKey(t *testing.T) {
 	resp = configure(t, values)
 	if all := diagText(resp); !resp.Diagnostics.HasError() || !strings.Contains(all, "probe-key") || strings.Contains(all, notAKey) {
 		t.Fatalf("a bad probe key: want an error naming the probe-key command without the value, got:\n%s", all)
+	}
+}
+
+// TestConfigureVerifyPropagation: the provider-level setting, from the block or the environment
+// (the block wins), and a value of the environment that is not a bool is refused.
+func TestConfigureVerifyPropagation(t *testing.T) {
+	clearProviderEnv(t)
+	base := func() map[string]*string {
+		return map[string]*string{"api_token": ptr(testToken), "account_id": ptr(testAccountID)}
+	}
+	verify := func(values map[string]*string) (bool, string) {
+		resp := configure(t, values)
+		if resp.Diagnostics.HasError() {
+			return false, diagText(resp)
+		}
+		return resp.ResourceData.(*providerData).VerifyPropagation, ""
+	}
+	if v, errs := verify(base()); v || errs != "" {
+		t.Errorf("default: %v %s; want off", v, errs)
+	}
+	on := base()
+	on["verify_propagation"] = ptr("true")
+	if v, errs := verify(on); !v || errs != "" {
+		t.Errorf("block true: %v %s", v, errs)
+	}
+	t.Setenv(EnvVerifyPropagation, "true")
+	if v, errs := verify(base()); !v || errs != "" {
+		t.Errorf("%s=true: %v %s", EnvVerifyPropagation, v, errs)
+	}
+	off := base()
+	off["verify_propagation"] = ptr("false")
+	if v, errs := verify(off); v || errs != "" {
+		t.Errorf("block false with %s=true: %v %s; the block wins", EnvVerifyPropagation, v, errs)
+	}
+	t.Setenv(EnvVerifyPropagation, "sometimes")
+	if _, errs := verify(base()); !strings.Contains(errs, EnvVerifyPropagation) || !strings.Contains(errs, "true or false") {
+		t.Errorf("%s=sometimes: want an error saying true or false, got %q", EnvVerifyPropagation, errs)
+	}
+	unknown := base()
+	unknown["verify_propagation"] = ptr("<unknown>")
+	if _, errs := verify(unknown); !strings.Contains(errs, "Unknown Provider Setting") {
+		t.Errorf("unknown verify_propagation: %q", errs)
 	}
 }
 

@@ -58,7 +58,6 @@ type customDomainModel struct {
 	OwnershipVerification types.Object   `tfsdk:"ownership_verification"`
 	SSLValidation         types.Object   `tfsdk:"ssl_validation"`
 	Rev                   types.String   `tfsdk:"rev"`
-	VerifyPropagation     types.Bool     `tfsdk:"verify_propagation"`
 	Timeouts              timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -151,7 +150,6 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			},
 			"ownership_verification": txt("The TXT record that proves the tenant owns the hostname."),
 			"ssl_validation":         txt("The TXT record that validates the hostname's certificate."),
-			"verify_propagation":     verifyPropagationAttribute("domain mapping"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the `DOMAINS` mapping, known at plan time.",
 				Computed:            true,
@@ -182,7 +180,7 @@ func (r *customDomainResource) ModifyPlan(ctx context.Context, req resource.Modi
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.data.checkProbeKey()...); resp.Diagnostics.HasError() {
 		return
 	}
 	if r.data.ZoneID == "" {
@@ -270,7 +268,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	plan.Rev = types.StringValue(m.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, host, m.Rev, m.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive)...)
 }
 
 // waitActive polls the hostname until it and its certificate are active, logging progress, or
@@ -374,7 +372,6 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 		state.Status = types.StringValue(string(doc.Doc.Status))
 		state.Rev = types.StringValue(doc.Doc.Rev)
 	}
-	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -426,7 +423,7 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 	}
 	plan.Rev = types.StringValue(m.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, plan.VerifyPropagation, host, m.Rev, m.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive)...)
 }
 
 func (r *customDomainResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

@@ -48,7 +48,6 @@ type routeRecordModel struct {
 	Dynamic           *routeDynamicModel `tfsdk:"dynamic"`
 	Static            *routeStaticModel  `tfsdk:"static"`
 	Rev               types.String       `tfsdk:"rev"`
-	VerifyPropagation types.Bool         `tfsdk:"verify_propagation"`
 }
 
 type routeDynamicModel struct {
@@ -161,7 +160,6 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 					},
 				},
 			},
-			"verify_propagation": verifyPropagationAttribute("route record"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the published record, known at plan time.",
 				Computed:            true,
@@ -259,7 +257,7 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.data.checkProbeKey()...); resp.Diagnostics.HasError() {
 		return
 	}
 	if plan.Dynamic == nil && plan.Static == nil {
@@ -301,7 +299,7 @@ func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateReq
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
 }
 
 func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -320,7 +318,6 @@ func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest
 	}
 	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
-	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	switch {
 	case unchanged:
 		// The listing shows the revision state has: the record is what state says.
@@ -347,7 +344,7 @@ func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateReq
 	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
 }
 
 func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

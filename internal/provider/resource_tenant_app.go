@@ -47,7 +47,6 @@ type tenantAppModel struct {
 	Status            types.String `tfsdk:"status"`
 	PlatformHostname  types.String `tfsdk:"platform_hostname"`
 	Rev               types.String `tfsdk:"rev"`
-	VerifyPropagation types.Bool   `tfsdk:"verify_propagation"`
 }
 
 const defaultUpstreamTimeout = "30s"
@@ -117,7 +116,6 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				MarkdownDescription: "The platform host that serves the app, `<name>.<platform_domain>`; null without a platform domain.",
 				Computed:            true,
 			},
-			"verify_propagation": verifyPropagationAttribute("route record"),
 			"rev": schema.StringAttribute{
 				MarkdownDescription: "The content hash of the published route record. It is known at plan time and changes exactly when the record does.",
 				Computed:            true,
@@ -161,7 +159,7 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if resp.Diagnostics.Append(r.data.checkProbeKey(plan.VerifyPropagation)...); resp.Diagnostics.HasError() {
+	if resp.Diagnostics.Append(r.data.checkProbeKey()...); resp.Diagnostics.HasError() {
 		return
 	}
 	if !plan.RoutesNamespaceID.IsUnknown() && !plan.Name.IsUnknown() {
@@ -202,7 +200,7 @@ func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateReque
 	plan.ID = types.StringValue(ns + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
 }
 
 func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -222,7 +220,6 @@ func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, 
 	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
 	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
 	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
-	state.VerifyPropagation = boolOrFalse(state.VerifyPropagation)
 	if unchanged {
 		// The listing shows the revision state has: the record is what state says.
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
@@ -265,7 +262,7 @@ func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateReque
 	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
 	plan.Rev = types.StringValue(written.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, plan.VerifyPropagation, written)...)
+	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
 }
 
 func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {

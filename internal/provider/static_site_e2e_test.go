@@ -122,7 +122,7 @@ func TestAccStaticSite_ServedThroughTheLocalEdge(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(manifest string) string {
-		return edge.providerBlockWithS3() + fmt.Sprintf(`
+		return withVerifyPropagation(edge.providerBlockWithS3()) + fmt.Sprintf(`
 resource "kamuidash_kv_namespace" "routes" {
   title = "static-e2e-routes"
 }
@@ -151,7 +151,6 @@ resource "kamuidash_static_site" "docs" {
 resource "kamuidash_route_record" "docs" {
   app                 = "docs"
   routes_namespace_id = kamuidash_kv_namespace.routes.id
-  verify_propagation  = true
   depends_on          = [kamuidash_edge_worker.edge]
   static = {
     prefix    = kamuidash_static_site.docs.prefix

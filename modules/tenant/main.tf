@@ -24,7 +24,6 @@ resource "kamuidash_tenant_app" "this" {
   port                = var.dynamic.port
   timeout             = var.dynamic.timeout
   status              = var.status
-  verify_propagation  = var.verify_propagation
 
   lifecycle {
     precondition {
@@ -65,7 +64,6 @@ resource "kamuidash_route_record" "static" {
   app                 = var.name
   routes_namespace_id = var.routes_namespace_id
   status              = var.status
-  verify_propagation  = var.verify_propagation
   static = {
     prefix    = kamuidash_static_site.this[0].prefix
     manifest  = local.static_manifest
@@ -88,7 +86,6 @@ resource "kamuidash_custom_domain" "this" {
   hostname             = each.key
   app                  = var.name
   domains_namespace_id = var.domains_namespace_id
-  verify_propagation   = var.verify_propagation
 
   timeouts = var.custom_domain_timeout == null ? null : {
     create = var.custom_domain_timeout

@@ -187,13 +187,6 @@ variable "edge_url" {
   }
 }
 
-variable "verify_propagation" {
-  description = "Wait after each write until the edge serves the new record or mapping (the provider's edge_url, or https://<host>), then send one real request through it."
-  type        = bool
-  default     = false
-  nullable    = false
-}
-
 variable "smoke_path" {
   description = "The path the smoke checks request on every host of the app."
   type        = string

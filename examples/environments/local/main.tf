@@ -19,6 +19,9 @@ terraform {
 
 provider "kamuidash" {
   environment = "local"
+  # Apply returns once the local edge serves each new record and mapping (the provider's
+  # edge_url and probe_key come from the local edge's env file).
+  verify_propagation = true
 }
 
 module "edge" {
@@ -70,9 +73,6 @@ module "shop" {
   }
   custom_domains = ["www.shop.example"]
   edge_url       = var.edge_url
-  # Apply returns once the local edge serves the new record and mapping (the provider's
-  # edge_url comes from KAMUIDASH_EDGE_URL in the local edge's env file).
-  verify_propagation = true
 
   # The custom hostname goes live once the Worker that serves it is uploaded.
   depends_on = [module.edge]
