@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the internal router as static linux binaries, reproducibly: the same sources and Go
-# toolchain give the same bytes on every machine. Writes build/router/kamuidash-router-linux-<arch>
+# Builds the internal router as static linux binaries, reproducibly: the same sources give the
+# same bytes on every machine, built with the Go release the provider's bundle pins
+# (internal/bundle/go-toolchain; the go command fetches it once when another is installed). Writes build/router/kamuidash-router-linux-<arch>
 # and build/router/SHA256SUMS, and prints each sha256.
 #
 #   scripts/build-router.sh            build amd64 and arm64
@@ -12,6 +13,8 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+GOTOOLCHAIN=$(cat internal/bundle/go-toolchain)
+export GOTOOLCHAIN
 OUT="${ROUTER_OUT_DIR:-build/router}"
 ARCHES=(amd64 arm64)
 PKG=./worker-src/router/cmd/kamuidash-router

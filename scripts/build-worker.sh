@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Builds the edge Worker reproducibly into build/worker/ (or $1): edge.wasm, worker.mjs and
 # an unchanged copy of the toolchain's wasm_exec.js, then prints each file's sha256 and the
-# Wasm's raw and gzip size. Same sources + same toolchain → same bytes.
+# Wasm's raw and gzip size. Same sources → same bytes: the build uses the Go release the
+# provider's bundle pins (internal/bundle/go-toolchain), which the go command fetches once when
+# another is installed.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 out="${1:-$root/build/worker}"
 mkdir -p "$out"
 cd "$root"
+GOTOOLCHAIN=$(cat internal/bundle/go-toolchain)
+export GOTOOLCHAIN
 
 # Pinned flags: no paths, no VCS stamp, no build id, no symbol tables. -gcflags=all=-l
 # (no inlining) keeps the gzip size under the 1 MB goal; the Worker's time is I/O-bound.

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -72,7 +71,8 @@ func (b *Builder) run(ctx context.Context, inv Invocation) ([]byte, error) {
 	return RunGo(ctx, inv)
 }
 
-// toolchainInfo finds the go command and asks it for its version and GOROOT.
+// toolchainInfo finds the operator's go command and has it resolve PinnedToolchain (fetching it
+// into the bundle cache the first time), then identifies that toolchain.
 func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchainInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -99,35 +99,32 @@ func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchai
 		Go:   goCmd,
 		Args: []string{"env", "GOVERSION", "GOROOT"},
 		Dir:  dir,
-		Env:  buildEnv(Platform{}, b.goCacheDir(cacheDir), cacheDir),
+		Env:  fetchEnv(),
 	})
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if err != nil || len(lines) != 2 {
+	// The output is stdout and stderr together, and a first fetch says "go: downloading …" on
+	// stderr before the pinned toolchain answers: the go command's own lines are left out.
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if !strings.HasPrefix(l, "go: ") {
+			lines = append(lines, l)
+		}
+	}
+	switch {
+	case err != nil && strings.Contains(string(out), PinnedToolchain):
+		// The go command knew what to fetch and could not: a module proxy it cannot reach.
+		return nil, fmt.Errorf("%w from the module proxy (%s): %s\nLet it reach your module proxy or mirror "+
+			"(GOPROXY, GONOSUMDB, GOFLAGS, as for any module), or install %s and set %s to its go command",
+			ErrToolchainFetch, goCmd, trimOutput(out), PinnedToolchain, GoEnvVar)
+	case err != nil || len(lines) != 2:
 		return nil, fmt.Errorf("%w (%s env: %v: %s)", ErrNoToolchain, goCmd, err, trimOutput(out))
 	}
-	info := &toolchainInfo{goCmd: goCmd, version: strings.TrimSpace(lines[0]), goroot: strings.TrimSpace(lines[1])}
-	if !recentEnough(info.version) {
-		return nil, fmt.Errorf("%w (%s at %s is older than go%s)", ErrNoToolchain, info.version, goCmd, minGoVersion)
+	info := &toolchainInfo{version: strings.TrimSpace(lines[0]), goroot: strings.TrimSpace(lines[1])}
+	if info.version != PinnedToolchain {
+		// A go command older than 1.21 ignores GOTOOLCHAIN and answers for itself.
+		return nil, fmt.Errorf("%w (%s at %s answered for itself instead of fetching %s)", ErrNoToolchain, info.version, goCmd, PinnedToolchain)
 	}
+	info.goCmd = goCommandIn(info.goroot)
 	b.toolchain = info
 	return info, nil
 }
 
-// recentEnough reports whether a GOVERSION ("go1.26.8", "go1.27rc1", "devel …") can build
-// the synthetic module.
-func recentEnough(version string) bool {
-	if strings.HasPrefix(version, "devel") {
-		return true
-	}
-	rest, ok := strings.CutPrefix(version, "go1.")
-	if !ok {
-		return false
-	}
-	end := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
-	if end >= 0 {
-		rest = rest[:end]
-	}
-	minor, err := strconv.Atoi(rest)
-	want, _ := strconv.Atoi(strings.TrimPrefix(minGoVersion, "1."))
-	return err == nil && minor >= want
-}

@@ -3,12 +3,16 @@
 // the toolchain's wasm_exec.js), the router as static linux binaries, and the router as an OCI
 // image index.
 //
-// Builds run the local Go toolchain in a temporary synthetic module: the same module path as
-// this repository (so imports of internal/route resolve) and no requirements, so nothing is
-// ever downloaded. The environment is isolated (no GOFLAGS, GOPROXY=off, GOTOOLCHAIN=local,
-// no cgo, no user go.env) and the flags pinned (-trimpath, -buildvcs=false, no build id), so
-// the same sources and toolchain give the same bytes, and so the same SHA256, on every
-// machine. The bytes equal those of scripts/build-worker.sh and scripts/build-router.sh.
+// Builds run one pinned Go release (PinnedToolchain, the file go-toolchain), whatever Go the
+// operator has installed: the installed go command (Go 1.21 or newer) resolves it through
+// GOTOOLCHAIN with the operator's own module proxy settings, fetching it into their module cache
+// the first time, and the builds then run that release's own go command. They run in a
+// temporary synthetic module: the same module path as this repository (so imports of
+// internal/route resolve) and no requirements, so nothing else is ever downloaded. The build
+// environment is isolated (no GOFLAGS, GOPROXY=off, GOTOOLCHAIN=local, no cgo, no user go.env)
+// and the flags pinned (-trimpath, -buildvcs=false, no build id), so the same sources give the
+// same bytes, and so the same SHA256, on every machine. The bytes equal those of
+// scripts/build-worker.sh and scripts/build-router.sh, which read the same go-toolchain file.
 // Artifacts are cached by a hash of their inputs; a cache hit runs no compiler.
 //
 // The provider's main package embeds the sources (go:embed cannot reach parent directories,

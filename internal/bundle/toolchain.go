@@ -3,10 +3,13 @@ package bundle
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"strings"
 )
 
@@ -14,12 +17,30 @@ import (
 // is not on PATH (or a different toolchain should build the bundle).
 const GoEnvVar = "KAMUIDASH_GO"
 
-// ErrNoToolchain reports that no Go command could be found. The provider surfaces it as a
-// plan-time diagnostic; its message says how to fix it.
-var ErrNoToolchain = errors.New("no Go toolchain found: install Go " + minGoVersion +
-	"+ and put it on PATH, or set " + GoEnvVar + "=/path/to/go")
+// PinnedToolchain is the Go release every bundle is built with, whatever Go the operator has
+// installed: edge.wasm from two patch releases differs, and two machines (or a machine and CI)
+// building different bytes would see a Worker update in every plan, which the guard then
+// refuses beside any other change. The operator's go command fetches this release from the
+// module proxy the first time (GOTOOLCHAIN; it lands in the operator's module cache, about
+// 76 MB), which Go 1.21 and newer can do. scripts/build-worker.sh and build-router.sh read the same file.
+var PinnedToolchain = strings.TrimSpace(pinnedToolchainFile)
 
-// minGoVersion is the oldest toolchain that accepts the synthetic module's go line.
+//go:embed go-toolchain
+var pinnedToolchainFile string
+
+// minOperatorGo is the oldest go command that can fetch PinnedToolchain (GOTOOLCHAIN).
+const minOperatorGo = "1.21"
+
+// ErrNoToolchain reports that no Go command could be found, or none that can fetch the pinned
+// release. The provider surfaces it as a plan-time diagnostic; its message says how to fix it.
+var ErrNoToolchain = errors.New("no usable Go toolchain: install Go " + minOperatorGo +
+	" or newer and put it on PATH, or set " + GoEnvVar + "=/path/to/go (the bundle is built with " +
+	PinnedToolchain + ", which that go command fetches from the module proxy once)")
+
+// ErrToolchainFetch reports that the go command could not fetch PinnedToolchain.
+var ErrToolchainFetch = errors.New("the go command could not fetch " + PinnedToolchain)
+
+// minGoVersion is the go line of the synthetic module the pinned toolchain builds.
 const minGoVersion = "1.26"
 
 // Invocation is one run of the go command.
@@ -61,9 +82,35 @@ func RunGo(ctx context.Context, inv Invocation) ([]byte, error) {
 
 // toolchainInfo identifies the toolchain for cache keys and locates wasm_exec.js.
 type toolchainInfo struct {
-	goCmd   string
-	version string // `go version` output, trimmed
+	goCmd   string // the pinned toolchain's own go command
+	version string // its GOVERSION: PinnedToolchain
 	goroot  string
+}
+
+// fetchEnv is the environment in which the operator's go command resolves PinnedToolchain: the
+// operator's own (GOPROXY, GONOSUMDB, GOFLAGS, a go env file: whatever reaches their module
+// proxy or mirror, and their module cache, where the go command keeps the toolchains it
+// fetched, so one fetch serves every later build), with the toolchain asked for. Nothing here
+// reaches a build: the builds run the pinned toolchain with the pinned environment (buildEnv).
+func fetchEnv() []string {
+	env := []string{}
+	for _, kv := range os.Environ() {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "GOTOOLCHAIN", "GOROOT", "GOWORK":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GOTOOLCHAIN="+PinnedToolchain, "GOWORK=off")
+}
+
+// goCommandIn is the go command of the toolchain at goroot.
+func goCommandIn(goroot string) string {
+	name := "go"
+	if runtime.GOOS == "windows" {
+		name = "go.exe"
+	}
+	return filepath.Join(goroot, "bin", name)
 }
 
 // BuildError is a failed go command; Output holds what the compiler said (trimmed).

@@ -42,6 +42,10 @@ func bundleBuildDiag(title, noun string, sourcesAttr path.Path, err error) diag.
 	case errors.Is(err, bundle.ErrNoToolchain):
 		return diag.NewErrorDiagnostic("Go Toolchain Not Found",
 			"The provider builds "+noun+" from source with the Go toolchain, and none was found. "+err.Error())
+	case errors.Is(err, bundle.ErrToolchainFetch):
+		return diag.NewErrorDiagnostic("Go Toolchain Not Fetched",
+			"The provider builds "+noun+" with "+bundle.PinnedToolchain+" on every machine, so that every machine builds the "+
+				"same bytes, and the installed go command could not fetch it. "+err.Error())
 	case errors.As(err, &buildErr) && !sourcesAttr.Equal(path.Empty()):
 		return diag.NewAttributeErrorDiagnostic(sourcesAttr, title+" Does Not Build",
 			"Building "+noun+" failed; fix the sources and plan again.\n\n"+buildErr.Error())

@@ -59,6 +59,7 @@ type edgeWorkerModel struct {
 	Routes             types.List    `tfsdk:"routes"`
 	ContentSHA256      types.String  `tfsdk:"content_sha256"`
 	SizeBytes          types.Int64   `tfsdk:"size_bytes"`
+	BuildToolchain     types.String  `tfsdk:"build_toolchain"`
 	Etag               types.String  `tfsdk:"etag"`
 }
 
@@ -164,6 +165,12 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				MarkdownDescription: "The total size of the uploaded modules, known at plan time.",
 				Computed:            true,
 			},
+			"build_toolchain": schema.StringAttribute{
+				MarkdownDescription: "The Go release the uploaded Worker was built with (for example `go1.26.8`). The provider " +
+					"pins it, whatever Go is installed, so that every machine builds the same bytes; the installed go command " +
+					"(Go 1.21 or newer) fetches it from the module proxy the first time. Recorded with each upload.",
+				Computed: true,
+			},
 			"etag": schema.StringAttribute{
 				MarkdownDescription: "The API's etag of the uploaded content, used to notice uploads made outside Terraform.",
 				Computed:            true,
@@ -221,13 +228,17 @@ func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.Modify
 	}
 	plan.ContentSHA256 = types.StringValue(w.SHA256)
 	plan.SizeBytes = types.Int64Value(w.Size)
+	plan.BuildToolchain = types.StringValue(w.GoVersion)
 	plan.Etag = types.StringUnknown()
-	// The etag is stable unless something is uploaded: keep it when the plan uploads nothing.
+	// The etag is stable unless something is uploaded: keep it when the plan uploads nothing,
+	// and the toolchain recorded with the last upload (none for a Worker uploaded before it was
+	// recorded: no plan changes for that alone).
 	if !req.State.Raw.IsNull() {
 		var state edgeWorkerModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		if r.uploadsNothing(plan, state) {
 			plan.Etag = state.Etag
+			plan.BuildToolchain = state.BuildToolchain
 		}
 	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -268,6 +279,7 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	}
 	m.ContentSHA256 = types.StringValue(w.SHA256)
 	m.SizeBytes = types.Int64Value(w.Size)
+	m.BuildToolchain = types.StringValue(w.GoVersion)
 	m.Etag = types.StringValue(etag)
 	return diags
 }

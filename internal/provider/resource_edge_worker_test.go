@@ -110,6 +110,8 @@ func TestAccEdgeWorker_Lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("content_sha256"), knownvalue.StringExact(built.SHA256)),
 						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("size_bytes"), knownvalue.Int64Exact(built.Size)),
+						// The pinned release, whatever go the machine has.
+						plancheck.ExpectKnownValue(edgeWorkerAddr, tfjsonpath.New("build_toolchain"), knownvalue.StringExact(bundle.PinnedToolchain)),
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{etagChanges.AddStateValue(edgeWorkerAddr, tfjsonpath.New("etag"))},
@@ -181,7 +183,7 @@ func TestAccEdgeWorker_Lifecycle(t *testing.T) {
 				ImportStateVerify: true,
 				// Secrets are never read back from the API, and an import cannot know which
 				// sources built the uploaded code.
-				ImportStateVerifyIgnore: []string{"signing_secret", "cache_marker", "content_sha256", "size_bytes", "source_dir"},
+				ImportStateVerifyIgnore: []string{"signing_secret", "cache_marker", "content_sha256", "size_bytes", "build_toolchain", "source_dir"},
 			},
 		},
 	})
