@@ -127,4 +127,3 @@ func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchai
 	b.toolchain = info
 	return info, nil
 }
-
