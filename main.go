@@ -30,6 +30,12 @@ import (
 //go:embed worker-src internal/route
 var bundledSources embed.FS
 
+// nodePackages pins the npm packages the local edge runs (Miniflare with workerd): it installs
+// them into its cache directory on first use outside a checkout.
+//
+//go:embed package.json package-lock.json
+var nodePackages embed.FS
+
 // version is set by the release build (goreleaser: -X main.version={{.Version}}).
 var version = "dev"
 
@@ -45,7 +51,7 @@ type subcommand struct {
 // subcommands are the toolkit's commands.
 var subcommands = map[string]subcommand{
 	"version":   {summary: "print the provider version", run: runVersion},
-	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Command(bundledSources)},
+	"localedge": {summary: "run the whole edge on this machine (API, workerd, tunnel, router)", run: localedge.Command(bundledSources, nodePackages)},
 	"guard":     {summary: "judge a plan (terraform show -json): a Worker change must be in place and alone", run: guard.Main},
 	"rollout":   {summary: "roll out environment by environment: plan, guard, apply that plan, smoke checks", run: rollout.Main},
 	"kv":        {summary: "kv migrate: copy KV namespaces into a new one with bulk calls, then verify every key", run: kvmigrate.Main},

@@ -14,8 +14,12 @@
 //     reads or resets the counts; cmd/bench-api, `make bench-api`, reads them between the
 //     phases of a Terraform run) and, with --api-rate-limit (1200/5m is Cloudflare's global
 //     limit; default off), enforcing the rate limit with Cloudflare's 429 and headers;
-//   - the uploaded Workers in the real workerd (package runtime: Miniflare from the repo's
-//     node_modules, driven by an embedded Node host), byte-exact modules and their bindings;
+//   - the uploaded Workers in the real workerd (package runtime: Miniflare, driven by an
+//     embedded Node host), byte-exact modules and their bindings. Miniflare comes from
+//     --node-modules, else the nearest node_modules up from the working directory (a
+//     checkout after npm ci), else the npm packages the provider binary pins (its package.json
+//     and package-lock.json), installed with npm ci into the cache directory on first use,
+//     once per lockfile (NodeModulesCacheDir);
 //   - the edge on --edge (default 127.0.0.1:8788): each request goes to the Worker its Host
 //     and path route to, as Cloudflare would for the zone (the most specific Worker route;
 //     hosts outside the zone only when they are active custom hostnames, tried under their

@@ -12,10 +12,11 @@ import (
 )
 
 // Command returns the `localedge` sub-command, building the router from sources (see
-// Options.Sources).
-func Command(sources fs.FS) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+// Options.Sources) and installing the npm packages nodePackages pins when no node_modules is
+// found (see Options.NodePackages).
+func Command(sources, nodePackages fs.FS) func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return func(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-		return run(ctx, sources, args, stdout, stderr)
+		return run(ctx, sources, nodePackages, args, stdout, stderr)
 	}
 }
 
@@ -24,10 +25,10 @@ func Command(sources fs.FS) func(ctx context.Context, args []string, stdout, std
 // 1 when the local edge could not start or a listener failed. --router builds the router
 // from the checkout; Command builds it from given sources.
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return run(ctx, nil, args, stdout, stderr)
+	return run(ctx, nil, nil, args, stdout, stderr)
 }
 
-func run(ctx context.Context, sources fs.FS, args []string, stdout, stderr io.Writer) int {
+func run(ctx context.Context, sources, nodePackages fs.FS, args []string, stdout, stderr io.Writer) int {
 	opts, err := parseOptions(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
@@ -37,6 +38,7 @@ func run(ctx context.Context, sources fs.FS, args []string, stdout, stderr io.Wr
 		return 2
 	}
 	opts.Sources = sources
+	opts.NodePackages = nodePackages
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, opts, stdout, stderr); err != nil {

@@ -18,8 +18,15 @@ import (
 // local edge process.
 const mainEnv = "LOCALEDGE_TEST_RUN_MAIN"
 
+// nodePackagesEnv, with mainEnv, runs the command as the provider binary does: with the npm
+// manifest in this directory to install when no node_modules is found.
+const nodePackagesEnv = "LOCALEDGE_TEST_NODE_PACKAGES"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
+		if dir := os.Getenv(nodePackagesEnv); dir != "" {
+			os.Exit(Command(nil, os.DirFS(dir))(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+		}
 		os.Exit(Main(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -149,5 +156,62 @@ func TestMain_RelativePathFlags(t *testing.T) {
 	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
 		t.Fatal("still running a minute after SIGTERM")
+	}
+}
+
+// TestMain_InstallsItsNodePackagesOutsideACheckout runs the command as an installed provider
+// binary would be run: from a directory outside any checkout, with an empty cache. It installs
+// the npm packages it pins (saying so), starts workerd from them, and the next start finds them
+// in place.
+func TestMain_InstallsItsNodePackagesOutsideACheckout(t *testing.T) {
+	requireRuntime(t)
+	wd, _ := os.Getwd()
+	repo := filepath.Dir(filepath.Dir(wd)) // internal/localedge → the repository
+	cache, dir := t.TempDir(), t.TempDir()
+	start := func(state string) (stdout string) {
+		t.Helper()
+		ready := filepath.Join(dir, state+".ready")
+		cmd := exec.Command(os.Args[0], "--state-dir", filepath.Join(dir, state), "--ready-file", ready,
+			"--api", "127.0.0.1:0", "--edge", "127.0.0.1:0")
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), mainEnv+"=1", nodePackagesEnv+"="+repo, "XDG_CACHE_HOME="+cache)
+		var out, stderr syncBuffer
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		must(t, "start the local edge", cmd.Start())
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		for deadline := time.Now().Add(5 * time.Minute); ; {
+			if _, err := os.Stat(ready); err == nil {
+				break
+			}
+			select {
+			case err := <-exited:
+				t.Fatalf("exited before ready: %v\n%s\n%s", err, out.String(), stderr.String())
+			case <-time.After(200 * time.Millisecond):
+			}
+			if time.Now().After(deadline) {
+				_ = cmd.Process.Kill()
+				t.Fatalf("not ready within 5 minutes\n%s\n%s", out.String(), stderr.String())
+			}
+		}
+		hostScript := filepath.Join(dir, state, "runtime", "host.mjs")
+		time.Sleep(time.Second)
+		if len(processesRunning(hostScript)) == 0 {
+			t.Errorf("no runtime host runs %s\n%s", hostScript, stderr.String())
+		}
+		must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
+		if err := <-exited; err != nil {
+			t.Errorf("exit after SIGTERM: %v\n%s", err, stderr.String())
+		}
+		return out.String()
+	}
+	if out := start("first"); !strings.Contains(out, "installing the local edge's npm packages") || !strings.Contains(out, "npm packages installed in") {
+		t.Errorf("first start outside a checkout did not say it installs its packages:\n%s", out)
+	}
+	if matches, _ := filepath.Glob(filepath.Join(cache, "kamuidash", "localedge-npm", "npm-*", "node_modules", "miniflare")); len(matches) != 1 {
+		t.Errorf("installed packages under the cache: %v, want one miniflare", matches)
+	}
+	if out := start("second"); strings.Contains(out, "installing") {
+		t.Errorf("the second start installed again:\n%s", out)
 	}
 }

@@ -40,8 +40,13 @@ type Options struct {
 	// off.
 	APIRateLimit cfapi.RateLimit
 	// NodeModules is the node_modules holding Miniflare. Default: the nearest one found
-	// walking up from the working directory.
+	// walking up from the working directory, else NodePackages installed into the cache.
 	NodeModules string
+	// NodePackages is the pinned npm manifest (package.json and package-lock.json) the
+	// provider binary carries (not a flag): installed with npm ci into the user's cache
+	// directory, once per lockfile, when no node_modules is found. Default nil: none is
+	// installed, and a missing node_modules is an error that says to run npm ci.
+	NodePackages fs.FS
 	// Router starts the router and sends tunnel ingress aimed at the router's in-cluster
 	// service to it.
 	Router bool
@@ -69,6 +74,16 @@ type Options struct {
 // a configuration that does not wait for the fallback origin to be active is caught (Cloudflare
 // takes from seconds to minutes).
 const DefaultFallbackActivation = 2 * time.Second
+
+// NodeModulesCacheDir is where the pinned npm packages are installed: <user cache
+// dir>/kamuidash/localedge-npm (the working directory's .localedge-npm when the system has no
+// cache dir).
+func NodeModulesCacheDir() string {
+	if dir, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(dir, "kamuidash", "localedge-npm")
+	}
+	return ".localedge-npm"
+}
 
 // DefaultStateDir is <user cache dir>/kamuidash/localedge, or .localedge in the working
 // directory when the system has no cache dir.
@@ -103,7 +118,7 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 		o.APIRateLimit = l
 		return err
 	})
-	fs.StringVar(&o.NodeModules, "node-modules", "", "node_modules directory holding miniflare (default: found walking up from the working directory)")
+	fs.StringVar(&o.NodeModules, "node-modules", "", "node_modules directory holding miniflare (default: found walking up from the working directory, else the provider's pinned packages, installed into the cache directory on first use)")
 	fs.BoolVar(&o.Router, "router", false, "build and start the router; tunnel ingress to the kamuidash-router service goes to it")
 	fs.StringVar(&o.RouterUpstreamTemplate, "router-upstream-template", "127.0.0.1:{port}", "the router's upstream template: where namespace/service:port upstreams go locally")
 	fs.StringVar(&o.RouterNamespacePrefix, "router-namespace-prefix", "tenant-", "the router's namespace prefix (upstream namespaces must start with it)")

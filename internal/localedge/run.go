@@ -34,11 +34,19 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	nodeModules, err := edgeruntime.FindNodeModules(opts.NodeModules, wd)
-	if err != nil {
+	if _, err := edgeruntime.FindNode(); err != nil {
 		return err
 	}
-	if _, err := edgeruntime.FindNode(); err != nil {
+	nodeModules, err := edgeruntime.FindNodeModules(opts.NodeModules, wd)
+	if errors.Is(err, edgeruntime.ErrNoMiniflare) && opts.NodeModules == "" && opts.NodePackages != nil {
+		// Outside a checkout: the packages the provider binary pins, installed once.
+		cache, absErr := filepath.Abs(NodeModulesCacheDir())
+		if absErr != nil {
+			return absErr
+		}
+		nodeModules, err = edgeruntime.InstallNodeModules(ctx, opts.NodePackages, cache, stdout)
+	}
+	if err != nil {
 		return err
 	}
 	var router *localRouter

@@ -43,7 +43,7 @@ func hasMiniflare(nodeModules string) bool {
 func FindNode() (string, error) {
 	p, err := exec.LookPath("node")
 	if err != nil {
-		return "", errors.New("node is not on PATH: install Node.js 20 or later, then run npm ci at the repo root")
+		return "", errors.New("node is not on PATH: install Node.js 20 or later (with npm; Debian: apt-get install nodejs npm)")
 	}
 	return p, nil
 }
