@@ -10,6 +10,18 @@ DEMO=${DEMO_DIR:-$ROOT/build/demo}
 VERSION=0.0.1 # a prerelease would not satisfy an empty version constraint
 step() { printf '\n==> %s\n' "$*"; }
 die() { echo "demo: $*" >&2; exit 1; }
+# quietly <log> <command...>: runs a step's command with its output (the go command's "go:
+# downloading" lines on a first run) in a log file, says how long it took, and shows where the
+# log is and how it ends when it fails.
+quietly() {
+  local logf=$1 start=$SECONDS
+  shift
+  if ! "$@" >"$logf" 2>&1; then
+    tail -n 20 "$logf" >&2
+    die "that failed; its whole output is in $logf"
+  fi
+  echo "    done in $((SECONDS - start))s"
+}
 
 command -v curl >/dev/null || die "curl is needed to send the demo's requests (apt-get install curl)"
 
@@ -24,15 +36,17 @@ mkdir -p "$DEMO"
 
 step "npm packages, the Terraform CLI and the local cluster's API server (each built once, then cached)"
 scripts/npm-ci.sh
-# The CLI and kube-apiserver build from the Go module proxy in parallel on a first run.
-scripts/install-tools.sh kube >"$DEMO/kube-assets" 2>"$DEMO/install-kube.log" &
+# The CLI and kube-apiserver build from the Go module proxy in parallel on a first run; each says
+# when it starts and how long it took, and keeps the go command's output in a log of its own.
+scripts/install-tools.sh kube >"$DEMO/kube-assets" &
 kube_install=$!
 TF_BIN=$(scripts/install-tools.sh terraform)/terraform
-wait "$kube_install" || { tail -20 "$DEMO/install-kube.log"; die "installing etcd and kube-apiserver failed; see $DEMO/install-kube.log"; }
+wait "$kube_install" || die "installing etcd and kube-apiserver failed (above)"
 KUBE_ASSETS=$(cat "$DEMO/kube-assets")
+echo "    ready: $TF_BIN, and etcd and kube-apiserver in $KUBE_ASSETS"
 
 step "building the provider and laying it into an offline mirror"
-CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$VERSION" -o "$DEMO/terraform-provider-kamuidash" .
+quietly "$DEMO/build-provider.log" env CGO_ENABLED=0 go build -trimpath -ldflags "-X main.version=$VERSION" -o "$DEMO/terraform-provider-kamuidash" .
 plat=$(go env GOOS)_$(go env GOARCH)
 mirror="$DEMO/mirror/registry.terraform.io/kamuidash/kamuidash/$VERSION/$plat"
 mkdir -p "$mirror"
@@ -47,7 +61,7 @@ provider_installation {
 EOF
 
 step "starting the tenant backend and the local edge"
-go build -o "$DEMO/backend" ./worker-src/router/internal/benchtool
+quietly "$DEMO/build-backend.log" go build -o "$DEMO/backend" ./worker-src/router/internal/benchtool
 read -r BACKEND_PORT API_PORT EDGE_PORT <<<"$("$DEMO/backend" ports 3 | tr '\n' ' ')"
 nohup "$DEMO/backend" backend -listen "127.0.0.1:$BACKEND_PORT" >"$DEMO/backend.log" 2>&1 &
 echo $! >"$DEMO/backend.pid"
@@ -91,6 +105,10 @@ export TF_VAR_signing_secret TF_VAR_cache_marker
   | grep -E '^(kamuidash_|data\.|Apply complete|Plan:)' || die "terraform apply failed; see the output above"
 (cd "$DEMO/work" && "$TF_BIN" plan -input=false -detailed-exitcode -no-color >/dev/null) \
   && echo "re-plan: no changes" || die "the re-plan is not empty"
+# What was applied, by resource type (the modules' addresses without their module paths).
+echo "applied:"
+(cd "$DEMO/work" && "$TF_BIN" state list) | sed -n 's/^\(module\.[^.]*\.\)*\(kamuidash_[a-z_]*\)\..*/\2/p' | sort | uniq -c |
+  awk '{ printf "    %-34s %d\n", $2, $1 }'
 
 echo "fallback origin (custom hostnames are served only once it is active): $(cd "$DEMO/work" && "$TF_BIN" output -json fallback_origin)"
 

@@ -25,6 +25,22 @@ mkdir -p "$BIN"
 
 log() { echo "install-tools: $*" >&2; }
 
+# Each build's own output (hundreds of "go: downloading" lines on a fresh machine) goes to a log
+# file of its own; the terminal gets one line when a build starts and one when it ends, and, when
+# it fails, where its log is and the log's last lines.
+LOGS="$TOOLS_DIR/logs"
+mkdir -p "$LOGS"
+# logged <name> <command...>: runs the command with its output appended to $LOGS/<name>.log.
+logged() {
+  local name=$1
+  shift
+  if ! "$@" >>"$LOGS/$name.log" 2>&1; then
+    log "building $name failed; its output is in $LOGS/$name.log, ending with:"
+    tail -n 15 "$LOGS/$name.log" >&2
+    return 1
+  fi
+}
+
 # Each tool is stamped with its version so a bump rebuilds instead of silently reusing.
 have() { [ -x "$BIN/$1" ] && [ "$(cat "$BIN/.$1.version" 2>/dev/null)" = "$2" ]; }
 
@@ -48,21 +64,29 @@ build_kube() { run_parallel build_kube_apiserver install_etcd; }
 
 build_terraform() {
   have terraform "$TERRAFORM_VERSION" && return
-  log "building terraform v$TERRAFORM_VERSION from the Go module proxy (a few minutes)…"
+  log "building terraform v$TERRAFORM_VERSION from the Go module proxy (once, then cached in $BIN; a few minutes)…"
   local start=$SECONDS
+  : >"$LOGS/terraform.log"
   # version.dev=no: report "1.8.5", not "1.8.5-dev", as a release build does.
-  GOBIN="$BIN" GOFLAGS=-buildvcs=false go install -trimpath \
+  logged terraform env GOBIN="$BIN" GOFLAGS=-buildvcs=false go install -trimpath \
     -ldflags "-s -w -X github.com/hashicorp/terraform/version.dev=no" \
-    "github.com/hashicorp/terraform@v$TERRAFORM_VERSION" >&2
+    "github.com/hashicorp/terraform@v$TERRAFORM_VERSION" || return 1
   echo "$TERRAFORM_VERSION" >"$BIN/.terraform.version"
   log "terraform v$TERRAFORM_VERSION built in $((SECONDS - start))s"
 }
 
 build_tofu() {
   have tofu "$OPENTOFU_VERSION" && return
-  log "building tofu v$OPENTOFU_VERSION from the Go module proxy (a few minutes)…"
+  log "building tofu v$OPENTOFU_VERSION from the Go module proxy (once, then cached in $BIN; a few minutes)…"
   local start=$SECONDS
+  : >"$LOGS/tofu.log"
   # A subshell, so the wrapper module's clean-up trap cannot outlive this build.
+  logged tofu build_tofu_in_wrapper || return 1
+  echo "$OPENTOFU_VERSION" >"$BIN/.tofu.version"
+  log "tofu v$OPENTOFU_VERSION built in $((SECONDS - start))s"
+}
+
+build_tofu_in_wrapper() {
   (
     wrap=$(mktemp -d)
     trap 'rm -rf "$wrap"' EXIT
@@ -74,8 +98,6 @@ build_tofu() {
       -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" \
       -o "$BIN/tofu" github.com/opentofu/opentofu/cmd/tofu >&2
   )
-  echo "$OPENTOFU_VERSION" >"$BIN/.tofu.version"
-  log "tofu v$OPENTOFU_VERSION built in $((SECONDS - start))s"
 }
 
 # kube-apiserver through a wrapper module. kubernetes' go.mod points its staging modules at
@@ -84,8 +106,15 @@ build_tofu() {
 # go.mod. The main is kubernetes' own cmd/kube-apiserver/apiserver.go.
 build_kube_apiserver() {
   have kube-apiserver "$KUBE_VERSION" && return
-  log "building kube-apiserver v$KUBE_VERSION from the Go module proxy (once; about 10 minutes on two cores)…"
+  log "building kube-apiserver v$KUBE_VERSION from the Go module proxy (once, then cached in $BIN; about 10 minutes on two cores)…"
   local start=$SECONDS
+  : >"$LOGS/kube-apiserver.log"
+  logged kube-apiserver build_kube_apiserver_in_wrapper || return 1
+  echo "$KUBE_VERSION" >"$BIN/.kube-apiserver.version"
+  log "kube-apiserver v$KUBE_VERSION built in $((SECONDS - start))s"
+}
+
+build_kube_apiserver_in_wrapper() {
   (
     wrap=$(mktemp -d)
     trap 'rm -rf "$wrap"' EXIT
@@ -129,8 +158,6 @@ GO
       -ldflags "-s -w -X $v.gitVersion=v$KUBE_VERSION -X $v.gitMajor=${KUBE_VERSION%%.*} -X $v.gitMinor=$minor -X $v.gitTreeState=clean" \
       -o "$BIN/kube-apiserver" . >&2
   )
-  echo "$KUBE_VERSION" >"$BIN/.kube-apiserver.version"
-  log "kube-apiserver v$KUBE_VERSION built in $((SECONDS - start))s"
 }
 
 # etcd from Debian (etcd-server: 3.4 on bookworm), linked into $BIN. The tests start their own
@@ -143,10 +170,11 @@ install_etcd() {
     local start=$SECONDS sudo=
     [ "$(id -u)" = 0 ] || sudo=sudo
     export DEBIAN_FRONTEND=noninteractive
+    : >"$LOGS/etcd.log"
     if ! apt-cache show etcd-server >/dev/null 2>&1; then
-      $sudo apt-get update -qq >&2
+      logged etcd $sudo apt-get update -qq || return 1
     fi
-    $sudo apt-get install -y -qq --no-install-recommends etcd-server >&2
+    logged etcd $sudo apt-get install -y -qq --no-install-recommends etcd-server || return 1
     stop_etcd_service
     log "etcd $("$ETCD_DEBIAN" --version | sed -n 's/^etcd Version: //p') installed in $((SECONDS - start))s"
   fi
