@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Replays a generated traffic mix through workerd (Miniflare from the repo's node_modules)
-# for the edge Worker, js-seed (the seed design of DESIGN.md §3 in plain JavaScript, the
-# yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in
+# for the edge Worker, js-seed (the seed design of the request path, docs/ARCHITECTURE.md, in
+# plain JavaScript, the yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in
 # alternating rounds, then a flood of distinct random platform labels. It prints per Worker
 # KV reads, Cache API lookups/puts and R2 reads per 1,000 requests, p50/p99 (median over the
 # rounds, with the spread), the floor and the known floor (without the unknown hosts' reads),

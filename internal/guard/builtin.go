@@ -1,9 +1,10 @@
 package guard
 
 // Builtin returns the table of the types the guard knows without a classes file: this
-// provider's (DESIGN.md §5), the official Cloudflare provider's (current and older names, so
-// that configurations mixing or migrating providers are guarded as well) and the Kubernetes
-// provider's. Each call returns a new table, so callers may extend it.
+// provider's (docs/ARCHITECTURE.md, "Change classes and the guard"), the official Cloudflare
+// provider's (current and older names, so that configurations mixing or migrating providers are
+// guarded as well) and the Kubernetes provider's. Each call returns a new table, so callers may
+// extend it.
 func Builtin() *Table {
 	t := &Table{}
 

@@ -39,7 +39,8 @@ func TestBuiltinClasses(t *testing.T) {
 		O = guard.ClassOther
 	)
 	for typ, want := range map[string][]guard.Class{
-		// This provider (DESIGN.md §5); several classes are listed in report order.
+		// This provider (docs/ARCHITECTURE.md, "Change classes and the guard"); several classes
+		// are listed in report order.
 		"kamuidash_edge_worker":           {W},
 		"kamuidash_kv_namespace":          {K},
 		"kamuidash_tenant_app":            {K},

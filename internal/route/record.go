@@ -11,7 +11,8 @@ import (
 )
 
 // SchemaVersion is the only record schema version this code reads and writes. A new version is
-// a migration into a new namespace (DESIGN.md §4), never an in-place edit.
+// a migration into a new namespace (docs/ARCHITECTURE.md, "Data contracts"), never an in-place
+// edit.
 const SchemaVersion = 1
 
 // Status is the lifecycle state of an app or domain mapping.
@@ -64,7 +65,8 @@ type Dynamic struct {
 //
 // Manifest is optional so that every record written before it existed decodes, and hashes,
 // exactly as before; a Worker that predates it refuses a record that carries it (strict
-// decoding), which the guard's Worker-first ordering of plans rules out (DESIGN.md §5).
+// decoding), which the guard's Worker-first ordering of plans rules out (docs/ARCHITECTURE.md,
+// "Change classes and the guard").
 type Static struct {
 	// Prefix is the object-key prefix in the static bucket, ending in "/".
 	Prefix string `json:"prefix"`

@@ -1,4 +1,5 @@
-// Package edge is the decision core of the KamuiDash edge Worker (DESIGN.md §3).
+// Package edge is the decision core of the KamuiDash edge Worker (docs/ARCHITECTURE.md, "The
+// path of one request").
 //
 // The core is plain Go over small interfaces (KV, Cache, Objects, Clock, Logger) so that
 // every decision is covered by `go test` on the host. It never imports net/http or fmt:

@@ -1,5 +1,5 @@
-// js-seed: the seed design of the edge Worker (DESIGN.md §3), written plainly in JavaScript,
-// as the yardstick bench-edge measures the Go edge Worker against. It does the job the edge
+// js-seed: the seed design of the edge Worker (docs/ARCHITECTURE.md, "The path of one
+// request"), written plainly in JavaScript, as the yardstick bench-edge measures the Go edge Worker against. It does the job the edge
 // does, with the same data contracts (internal/route), the same fixed answers and header rules,
 // and nothing the edge adds on top of the design: no in-isolate route memo, no known-dynamic
 // skip of the content lookup, no filter of unknown hosts, no single flight.

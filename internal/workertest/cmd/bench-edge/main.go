@@ -1,6 +1,6 @@
 // Command bench-edge replays one generated traffic mix through workerd for the edge Worker,
-// js-seed (the seed design of DESIGN.md §3 in plain JavaScript: the yardstick), a one-KV-read
-// JS pass-through (the limit) and a no-cache baseline, in alternating rounds, then a flood of
+// js-seed (the seed design of the request path, docs/ARCHITECTURE.md, in plain JavaScript:
+// the yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in alternating rounds, then a flood of
 // distinct random platform labels. It prints, per Worker: KV reads per 1,000 requests (against
 // the floor, and the known floor that leaves the unknown hosts out), Cache API lookups and
 // puts and R2 reads per 1,000, p50/p99 latency (the median over the rounds, with the spread),
