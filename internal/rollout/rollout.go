@@ -78,8 +78,8 @@ type EnvResult struct {
 	Stage Stage
 	// Report is the guard's judgement of the plan (nil before the guard ran).
 	Report *guard.Report
-	// Applied says whether the saved plan was applied (false when it changed neither resources
-	// nor outputs).
+	// Applied says whether the saved plan was applied (false when it changed no resource, no
+	// output and no resource's address).
 	Applied bool
 	// SmokePassed and SmokeTotal count the last round of smoke checks.
 	SmokePassed, SmokeTotal int
@@ -168,8 +168,9 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	}
 
 	// Output changes count: the router's manifests are an output (modules/cluster-ingress),
-	// and the cluster's tooling applies what the state holds.
-	if hasChanges && (len(report.Changes) > 0 || changesOutputs(plan)) {
+	// and the cluster's tooling applies what the state holds. So do moves: applying them
+	// records the new addresses, after which the moved blocks can be deleted.
+	if hasChanges && (len(report.Changes) > 0 || changesOutputs(plan) || movesResources(plan)) {
 		r.printf("%s: apply (the saved plan)\n", env)
 		r.loud(tf)
 		if err := tf.Apply(ctx, tfexec.DirOrPlan(planFile)); err != nil {
@@ -227,6 +228,16 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 func changesOutputs(plan *tfjson.Plan) bool {
 	for _, c := range plan.OutputChanges {
 		if c != nil && !c.Actions.NoOp() {
+			return true
+		}
+	}
+	return false
+}
+
+// movesResources says whether the plan records resources under new addresses (moved blocks).
+func movesResources(plan *tfjson.Plan) bool {
+	for _, c := range plan.ResourceChanges {
+		if c != nil && c.PreviousAddress != "" && c.PreviousAddress != c.Address {
 			return true
 		}
 	}
