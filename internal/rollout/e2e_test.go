@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,9 +30,10 @@ import (
 
 // TestAccRollout_DevThenProd is the rollout end to end: the real CLI (TF_ACC_TERRAFORM_PATH,
 // Terraform or OpenTofu), the provider binary built from this checkout and installed from an
-// offline filesystem mirror, examples/environments/{dev,prod} with the modules they use, and
-// two local edges (API, workerd, tunnel emulation, router) in front of a loopback tenant
-// backend. The smoke checks are real requests through each edge.
+// offline filesystem mirror, examples/environments/{dev,prod} with the configuration they
+// share (examples/environments/shared) and the modules it uses, and two local edges (API,
+// workerd, tunnel emulation, router) in front of a loopback tenant backend. The smoke checks
+// are real requests through each edge.
 func TestAccRollout_DevThenProd(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("end-to-end rollout test: set TF_ACC=1 and TF_ACC_TERRAFORM_PATH (scripts/test.sh does)")
@@ -58,7 +61,7 @@ func TestAccRollout_DevThenProd(t *testing.T) {
 	devRecord, prodRecord := w.dev.shopRecord(t), w.prod.shopRecord(t)
 
 	// 2. A Worker-only change rolls out to both; the smoke checks pass on each.
-	w.setVars("log_sample_rate", "0.5", "0.5")
+	w.setValues(t, "log_sample_rate", "0.5", "0.5")
 	out, code = w.rollout(t, "--worker-only")
 	if code != 0 || !allPassed(out, "dev", "prod") {
 		t.Fatalf("Worker-only rollout: exit %d, want both environments done with every smoke check passing:\n%s", code, out)
@@ -73,8 +76,8 @@ func TestAccRollout_DevThenProd(t *testing.T) {
 
 	// 3. A Worker change mixed with a route record change is refused in dev before any apply;
 	// neither environment changes.
-	w.setVars("log_sample_rate", "0.25", "0.25")
-	w.setVars("shop_timeout", "20s", "20s")
+	w.setValues(t, "log_sample_rate", "0.25", "0.25")
+	w.setValues(t, "shop_timeout", `"20s"`, `"20s"`)
 	out, code = w.rollout(t)
 	if code != 1 || !strings.Contains(out, "together with changes of other classes") || !strings.Contains(out, "module.shop.kamuidash_tenant_app") ||
 		!strings.Contains(out, "dev   FAILED at guard") || !strings.Contains(out, "prod  not started") {
@@ -88,8 +91,8 @@ func TestAccRollout_DevThenProd(t *testing.T) {
 	// 4. A change that breaks dev's app (its placement moves to a port nobody listens on; no
 	// Worker change, so the guard allows it) is applied to dev, its smoke check fails, and
 	// prod is never touched.
-	w.setVars("log_sample_rate", "0.5", "0.5")
-	w.setVars("shop_timeout", "30s", "30s")
+	w.setValues(t, "log_sample_rate", "0.5", "0.5")
+	w.setValues(t, "shop_timeout", `"30s"`, `"30s"`)
 	w.vars["dev"]["backend_port"] = fmt.Sprint(closedPort(t))
 	out, code = w.rollout(t, "--smoke-timeout", "15s")
 	if code != 1 || !strings.Contains(out, "dev   FAILED at smoke checks") || !strings.Contains(out, "prod  not started") ||
@@ -129,13 +132,16 @@ type world struct {
 	binary, cli, cliConfig, root string
 	dev, prod                    *edgeEnv
 	vars                         map[string]map[string]string // env → TF_VAR name → value
+	// values are changes of an environment's own values (its call of ../shared), as an edit
+	// of its main.tf would make them: env → argument → HCL expression.
+	values map[string]map[string]string
 }
 
 func newWorld(t *testing.T, cli string) *world {
 	t.Helper()
 	repo := repoRoot(t)
 	tmp := t.TempDir()
-	w := &world{cli: cli, vars: map[string]map[string]string{}}
+	w := &world{cli: cli, vars: map[string]map[string]string{}, values: map[string]map[string]string{}}
 	w.binary, w.cliConfig = installProvider(t, repo, tmp)
 	backendPort := startShopBackend(t)
 
@@ -154,15 +160,10 @@ func newWorld(t *testing.T, cli string) *world {
 	}
 	w.dev, w.prod = edges[0], edges[1]
 
-	// The environments and the modules they use, in the repository's layout, so the
-	// relative module sources resolve and the checkout gets no state files.
-	tree := filepath.Join(tmp, "tree")
-	copyTree(t, filepath.Join(repo, "modules"), filepath.Join(tree, "modules"))
-	w.root = filepath.Join(tree, "examples", "environments")
+	w.root = copyEnvironments(t, repo, filepath.Join(tmp, "tree"), "dev", "prod")
 	for _, e := range edges {
-		copyTree(t, filepath.Join(repo, "examples", "environments", e.name), filepath.Join(w.root, e.name))
+		w.values[e.name] = map[string]string{}
 		w.vars[e.name] = map[string]string{
-			"environment":    e.name,
 			"edge_url":       e.env["KAMUIDASH_EDGE_URL"],
 			"backend_port":   fmt.Sprint(backendPort),
 			"signing_secret": randomHex(t, 32),
@@ -210,10 +211,21 @@ func startShopBackend(t *testing.T) int {
 	return backend.Listener.Addr().(*net.TCPAddr).Port
 }
 
-// setVars sets one input variable for dev and prod.
-func (w *world) setVars(name, dev, prod string) {
-	w.vars["dev"][name] = dev
-	w.vars["prod"][name] = prod
+// setValues changes one argument of dev's and prod's call of ../shared (an HCL expression
+// each), through an override file beside the environment's main.tf.
+func (w *world) setValues(t *testing.T, name, dev, prod string) {
+	t.Helper()
+	w.values["dev"][name] = dev
+	w.values["prod"][name] = prod
+	for _, env := range []string{"dev", "prod"} {
+		var b strings.Builder
+		b.WriteString("module \"platform\" {\n")
+		for _, k := range slices.Sorted(maps.Keys(w.values[env])) {
+			fmt.Fprintf(&b, "  %s = %s\n", k, w.values[env][k])
+		}
+		b.WriteString("}\n")
+		must(t, os.WriteFile(filepath.Join(w.root, env, "rollout_test_override.tf"), []byte(b.String()), 0o644))
+	}
 }
 
 // rollout runs the sub-command for dev then prod with the environments' env files and
@@ -378,6 +390,20 @@ func copyFile(t *testing.T, from, to string, mode os.FileMode) {
 	data, err := os.ReadFile(from)
 	must(t, err)
 	must(t, os.WriteFile(to, data, mode))
+}
+
+// copyEnvironments copies the named environments of examples/environments, the configuration
+// they share and the modules they use into tree, in the repository's layout, so the relative
+// module sources resolve and the checkout gets no state files. It returns the environments'
+// root (tree/examples/environments).
+func copyEnvironments(t *testing.T, repo, tree string, envs ...string) string {
+	t.Helper()
+	copyTree(t, filepath.Join(repo, "modules"), filepath.Join(tree, "modules"))
+	root := filepath.Join(tree, "examples", "environments")
+	for _, dir := range append([]string{"shared"}, envs...) {
+		copyTree(t, filepath.Join(repo, "examples", "environments", dir), filepath.Join(root, dir))
+	}
+	return root
 }
 
 // copyTree copies a directory of configuration (regular files only; .terraform and state

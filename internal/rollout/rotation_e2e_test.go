@@ -1,8 +1,6 @@
 package rollout
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -59,12 +57,8 @@ func TestAccRollout_SigningSecretRotation(t *testing.T) {
 	if edge == nil {
 		t.FailNow()
 	}
-	tree := filepath.Join(tmp, "tree")
-	copyTree(t, filepath.Join(repo, "modules"), filepath.Join(tree, "modules"))
-	root := filepath.Join(tree, "examples", "environments")
-	copyTree(t, filepath.Join(repo, "examples", "environments", "dev"), filepath.Join(root, "dev"))
+	root := copyEnvironments(t, repo, filepath.Join(tmp, "tree"), "dev")
 	vars := map[string]string{
-		"environment":             "dev",
 		"edge_url":                edge.env["KAMUIDASH_EDGE_URL"],
 		"backend_port":            fmt.Sprint(backendPort),
 		"signing_secret":          oldKey,
@@ -84,20 +78,8 @@ func TestAccRollout_SigningSecretRotation(t *testing.T) {
 		for k, v := range vars {
 			env["TF_VAR_"+k] = v
 		}
-		var out bytes.Buffer
-		r.Root, r.CLI, r.Out = root, cli, &out
-		r.Env = func(string) (map[string]string, error) { return env, nil }
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		start := time.Now()
-		results, _ := r.Run(ctx, []string{"dev"})
-		t.Logf("%s: rollout in %s\n%s", what, time.Since(start).Round(time.Second), out.String())
-		for _, s := range secrets {
-			if strings.Contains(out.String(), s) {
-				t.Fatalf("%s: the rollout's output shows a secret", what)
-			}
-		}
-		return results[0], out.String()
+		r.Root, r.CLI = root, cli
+		return rolloutDev(t, what, r, env, secrets)
 	}
 	// allowedAndApplied fails the test unless the guard allowed the plan, it was applied and
 	// the smoke checks passed.

@@ -1,11 +1,12 @@
-# The dev environment: the edge (KV namespaces + Worker), the tunnel into the cluster, a
-# dynamic app (shop) and a static site (docs). prod is the same configuration with its own
-# state and terraform.tfvars; the rollout command applies dev first, then prod.
+# The dev environment: the configuration in ../shared with dev's values, dev's state and dev's
+# static site. prod is the same call with its own; the rollout command applies dev first, then
+# prod. A change both environments get goes into ../shared; a change of one environment's
+# values goes here.
 #
 # Provider settings come from the environment: CLOUDFLARE_API_TOKEN, KAMUIDASH_ACCOUNT_ID,
 # KAMUIDASH_ZONE_ID, KAMUIDASH_PLATFORM_DOMAIN (and KAMUIDASH_API_BASE_URL for a local edge,
 # whose env file exports all of them). Secrets come as TF_VAR_signing_secret and
-# TF_VAR_cache_marker.
+# TF_VAR_cache_marker (variables.tf).
 terraform {
   required_version = ">= 1.8"
 
@@ -33,73 +34,30 @@ terraform {
   }
 }
 
+locals {
+  environment = "dev"
+}
+
 provider "kamuidash" {
-  environment = var.environment
+  environment = local.environment
 }
 
-module "edge" {
-  source = "../../../modules/edge"
+module "platform" {
+  source = "../shared"
 
-  environment      = var.environment
-  freshness_budget = var.freshness_budget
-  log_sample_rate  = var.log_sample_rate
-  upstream_timeout = var.upstream_timeout
-  signing_secret   = var.signing_secret
-  cache_marker     = var.cache_marker
-  edge_url         = var.edge_url
-}
+  # dev: fast feedback. Changes show quickly, every request is logged, slow apps time out late.
+  environment      = local.environment
+  freshness_budget = "45s"
+  log_sample_rate  = 1
+  upstream_timeout = "1m30s"
+  shop_timeout     = "30s"
+  router_replicas  = 1
+  docs_site_dir    = "${path.module}/site/docs"
 
-module "ingress" {
-  source = "../../../modules/cluster-ingress"
-
-  tunnel_name     = "kamuidash-${var.environment}"
-  origin_hostname = "${var.origin_label}.${module.edge.platform_domain}"
-  # The router image is built from the provider's sources and pushed by digest; the router's
-  # NetworkPolicy is applied to the cluster KUBECONFIG names (or the provider's kubernetes block).
-  router_image_repository = var.router_image_repository
-  router = {
-    replicas                   = var.router_replicas
-    accept_next_signing_secret = var.router_accept_next_signing_secret
-  }
-}
-
-# A dynamic app: shop.<platform> → tunnel → router → tenant-shop/web:<backend_port>.
-module "shop" {
-  source = "../../../modules/tenant"
-
-  name                 = "shop"
-  kind                 = "dynamic"
-  platform_domain      = module.edge.platform_domain
-  routes_namespace_id  = module.edge.routes_namespace_id
-  domains_namespace_id = module.edge.domains_namespace_id
-  # The custom domains wait for the zone's fallback origin (modules/edge) to be active.
-  fallback_origin_id = module.edge.fallback_origin_id
-  dynamic = {
-    origin    = module.ingress.origin_hostname
-    namespace = "tenant-shop"
-    service   = "web"
-    port      = var.backend_port
-    timeout   = var.shop_timeout
-  }
-  custom_domains = var.shop_custom_domains
-  edge_url       = var.edge_url
-
-  # A custom hostname goes live once the Worker that serves it is uploaded.
-  depends_on = [module.edge]
-}
-
-# A static app: docs.<platform> served from the static bucket, no tunnel.
-module "docs" {
-  source = "../../../modules/tenant"
-
-  name                = "docs"
-  kind                = "static"
-  platform_domain     = module.edge.platform_domain
-  routes_namespace_id = module.edge.routes_namespace_id
-  static = {
-    bucket     = module.edge.static_bucket
-    source_dir = "${path.module}/site/docs"
-    not_found  = "404.html"
-  }
-  edge_url = var.edge_url
+  signing_secret                    = var.signing_secret
+  cache_marker                      = var.cache_marker
+  edge_url                          = var.edge_url
+  router_image_repository           = var.router_image_repository
+  router_accept_next_signing_secret = var.router_accept_next_signing_secret
+  backend_port                      = var.backend_port
 }
