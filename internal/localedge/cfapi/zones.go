@@ -97,7 +97,7 @@ func (s *Server) zoneDetails() zoneView {
 		Account:           zoneParty{ID: id.AccountID, Name: AccountName},
 		Owner:             zoneOwner{ID: id.AccountID, Name: AccountName, Type: "organization"},
 		Meta:              zoneMeta{Step: 2, PageRuleQuota: 3},
-		// The free plan as the API describes it; its id is the one every free zone shows.
+		// A free plan; the local edge has no billing, so nothing reads it but a client decoding the zone.
 		Plan: zonePlan{ID: "0feeeeeeeeeeeeeeeeeeeeeeeeeeeeee", Name: "Free Website", Currency: "USD", LegacyID: "free"},
 	}
 }
