@@ -19,6 +19,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/rulesets"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
+	"github.com/cloudflare/cloudflare-go/v7/zones"
 	"github.com/hashicorp/go-cleanhttp"
 	"golang.org/x/time/rate"
 )
@@ -76,6 +77,8 @@ type Client struct {
 	Cache           *cache.CacheService
 	R2              *r2.R2Service
 	Rulesets        *rulesets.RulesetService
+	// Zones resolves the provider's zone_name to its id, once per Configure.
+	Zones *zones.ZoneService
 
 	// What thousands of resources share instead of a call each: coalesced bulk KV writes,
 	// deletes and reads, one key listing per namespace, one custom hostname listing and poll
@@ -131,6 +134,7 @@ func New(cfg Config) (*Client, error) {
 		Cache:           cache.NewCacheService(opts...),
 		R2:              r2.NewR2Service(opts...),
 		Rulesets:        rulesets.NewRulesetService(opts...),
+		Zones:           zones.NewZoneService(opts...),
 	}
 	c.KVBulk, c.KVIndex, c.Hostnames, c.Purges = NewKVBatches(c), NewKVIndex(c), NewHostnameIndex(c), NewPurgeBatches(c)
 	c.NameFilters = NewNameFilters(c, true)

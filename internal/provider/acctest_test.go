@@ -74,3 +74,19 @@ provider "kamuidash" {
 }
 `, id.APIToken, id.AccountID, id.ZoneID, e.URL)
 }
+
+// providerBlockByZoneName configures the provider for this edge with the zone given by name
+// (zoneName, spelled as the test likes) instead of its ID.
+func (e *testEdge) providerBlockByZoneName(zoneName string) string {
+	id := e.Identity()
+	return fmt.Sprintf(`
+provider "kamuidash" {
+  api_token       = %q
+  account_id      = %q
+  zone_name       = %q
+  api_base_url    = %q
+  platform_domain = "kamui.test"
+  environment     = "test"
+}
+`, id.APIToken, id.AccountID, zoneName, e.URL)
+}

@@ -87,7 +87,7 @@ func (d *customDomainDataSource) Read(ctx context.Context, req datasource.ReadRe
 		return
 	}
 	if d.data.ZoneID == "" {
-		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 		return
 	}
 	host := state.Hostname.ValueString()

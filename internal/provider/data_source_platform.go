@@ -48,7 +48,7 @@ func (d *platformDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"The API token is never exposed.",
 		Attributes: map[string]schema.Attribute{
 			"account_id":       computed("The Cloudflare account the provider manages."),
-			"zone_id":          computed("The Cloudflare zone of the platform domain, or null when none is configured."),
+			"zone_id":          computed("The ID of the Cloudflare zone of the platform domain (the provider's `zone_id`, or the ID its `zone_name` resolved to), or null when none is configured."),
 			"api_base_url":     computed("The base URL of the API the provider talks to."),
 			"platform_domain":  computed("The platform's own domain, or null when none is configured."),
 			"environment":      computed("The environment name, or null when none is configured."),

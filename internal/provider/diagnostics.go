@@ -25,6 +25,15 @@ func missingSettingDiag(attr path.Path, env string) diag.Diagnostic {
 			"For a local edge, source the env file it writes: . <state-dir>/env")
 }
 
+// missingZoneDiag is reported on attr by whatever needs the zone when neither zone_id nor
+// zone_name is set.
+func missingZoneDiag(attr path.Path) diag.Diagnostic {
+	return diag.NewAttributeErrorDiagnostic(attr, "Missing Provider Setting",
+		"The provider needs the platform's zone for this and none is set. Set zone_id (the zone's ID) or zone_name (its "+
+			"name, which the provider looks up in account_id) in the provider block, or the "+EnvZoneID+" or "+EnvZoneName+
+			" environment variable. For a local edge, source the env file it writes: . <state-dir>/env")
+}
+
 // unexpectedProviderDataDiag is reported by a resource or data source that received no provider
 // data: a bug in the provider or a test harness, not something the user did.
 func unexpectedProviderDataDiag() diag.Diagnostic {

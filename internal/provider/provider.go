@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -26,13 +27,14 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
-var _ provider.Provider = (*kamuidashProvider)(nil)
+var _ provider.ProviderWithConfigValidators = (*kamuidashProvider)(nil)
 
 // Environment variables the provider falls back to when an attribute is not set.
 const (
 	EnvAPIToken       = "CLOUDFLARE_API_TOKEN"
 	EnvAccountID      = "KAMUIDASH_ACCOUNT_ID"
 	EnvZoneID         = "KAMUIDASH_ZONE_ID"
+	EnvZoneName       = "KAMUIDASH_ZONE_NAME"
 	EnvAPIBaseURL     = "KAMUIDASH_API_BASE_URL"
 	EnvPlatformDomain = "KAMUIDASH_PLATFORM_DOMAIN"
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
@@ -61,6 +63,7 @@ var providerSettings = []struct {
 	{"api_token", EnvAPIToken, true},
 	{"account_id", EnvAccountID, true},
 	{"zone_id", EnvZoneID, false},
+	{"zone_name", EnvZoneName, false},
 	{"api_base_url", EnvAPIBaseURL, false},
 	{"platform_domain", EnvPlatformDomain, false},
 	{"environment", EnvEnvironment, false},
@@ -103,6 +106,7 @@ type providerModel struct {
 	APIToken       types.String `tfsdk:"api_token"`
 	AccountID      types.String `tfsdk:"account_id"`
 	ZoneID         types.String `tfsdk:"zone_id"`
+	ZoneName       types.String `tfsdk:"zone_name"`
 	APIBaseURL     types.String `tfsdk:"api_base_url"`
 	PlatformDomain types.String `tfsdk:"platform_domain"`
 	Environment    types.String `tfsdk:"environment"`
@@ -119,7 +123,7 @@ type providerModel struct {
 // values maps each attribute of providerSettings to its value in the block.
 func (m providerModel) values() map[string]types.String {
 	return map[string]types.String{
-		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "api_base_url": m.APIBaseURL,
+		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "zone_name": m.ZoneName, "api_base_url": m.APIBaseURL,
 		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
 		"r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID, "r2_secret_access_key": m.R2SecretKey,
 	}
@@ -130,7 +134,7 @@ func (m providerModel) values() map[string]types.String {
 type providerData struct {
 	Client         *cloudflare.Client
 	AccountID      string
-	ZoneID         string
+	ZoneID         string // zone_id, or the ID zone_name resolved to; "" when neither is set
 	APIBaseURL     string
 	PlatformDomain string
 	Environment    string
@@ -149,6 +153,14 @@ type providerData struct {
 	Bundles *bundle.Builder
 	// Kube is the router cluster's client, for the cluster-side resources.
 	Kube *kubeConnection
+}
+
+// ConfigValidators refuses, at validation, a provider block that names the zone both ways.
+// Configure checks the environment variables the same way, since validation does not see them.
+func (p *kamuidashProvider) ConfigValidators(context.Context) []provider.ConfigValidator {
+	return []provider.ConfigValidator{
+		providervalidator.Conflicting(path.MatchRoot("zone_id"), path.MatchRoot("zone_name")),
+	}
 }
 
 func (p *kamuidashProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
@@ -175,10 +187,21 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 				Validators: []validator.String{hexID()},
 			},
 			"zone_id": schema.StringAttribute{
-				MarkdownDescription: "The Cloudflare zone of the platform domain, which holds the Worker routes, the custom hostnames " +
-					"and the DNS records. It may also be set with the `" + EnvZoneID + "` environment variable.",
+				MarkdownDescription: "The ID of the Cloudflare zone of the platform domain, which holds the Worker routes, the custom " +
+					"hostnames and the DNS records. Set it or `zone_name`, not both; resources that work on the zone need one of " +
+					"them. It may also be set with the `" + EnvZoneID + "` environment variable.",
 				Optional:   true,
 				Validators: []validator.String{hexID()},
+			},
+			"zone_name": schema.StringAttribute{
+				MarkdownDescription: "The name of that zone (for example `kamui.app`), instead of `zone_id`: the provider looks its ID " +
+					"up once, when it is configured, among the account's (`account_id`) active zones, and fails when no active zone " +
+					"of that name is there, or more than one is (then set `zone_id`). Case and a trailing dot do not matter. It may " +
+					"also be set with the `" + EnvZoneName + "` environment variable. Either attribute in the provider block takes " +
+					"precedence over both environment variables, so a `zone_name` here wins over a `" + EnvZoneID + "` a local " +
+					"edge's env file exports.",
+				Optional:   true,
+				Validators: []validator.String{zoneName()},
 			},
 			"api_base_url": schema.StringAttribute{
 				MarkdownDescription: "The base URL of the Cloudflare API, ending in `/client/v4`. It defaults to Cloudflare's own " +
@@ -296,8 +319,10 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		}
 		resolved[s.attr] = s.resolved
 	}
-	token, accountID, zoneID, baseURL, platformDomain, environment := resolved["api_token"], resolved["account_id"],
-		resolved["zone_id"], resolved["api_base_url"], resolved["platform_domain"], resolved["environment"]
+	token, accountID, baseURL, platformDomain, environment := resolved["api_token"], resolved["account_id"],
+		resolved["api_base_url"], resolved["platform_domain"], resolved["environment"]
+	zoneID, zoneName, zoneDiags := zoneSetting(config)
+	resp.Diagnostics.Append(zoneDiags...)
 
 	// Values from the environment skip the schema validators, so check them here too.
 	if baseURL == "" {
@@ -376,7 +401,8 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 
-	// 4. Build the client once; every resource shares it and its rate limit.
+	// 4. Build the client once; every resource shares it and its rate limit. A zone given by
+	// name is looked up with it, once, before any resource asks for the zone.
 	client, err := cloudflare.New(cloudflare.Config{
 		APIToken:               token,
 		BaseURL:                baseURL,
@@ -390,7 +416,14 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		return
 	}
 	ctx = tflog.SetField(ctx, "api_base_url", cloudflare.RedactedURL(baseURL))
-	tflog.Debug(ctx, "Configured KamuiDash provider", map[string]any{"account_id": accountID, "environment": environment})
+	if zoneName != "" {
+		var diags diag.Diagnostics
+		zoneID, diags = lookupZone(ctx, client, accountID, zoneName)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	tflog.Debug(ctx, "Configured KamuiDash provider", map[string]any{"account_id": accountID, "zone_id": zoneID, "environment": environment})
 	if !economy {
 		client.NameFilters = cloudflare.NewNameFilters(client, false)
 	}

@@ -184,7 +184,7 @@ func (r *customDomainResource) ModifyPlan(ctx context.Context, req resource.Modi
 		return
 	}
 	if r.data.ZoneID == "" {
-		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 		return
 	}
 	if !plan.Hostname.IsUnknown() {
@@ -457,7 +457,7 @@ func (r *customDomainResource) ImportState(ctx context.Context, req resource.Imp
 		return
 	}
 	if r.data == nil || r.data.ZoneID == "" {
-		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 		return
 	}
 	h, found, err := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +31,12 @@ func autoValidate(d time.Duration) func(*cfapi.Config) {
 // configuration sets up: the hostname is active only once the fallback origin is, so the
 // domain depends on it.
 func customDomainConfig(edge *testEdge, app, extra string) string {
-	return edge.providerBlock() + fmt.Sprintf(`
+	return edge.providerBlock() + customDomainResources(app, extra)
+}
+
+// customDomainResources is customDomainConfig without the provider block.
+func customDomainResources(app, extra string) string {
+	return fmt.Sprintf(`
 resource "kamuidash_fallback_origin" "this" {
   hostname = "fallback.kamui.test"
 }
@@ -118,6 +124,58 @@ func TestAccCustomDomain_Lifecycle(t *testing.T) {
 				ImportStateId:           "www.shop.example",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+		},
+	})
+}
+
+// TestAccCustomDomain_ZoneByName: a provider configured with zone_name (any case, a trailing
+// dot) resolves the local edge's zone and the zone-level resources land in it, while
+// KAMUIDASH_ZONE_ID names another zone (the block wins over the environment); both spellings
+// in one block fail at plan.
+func TestAccCustomDomain_ZoneByName(t *testing.T) {
+	clearProviderEnv(t)
+	t.Setenv(EnvZoneID, "ffffffffffffffffffffffffffffffff")
+	edge := newTestEdge(t, autoValidate(time.Second))
+	zone := edge.Identity().ZoneID
+	byName := edge.providerBlockByZoneName("Kamui.Test.") + customDomainResources("shop", "") + `
+data "kamuidash_platform" "this" {}
+`
+	both := strings.Replace(edge.providerBlockByZoneName("kamui.test"), "  zone_name", "  zone_id = \""+zone+"\"\n  zone_name", 1) +
+		customDomainResources("shop", "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy: func(s *terraform.State) error {
+			if hs := edge.CustomHostnames(); len(hs) != 0 {
+				return fmt.Errorf("%d custom hostname(s) left after destroy", len(hs))
+			}
+			return edge.checkNoKVNamespaces(s)
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:      both,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*zone_id.*zone_name`),
+			},
+			{
+				Config: byName,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(fallbackOriginAddr, tfjsonpath.New("zone_id"), knownvalue.StringExact(zone)),
+					expectPlatform("zone_id", knownvalue.StringExact(zone)),
+					statecheck.ExpectKnownValue(customDomainAddr, tfjsonpath.New("hostname_status"), knownvalue.StringExact("active")),
+				},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: func(s *terraform.State) error {
+					id := s.RootModule().Resources[customDomainAddr].Primary.Attributes["custom_hostname_id"]
+					for _, h := range edge.CustomHostnames() {
+						if h.Hostname == "www.shop.example" && h.ID == id {
+							return nil
+						}
+					}
+					return fmt.Errorf("the edge's zone has no custom hostname www.shop.example with the state's id %q: %+v", id, edge.CustomHostnames())
+				},
 			},
 		},
 	})

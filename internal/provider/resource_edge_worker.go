@@ -219,7 +219,7 @@ func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	if r.data.ZoneID == "" && (plan.Routes.IsUnknown() || len(plan.Routes.Elements()) > 0) {
-		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 		return
 	}
 	w, diags := r.build(ctx, plan)

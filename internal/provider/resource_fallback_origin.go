@@ -130,7 +130,7 @@ func (r *fallbackOriginResource) ModifyPlan(ctx context.Context, req resource.Mo
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("zone_id"), &configZone)...)
 	if configZone.IsNull() && req.State.Raw.IsNull() {
 		if r.data.ZoneID == "" {
-			resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+			resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 			return
 		}
 		plan.ZoneID = types.StringValue(r.data.ZoneID)

@@ -138,7 +138,7 @@ func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 		return
 	}
 	if r.data.ZoneID == "" {
-		resp.Diagnostics.Append(missingSettingDiag(path.Root("zone_id"), EnvZoneID))
+		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 	}
 	if req.State.Raw.IsNull() {
 		return

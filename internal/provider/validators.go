@@ -49,3 +49,9 @@ func hostname() validator.String {
 func dnsLabel() validator.String {
 	return stringCheck{ok: isDNSLabel, rule: "a DNS label: 1-63 characters of a-z, 0-9 and '-', not starting or ending with '-'"}
 }
+
+// zoneName accepts what normalizeZoneName makes a DNS name of: any case, a trailing dot.
+func zoneName() validator.String {
+	return stringCheck{ok: func(s string) bool { _, ok := normalizeZoneName(s); return ok },
+		rule: "a DNS name such as kamui.app (any case, a trailing dot allowed)"}
+}

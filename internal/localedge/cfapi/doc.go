@@ -1,10 +1,11 @@
 // Package cfapi serves the subset of the Cloudflare v4 API that the KamuiDash provider uses, for
-// the local edge: Workers scripts and routes, KV, R2 buckets and objects, custom hostnames and
-// the SaaS zone's fallback origin (its statuses derived on read, fallback.go),
-// Cloudflare Tunnels, DNS records, cache purges and the zone's Cache Rules (the entrypoint
-// ruleset of phase http_request_cache_settings, with per-rule create, edit and delete), with
-// Cloudflare's response envelope, bearer-token auth, pagination, fault injection and state
-// persisted under a directory.
+// the local edge: its one zone (details by id, and the listing with its name, status and
+// account filters, which the provider resolves zone_name with), Workers scripts and routes,
+// KV, R2 buckets and objects, custom hostnames and the SaaS zone's fallback origin (its
+// statuses derived on read, fallback.go), Cloudflare Tunnels, DNS records, cache purges and
+// the zone's Cache Rules (the entrypoint ruleset of phase http_request_cache_settings, with
+// per-rule create, edit and delete), with Cloudflare's response envelope, bearer-token auth,
+// pagination, fault injection and state persisted under a directory.
 //
 // # Wiring (the `localedge` sub-command)
 //

@@ -159,9 +159,17 @@ func (s *Server) load() error {
 		}
 		s.identity = Identity{AccountID: newID(), ZoneID: newID(), ZoneName: zone, APIToken: newSecret(20)}
 	}
+	filled := false
 	if s.identity.R2AccessKeyID == "" || s.identity.R2SecretAccessKey == "" {
 		// R2's shapes: a 32-hex key id and a 64-hex secret.
 		s.identity.R2AccessKeyID, s.identity.R2SecretAccessKey = newID(), newSecret(32)
+		filled = true
+	}
+	if s.identity.ZoneCreatedOn.IsZero() {
+		// Whole seconds, as the API's timestamps mostly are.
+		s.identity.ZoneCreatedOn, filled = s.now().UTC().Truncate(time.Second), true
+	}
+	if filled {
 		if err := saveJSON(s.path(fileIdentity), s.identity); err != nil {
 			return err
 		}
@@ -333,6 +341,7 @@ func (s *Server) registerRoutes() {
 	s.registerPurgeRoutes()
 	s.registerR2Routes()
 	s.registerRulesetRoutes()
+	s.registerZoneRoutes()
 }
 
 // after runs f after d unless the server is closed first; it carries the delayed hooks

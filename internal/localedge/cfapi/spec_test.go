@@ -53,6 +53,10 @@ var contractOperations = map[string][]string{
 	"/{accounts_or_zones}/{account_or_zone_id}/rulesets/{ruleset_id}/rules":                {"post"},
 	"/{accounts_or_zones}/{account_or_zone_id}/rulesets/{ruleset_id}/rules/{rule_id}":      {"patch", "delete"},
 	"/{accounts_or_zones}/{account_or_zone_id}/rulesets/phases/{ruleset_phase}/entrypoint": {"get"},
+
+	// The zone itself: the provider's zone_name lookup, and the zone's details.
+	"/zones":           {"get"},
+	"/zones/{zone_id}": {"get"},
 }
 
 // cloudflareSpec extracts the OpenAPI description cloudflare-go carries in scripts/mock

@@ -30,6 +30,10 @@ type Identity struct {
 	// made before the endpoint existed gets them at its next start. Never log the secret.
 	R2AccessKeyID     string `json:"r2_access_key_id"`
 	R2SecretAccessKey string `json:"r2_secret_access_key"`
+	// ZoneCreatedOn is when the zone was made, which the zone's details report (created,
+	// modified and activated at once). A state dir made before they were served gets the time
+	// of its next start.
+	ZoneCreatedOn time.Time `json:"zone_created_on"`
 }
 
 // Module is one uploaded Worker module, stored byte-exact.

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cloudflare/cloudflare-go/v7"
@@ -23,6 +24,7 @@ import (
 	"github.com/cloudflare/cloudflare-go/v7/shared"
 	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/cloudflare/cloudflare-go/v7/zero_trust"
+	"github.com/cloudflare/cloudflare-go/v7/zones"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 )
@@ -425,6 +427,19 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	must(t, "delete tunnel", err)
 	_, err = api.ZeroTrust.Tunnels.Cloudflared.Get(ctx, doomed.ID, zero_trust.TunnelCloudflaredGetParams{AccountID: acct})
 	wantAPIError(t, "get deleted tunnel", err, 404)
+
+	// --- The zone: resolved by name through the provider's own lookup (which needs only the
+	// Zones service, here the test client's), then its details by id.
+	named, err := (&kdcf.Client{Zones: api.Zones}).ActiveZonesNamed(ctx, id.AccountID, strings.ToUpper(id.ZoneName))
+	must(t, "look the zone up by name", err)
+	if len(named) != 1 || named[0].ID != id.ZoneID || named[0].AccountID != id.AccountID {
+		t.Errorf("zones named %s = %+v, want the zone %s alone", id.ZoneName, named, id.ZoneID)
+	}
+	details, err := api.Zones.Get(ctx, zones.ZoneGetParams{ZoneID: zone})
+	must(t, "get the zone", err)
+	if details.Name != id.ZoneName || details.Status != zones.ZoneStatusActive {
+		t.Errorf("zone details = %+v", details)
+	}
 
 	// --- Purge by URL.
 	purge, err := api.Cache.Purge(ctx, cache.CachePurgeParams{ZoneID: zone, Body: cache.CachePurgeParamsBodyCachePurgeSingleFile{
