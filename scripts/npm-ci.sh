@@ -9,5 +9,6 @@ if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
   echo "npm packages up to date"
   exit 0
 fi
-npm ci --no-audit --no-fund
+# No update notice: it names a download site and says nothing about this install.
+npm ci --no-audit --no-fund --no-update-notifier
 echo "$want" >"$stamp"

@@ -73,7 +73,7 @@ func InstallNodeModules(ctx context.Context, manifest fs.FS, cacheRoot string, p
 	defer logFile.Close()
 	fmt.Fprintf(progress, "localedge: installing the local edge's npm packages (Miniflare with workerd, about 250 MB, once per provider version) into %s…\n", final)
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund")
+	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--no-update-notifier")
 	cmd.Dir = work
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Run(); err != nil {
