@@ -87,34 +87,47 @@ func isFlag(arg string) bool { return len(arg) > 0 && arg[0] == '-' }
 func runSubcommand(ctx context.Context, name string, args []string, stdout, stderr io.Writer) int {
 	cmd, ok := subcommands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "terraform-provider-kamuidash: unknown command %q\n\n", name)
-		usage(stderr)
+		// Messages to stderr are best effort here and below: there is nowhere else to say
+		// that stderr failed, and the exit status tells the outcome anyway.
+		_, _ = fmt.Fprintf(stderr, "terraform-provider-kamuidash: unknown command %q\n\n%s", name, usage())
 		return 2
 	}
 	return cmd.run(ctx, args, stdout, stderr)
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: terraform-provider-kamuidash [-debug]          serve the provider (Terraform starts it)")
-	fmt.Fprintln(w, "       terraform-provider-kamuidash <command> [args]  run a toolkit command")
-	fmt.Fprintln(w, "\ncommands:")
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: terraform-provider-kamuidash [-debug]          serve the provider (Terraform starts it)\n")
+	b.WriteString("       terraform-provider-kamuidash <command> [args]  run a toolkit command\n")
+	b.WriteString("\ncommands:\n")
 	names := make([]string, 0, len(subcommands))
 	for name := range subcommands {
 		names = append(names, name)
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", name, subcommands[name].summary)
+		fmt.Fprintf(&b, "  %-10s %s\n", name, subcommands[name].summary)
 	}
+	return b.String()
+}
+
+// printResult writes a command's result to stdout; a result that does not arrive (a closed
+// pipe, a full disk) fails the command.
+func printResult(stdout, stderr io.Writer, command, result string) int {
+	if _, err := io.WriteString(stdout, result); err != nil {
+		_, _ = fmt.Fprintf(stderr, "%s: writing the result: %v\n", command, err)
+		return 1
+	}
+	return 0
 }
 
 func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: terraform-provider-kamuidash version")
+		_, _ = fmt.Fprintln(stderr, "usage: terraform-provider-kamuidash version")
 		return 2
 	}
-	fmt.Fprintf(stdout, "terraform-provider-kamuidash %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return 0
+	return printResult(stdout, stderr, "version",
+		fmt.Sprintf("terraform-provider-kamuidash %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH))
 }
 
 // runProbeKey derives the provider's probe_key from the environment's signing secret, so that
@@ -122,21 +135,20 @@ func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) int 
 // (one trailing newline, as files and secret stores add, is not part of it) and never printed.
 func runProbeKey(_ context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
-		fmt.Fprintln(stderr, "usage: terraform-provider-kamuidash probe-key < signing-secret-file")
-		fmt.Fprintln(stderr, "prints the probe_key (KAMUIDASH_PROBE_KEY) for the edge Worker's signing secret")
+		_, _ = fmt.Fprint(stderr, "usage: terraform-provider-kamuidash probe-key < signing-secret-file\n"+
+			"prints the probe_key (KAMUIDASH_PROBE_KEY) for the edge Worker's signing secret\n")
 		return 2
 	}
 	b, err := io.ReadAll(io.LimitReader(stdin, 64<<10))
 	if err != nil {
-		fmt.Fprintln(stderr, "probe-key: reading the signing secret from stdin:", err)
+		_, _ = fmt.Fprintln(stderr, "probe-key: reading the signing secret from stdin:", err)
 		return 1
 	}
 	secret := strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r")
 	if len(secret) < route.MinSigningSecretBytes {
-		fmt.Fprintf(stderr, "probe-key: the signing secret on stdin is %d bytes; the edge Worker needs at least %d\n",
+		_, _ = fmt.Fprintf(stderr, "probe-key: the signing secret on stdin is %d bytes; the edge Worker needs at least %d\n",
 			len(secret), route.MinSigningSecretBytes)
 		return 1
 	}
-	fmt.Fprintln(stdout, route.EncodeProbeKey(route.ProbeKey([]byte(secret))))
-	return 0
+	return printResult(stdout, stderr, "probe-key", route.EncodeProbeKey(route.ProbeKey([]byte(secret)))+"\n")
 }

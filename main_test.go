@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"strings"
 	"testing"
@@ -34,6 +35,23 @@ func TestVersionSubcommand(t *testing.T) {
 	}
 	if code := runSubcommand(context.Background(), "version", []string{"extra"}, &stdout, &stderr); code != 2 {
 		t.Errorf("version with arguments: exit code = %d; want 2", code)
+	}
+}
+
+// fullDisk is a stdout that takes nothing.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestResultNotWrittenExits1: a result that does not arrive fails the command, and stderr says
+// why.
+func TestResultNotWrittenExits1(t *testing.T) {
+	var stderr bytes.Buffer
+	if code := runSubcommand(context.Background(), "version", nil, fullDisk{}, &stderr); code != 1 {
+		t.Errorf("exit code = %d; want 1", code)
+	}
+	if want := "version: writing the result: no space left on device"; !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr = %q; want it to say %q", stderr.String(), want)
 	}
 }
 

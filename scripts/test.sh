@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Everything CI runs, on a machine with nothing cached: npm packages from the lockfile, the
 # Terraform and OpenTofu CLIs and kube-apiserver built from the Go module proxy, etcd from Debian,
-# unit tests (internal/kubetest's against that etcd and kube-apiserver), the Worker in workerd,
+# the linters (scripts/lint.sh: go vet, staticcheck, golangci-lint), unit tests
+# (internal/kubetest's against that etcd and kube-apiserver), the Worker in workerd,
 # the local edge's API contract, acceptance tests (every package's TestAcc*) on both CLIs, and the docs drift check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,9 +26,8 @@ tofu version | sed -n 1p
 etcd --version | sed -n 1p
 kube-apiserver --version
 
-step "go vet and staticcheck"
-go vet ./...
-go tool -modfile=tools/go.mod staticcheck ./...
+step "go vet, staticcheck and golangci-lint"
+scripts/lint.sh
 
 step "unit and runtime tests (go test ./...)"
 go test -count=1 ./...

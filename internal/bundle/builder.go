@@ -72,8 +72,8 @@ func (b *Builder) run(ctx context.Context, inv Invocation) ([]byte, error) {
 }
 
 // toolchainInfo finds the operator's go command and has it resolve PinnedToolchain (fetching it
-// into the bundle cache the first time), then identifies that toolchain.
-func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchainInfo, error) {
+// into the operator's module cache the first time), then identifies that toolchain.
+func (b *Builder) toolchainInfo(ctx context.Context) (*toolchainInfo, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.toolchain != nil {
@@ -94,7 +94,8 @@ func (b *Builder) toolchainInfo(ctx context.Context, cacheDir string) (*toolchai
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	// Best effort: the directory only gives the go command a place outside any module.
+	defer func() { _ = os.RemoveAll(dir) }()
 	out, err := b.run(ctx, Invocation{
 		Go:   goCmd,
 		Args: []string{"env", "GOVERSION", "GOROOT"},

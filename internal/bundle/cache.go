@@ -68,7 +68,9 @@ func (c artifactCache) store(key string, a *Artifact) error {
 	if err != nil {
 		return fmt.Errorf("bundle: cache: %w", err)
 	}
-	defer os.RemoveAll(tmp)
+	// Gone after the rename; a failed store leaves the directory behind only if this fails too,
+	// and a ".tmp-" directory is never loaded.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	entries := make([]manifestEntry, 0, len(a.Files))
 	for _, f := range a.Files {
 		if err := os.WriteFile(filepath.Join(tmp, f.Name), f.Content, 0o644); err != nil {

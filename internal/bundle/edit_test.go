@@ -50,7 +50,7 @@ func TestWorker_ShimCommentEditChangesHash(t *testing.T) {
 	if edited.SHA256 == base.SHA256 {
 		t.Error("editing worker.mjs left the SHA256 unchanged")
 	}
-	if n := counter.count("build"); n != 1 {
+	if n := counter.builds(); n != 1 {
 		t.Errorf("go build ran %d times after a source edit, want 1", n)
 	}
 }
@@ -93,7 +93,7 @@ func TestWorker_GoCommentEditRebuildsToTheSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := counter.count("build"); n != 1 {
+	if n := counter.builds(); n != 1 {
 		t.Errorf("go build ran %d times after a source edit, want 1 (the input key must change)", n)
 	}
 	if edited.SHA256 != base.SHA256 {

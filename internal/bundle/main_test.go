@@ -33,7 +33,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	if err := os.RemoveAll(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the test directory:", err)
+	}
 	os.Exit(code)
 }
 
@@ -101,10 +103,11 @@ func (c *goCounter) run(ctx context.Context, inv Invocation) ([]byte, error) {
 	return RunGo(ctx, inv)
 }
 
-func (c *goCounter) count(sub string) int {
+// builds is how many times go build ran.
+func (c *goCounter) builds() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.calls[sub]
+	return c.calls["build"]
 }
 
 // countingBuilder builds sources (the repository when nil) into a fresh artifact cache

@@ -46,7 +46,7 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc, err := b.toolchainInfo(ctx, cacheDir)
+	tc, err := b.toolchainInfo(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +124,7 @@ func (b *Builder) compile(ctx context.Context, tc *toolchainInfo, cacheDir strin
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // a temporary module: a leftover only takes space
 	if err := writeModule(dir, sources); err != nil {
 		return nil, err
 	}

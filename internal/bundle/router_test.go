@@ -39,7 +39,7 @@ func TestRouter_StaticBinaryPerPlatform(t *testing.T) {
 
 func TestRouter_ReproducibleAndCached(t *testing.T) {
 	first, shared, counter := sharedRouter(t)
-	if n := counter.count("build"); n != len(RouterPlatforms) {
+	if n := counter.builds(); n != len(RouterPlatforms) {
 		t.Errorf("the first build ran go build %d times, want %d", n, len(RouterPlatforms))
 	}
 
@@ -49,8 +49,8 @@ func TestRouter_ReproducibleAndCached(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.count("build") != len(RouterPlatforms) {
-		t.Errorf("a fresh artifact cache ran go build %d times, want %d", c.count("build"), len(RouterPlatforms))
+	if c.builds() != len(RouterPlatforms) {
+		t.Errorf("a fresh artifact cache ran go build %d times, want %d", c.builds(), len(RouterPlatforms))
 	}
 	if second.SHA256 != first.SHA256 {
 		t.Errorf("SHA256 differs between builds: %s then %s", first.SHA256, second.SHA256)
@@ -75,7 +75,7 @@ func TestRouter_WorkerEditKeepsRouterCached(t *testing.T) {
 	if _, err := b.Router(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.count("build"); n != 0 {
+	if n := c.builds(); n != 0 {
 		t.Errorf("a Worker edit rebuilt the router (%d go builds)", n)
 	}
 }

@@ -104,7 +104,7 @@ func TestPinnedToolchainResolvedThroughTheOperatorsProxy(t *testing.T) {
 				"\n/cache/golang.org/toolchain@v0.0.1-" + PinnedToolchain + "\n"), nil
 		},
 	}
-	tc, err := b.toolchainInfo(context.Background(), cache)
+	tc, err := b.toolchainInfo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

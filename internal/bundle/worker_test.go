@@ -37,7 +37,7 @@ func TestWorker_ModulesForTheUpload(t *testing.T) {
 		t.Error("worker.mjs differs from worker-src/edge/js/worker.mjs")
 	}
 	wasmExec, _ := w.File("wasm_exec.js")
-	tc, err := b.toolchainInfo(context.Background(), b.CacheDir)
+	tc, err := b.toolchainInfo(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestWorker_ReproducibleWithEmptyCaches(t *testing.T) {
 
 func TestWorker_CacheHitRunsNoBuild(t *testing.T) {
 	first, shared, counter := sharedWorker(t)
-	if n := counter.count("build"); n != 1 {
+	if n := counter.builds(); n != 1 {
 		t.Fatalf("the first build ran go build %d times, want 1", n)
 	}
 
@@ -125,7 +125,7 @@ func TestWorker_CacheHitRunsNoBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := c.count("build"); n != 0 {
+	if n := c.builds(); n != 0 {
 		t.Errorf("a new builder on a warm cache ran go build %d times, want 0", n)
 	}
 	if cached.SHA256 != first.SHA256 || !bytes.Equal(cached.Files[0].Content, first.Files[0].Content) {
@@ -151,7 +151,7 @@ func TestWorker_DamagedCacheEntryIsRebuilt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := counter.count("build"); n != 2 {
+	if n := counter.builds(); n != 2 {
 		t.Errorf("go build ran %d times, want 2 (the damaged entry must not be served)", n)
 	}
 	if again.SHA256 != first.SHA256 {

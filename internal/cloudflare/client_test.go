@@ -39,14 +39,15 @@ func newAPIServer(t *testing.T, plan ...int) *apiServer {
 				w.Header().Set("Retry-After", "0")
 			}
 			w.WriteHeader(s.plan[n])
-			w.Write([]byte(`{"success":false,"errors":[{"code":10013,"message":"try later"}],"messages":[],"result":null}`))
+			// Here and below, the client under test checks what arrives.
+			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":10013,"message":"try later"}],"messages":[],"result":null}`))
 			return
 		}
 		if r.Method == http.MethodPost {
-			w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":{"id":"t1","name":"edge"}}`))
+			_, _ = w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":{"id":"t1","name":"edge"}}`))
 			return
 		}
-		w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":1,"per_page":20,"count":0,"total_count":0}}`))
+		_, _ = w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":1,"per_page":20,"count":0,"total_count":0}}`))
 	}))
 	t.Cleanup(s.Close)
 	return s
@@ -287,7 +288,7 @@ func TestBackoff(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		b       func(min, max time.Duration, attempt int, r *http.Response) time.Duration
+		b       func(minWait, maxWait time.Duration, attempt int, r *http.Response) time.Duration
 		attempt int
 		resp    *http.Response
 		want    time.Duration

@@ -240,7 +240,11 @@ func TestKVBatches_UnsuccessfulKeysRetriedThenReported(t *testing.T) {
 		var items []struct {
 			Key string `json:"key"`
 		}
-		json.NewDecoder(r.Body).Decode(&items)
+		if err := json.NewDecoder(r.Body).Decode(&items); err != nil {
+			t.Errorf("the bulk write's body: %v", err)
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
 		var failed []string
 		mu.Lock()
 		for _, it := range items {
@@ -253,7 +257,7 @@ func TestKVBatches_UnsuccessfulKeysRetriedThenReported(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		out, _ := json.Marshal(map[string]any{"success": true, "errors": []any{}, "messages": []any{},
 			"result": map[string]any{"successful_key_count": len(items) - len(failed), "unsuccessful_keys": failed}})
-		w.Write(out)
+		_, _ = w.Write(out)
 	}))
 	t.Cleanup(srv.Close)
 	c := newTestClient(t, srv.URL, nil)
@@ -302,7 +306,9 @@ func TestKVIndex_OneListingServesEveryLookup(t *testing.T) {
 	ns := a.namespace(t)
 	ctx := context.Background()
 	for i := 0; i < 30; i++ {
-		a.c.KVPut(ctx, a.id.AccountID, ns, fmt.Sprintf("k%d", i), []byte("v"), fmt.Sprintf(`{"rev":"%d"}`, i))
+		if err := a.c.KVPut(ctx, a.id.AccountID, ns, fmt.Sprintf("k%d", i), []byte("v"), fmt.Sprintf(`{"rev":"%d"}`, i)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	before := a.calls.count("GET keys")
 	// Listed never fetches: before any lookup the process knows nothing of the namespace.
@@ -488,10 +494,10 @@ func TestSharedBudgetHoldsEveryCaller(t *testing.T) {
 			refused.Add(1)
 			w.Header().Set("Retry-After", "1")
 			w.WriteHeader(http.StatusTooManyRequests)
-			w.Write([]byte(`{"success":false,"errors":[{"code":10000,"message":"rate limited"}],"messages":[],"result":null}`))
+			_, _ = w.Write([]byte(`{"success":false,"errors":[{"code":10000,"message":"rate limited"}],"messages":[],"result":null}`))
 			return
 		}
-		w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":1,"per_page":20,"count":0,"total_count":0}}`))
+		_, _ = w.Write([]byte(`{"success":true,"errors":[],"messages":[],"result":[],"result_info":{"page":1,"per_page":20,"count":0,"total_count":0}}`))
 	}))
 	t.Cleanup(srv.Close)
 	c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.RetryWaitMax = 2 * time.Second })

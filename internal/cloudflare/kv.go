@@ -33,7 +33,7 @@ func (c *Client) KVGet(ctx context.Context, accountID, namespaceID, key string) 
 		}
 		return KVEntry{}, false, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	value, err := io.ReadAll(io.LimitReader(resp.Body, maxKVValue+1))
 	if err != nil {
 		return KVEntry{}, false, fmt.Errorf("reading KV value %q: %w", key, err)

@@ -156,7 +156,7 @@ func (l *laggingListing) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err != nil || r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/keys") {
 		return resp, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var page map[string]json.RawMessage
 	if err := json.NewDecoder(resp.Body).Decode(&page); err != nil {
 		return nil, err

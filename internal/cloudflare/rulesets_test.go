@@ -141,7 +141,7 @@ func TestBypassCacheRule_EntrypointCreatedMeanwhile(t *testing.T) {
 		if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/entrypoint") && hidden.Swap(false) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusNotFound)
-			io.WriteString(w, `{"success":false,"errors":[{"code":10007,"message":"not yet"}],"messages":[],"result":null}`)
+			_, _ = io.WriteString(w, `{"success":false,"errors":[{"code":10007,"message":"not yet"}],"messages":[],"result":null}`)
 			return
 		}
 		srv.ServeHTTP(w, r)

@@ -79,20 +79,20 @@ func isIdempotent(req *http.Request) bool {
 }
 
 // backoff waits what the server asked for (Retry-After, in seconds or as an HTTP date, capped at
-// max) and otherwise an exponential delay with full jitter, so that many provider processes
+// maxWait) and otherwise an exponential delay with full jitter, so that many provider processes
 // hitting one limit do not retry in lock-step.
 func backoff(jitter func(n int64) int64, now func() time.Time) retryablehttp.Backoff {
-	return func(min, max time.Duration, attempt int, resp *http.Response) time.Duration {
+	return func(minWait, maxWait time.Duration, attempt int, resp *http.Response) time.Duration {
 		if resp != nil && (resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable) {
 			if d, ok := retryAfter(resp.Header.Get("Retry-After"), now()); ok {
-				return clamp(d, 0, max)
+				return clamp(d, 0, maxWait)
 			}
 		}
-		ceiling := min << min64(int64(attempt), 16)
-		if ceiling <= 0 || ceiling > max {
-			ceiling = max
+		ceiling := minWait << min(attempt, 16)
+		if ceiling <= 0 || ceiling > maxWait {
+			ceiling = maxWait
 		}
-		return min + time.Duration(jitter(int64(ceiling-min)+1))
+		return minWait + time.Duration(jitter(int64(ceiling-minWait)+1))
 	}
 }
 
@@ -110,8 +110,6 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
-
-func min64(a, b int64) int64 { return min(a, b) }
 
 // rateLimited spends one token per attempt (retries included) before sending, so one provider
 // process stays under the API's per-token budget whatever the retry logic does, and holds every

@@ -40,8 +40,8 @@ func (c *Command) Run(_ context.Context, args []string, stdout, stderr io.Writer
 	allowBootstrap := fs.Bool("allow-bootstrap", false, "allow a plan that creates the Worker for the first time (a new environment)")
 	classesPath := fs.String("classes", "", "a JSON `FILE` of extra type→class mappings: {\"classes\": {\"my_type\": \"kv\", \"acme_dns_*\": \"dns\"}}")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, usageLine)
-		fmt.Fprintln(stderr, "\nJudges a plan: a Worker change must be an in-place update and alone in its plan.\nExit status: 0 allowed, 1 refused, 2 unusable input or usage.\n\nflags:")
+		_, _ = fmt.Fprintln(stderr, usageLine)
+		_, _ = fmt.Fprintln(stderr, "\nJudges a plan: a Worker change must be an in-place update and alone in its plan.\nExit status: 0 allowed, 1 refused, 2 unusable input or usage.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -49,12 +49,12 @@ func (c *Command) Run(_ context.Context, args []string, stdout, stderr io.Writer
 		return ExitUnusable
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "guard: unexpected argument %q; pass the plan with --plan FILE\n%s\n", fs.Arg(0), usageLine)
+		_, _ = fmt.Fprintf(stderr, "guard: unexpected argument %q; pass the plan with --plan FILE\n%s\n", fs.Arg(0), usageLine)
 		return ExitUnusable
 	}
 	f := Format(*format)
 	if f != FormatText && f != FormatJSON && f != FormatMarkdown {
-		fmt.Fprintf(stderr, "guard: unknown --format %q; use text, json or markdown\n", *format)
+		_, _ = fmt.Fprintf(stderr, "guard: unknown --format %q; use text, json or markdown\n", *format)
 		return ExitUnusable
 	}
 
@@ -62,7 +62,7 @@ func (c *Command) Run(_ context.Context, args []string, stdout, stderr io.Writer
 	if *classesPath != "" {
 		t, err := LoadClasses(*classesPath)
 		if err != nil {
-			fmt.Fprintf(stderr, "guard: %v\n", err)
+			_, _ = fmt.Fprintf(stderr, "guard: %v\n", err)
 			return ExitUnusable
 		}
 		opts.Classes = t
@@ -70,16 +70,16 @@ func (c *Command) Run(_ context.Context, args []string, stdout, stderr io.Writer
 
 	plan, err := c.readPlan(*planPath)
 	if err != nil {
-		fmt.Fprintf(stderr, "guard: %v\n", err)
+		_, _ = fmt.Fprintf(stderr, "guard: %v\n", err)
 		return ExitUnusable
 	}
 	report, err := Evaluate(plan, opts)
 	if err != nil {
-		fmt.Fprintf(stderr, "guard: %v\n", err)
+		_, _ = fmt.Fprintf(stderr, "guard: %v\n", err)
 		return ExitUnusable
 	}
 	if err := Render(stdout, report, f); err != nil {
-		fmt.Fprintf(stderr, "guard: writing the report: %v\n", err)
+		_, _ = fmt.Fprintf(stderr, "guard: writing the report: %v\n", err)
 		return ExitUnusable
 	}
 	if !report.Allowed {
@@ -100,7 +100,7 @@ func (c *Command) readPlan(path string) (*tfjson.Plan, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening the plan: %w (pass the output of `terraform show -json plan.out` with --plan FILE, or on standard input)", err)
 		}
-		defer f.Close()
+		defer func() { _ = f.Close() }() // only read: closing it cannot lose anything
 		r = f
 	}
 	return ReadPlan(r)

@@ -21,13 +21,16 @@ const (
 	FormatJSON Format = "json"
 )
 
-// Render writes r in format f.
+// Render writes r in format f, in one piece: an error says it did not arrive whole.
 func Render(w io.Writer, r *Report, f Format) error {
+	var b strings.Builder
 	switch f {
 	case FormatText:
-		return renderText(w, r)
+		if err := renderText(&b, r); err != nil {
+			return err
+		}
 	case FormatMarkdown:
-		return renderMarkdown(w, r)
+		renderMarkdown(&b, r)
 	case FormatJSON:
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -35,8 +38,11 @@ func Render(w io.Writer, r *Report, f Format) error {
 			Verdict string `json:"verdict"`
 			*Report
 		}{r.Verdict(), r})
+	default:
+		return fmt.Errorf("unknown format %q (use text, json or markdown)", f)
 	}
-	return fmt.Errorf("unknown format %q (use text, json or markdown)", f)
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
 // row is one line of the table: a change under one of its classes. A change of several classes
@@ -66,24 +72,28 @@ func classNames(c Change) string {
 	return strings.Join(names, "+")
 }
 
-func renderText(w io.Writer, r *Report) error {
+func renderText(w *strings.Builder, r *Report) error {
 	fmt.Fprintf(w, "%d resource change(s) in the plan%s\n", len(r.Changes), madeBy(r))
 	if rs := rows(r); len(rs) > 0 {
-		fmt.Fprintln(w)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CLASS\tADDRESS\tACTION\tCLASSES")
+		var table strings.Builder
+		table.WriteString("CLASS\tADDRESS\tACTION\tCLASSES\n")
 		for _, x := range rs {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.class, x.change.DisplayAddress(), x.change.Action(), classNames(x.change))
+			fmt.Fprintf(&table, "%s\t%s\t%s\t%s\n", x.class, x.change.DisplayAddress(), x.change.Action(), classNames(x.change))
+		}
+		w.WriteString("\n")
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		if _, err := io.WriteString(tw, table.String()); err != nil {
+			return err
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "\n%s: %s\n", r.Verdict(), r.Reason)
-	return err
+	fmt.Fprintf(w, "\n%s: %s\n", r.Verdict(), r.Reason)
+	return nil
 }
 
-func renderMarkdown(w io.Writer, r *Report) error {
+func renderMarkdown(w *strings.Builder, r *Report) {
 	mark := "✅"
 	if !r.Allowed {
 		mark = "⛔"
@@ -103,7 +113,6 @@ func renderMarkdown(w io.Writer, r *Report) error {
 			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", x.class, mdCode(x.change.DisplayAddress()), mdText(x.change.Action()), classNames(x.change))
 		}
 	}
-	return nil
 }
 
 func madeBy(r *Report) string {

@@ -338,11 +338,12 @@ func (e *testEdge) client(t *testing.T, transport http.RoundTripper) *kdcf.Clien
 	return c
 }
 
-// routeEntries returns n route-record-like entries: JSON values, metadata {v, rev, owner}.
-func routeEntries(n int, prefix string) map[string]Entry {
+// routeEntries returns n route-record-like entries app-00000, app-00001, …: JSON values,
+// metadata {v, rev, owner}.
+func routeEntries(n int) map[string]Entry {
 	out := make(map[string]Entry, n)
 	for i := range n {
-		app := fmt.Sprintf("%s%05d", prefix, i)
+		app := fmt.Sprintf("app-%05d", i)
 		rev := fmt.Sprintf("rev-%s-1", app)
 		out[app] = Entry{
 			Value:    fmt.Appendf(nil, `{"v":1,"app":%q,"status":"active","kind":"dynamic","dynamic":{"origin":"origin.kamui.test","upstream":"tenant-%s/web:8080","timeout_ms":30000},"rev":%q}`, app, app, rev),

@@ -271,7 +271,7 @@ func (a *kvAPI) getRaw(ctx context.Context, namespaceID, key string) (value []by
 		}
 		return nil, 0, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	value, err = io.ReadAll(io.LimitReader(resp.Body, MaxValueBytes+1))
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("reading %q from KV namespace %s: %w", key, namespaceID, err)

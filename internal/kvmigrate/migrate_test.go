@@ -3,6 +3,7 @@ package kvmigrate
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -20,7 +21,7 @@ import (
 func TestMigrate_CopiesThousandsOfKeysWithBulkCalls(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	want := routeEntries(3000, "app-")
+	want := routeEntries(3000)
 	e.seed(src, want)
 	e.resetRequests()
 
@@ -75,7 +76,7 @@ func TestMigrate_CopiesThousandsOfKeysWithBulkCalls(t *testing.T) {
 func TestMigrate_SplitsBulkWritesAtTheDocumentedLimits(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(MaxBulkWritePairs+50, "app-"))
+	e.seed(src, routeEntries(MaxBulkWritePairs+50))
 	e.resetRequests()
 
 	rep, err := Run(context.Background(), Options{Client: e.client(t, nil), AccountID: e.id.AccountID, Sources: []string{src}, Target: dst})
@@ -135,7 +136,7 @@ func TestMigrate_BulkWritesStayUnderTheByteLimit(t *testing.T) {
 func TestMigrate_RetriesKeysTheBulkResultReportsUnsuccessful(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(300, "app-"))
+	e.seed(src, routeEntries(300))
 	flaky := map[string]int{"app-00007": 1, "app-00100": 2} // fails this many times
 	var mu sync.Mutex
 	e.unsuccessful = func(key string) bool {
@@ -226,7 +227,7 @@ func TestMigrate_BinaryValuesMetadataAndExpirationsSurvive(t *testing.T) {
 func TestMigrate_BinaryValuesWhenTheBulkReadRefusesThem(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("mixed-v1"), e.namespace("mixed-v2")
-	want := routeEntries(150, "app-")
+	want := routeEntries(150)
 	want["app-00042-icon"] = Entry{Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0xff}, Metadata: json.RawMessage(`{"kind":"icon"}`),
 		Expiration: time.Now().Add(time.Hour).Unix()}
 	e.seed(src, want)
@@ -249,7 +250,7 @@ func TestMigrate_BinaryValuesWhenTheBulkReadRefusesThem(t *testing.T) {
 func TestMigrate_SecondRunWritesNothing(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(250, "app-"))
+	e.seed(src, routeEntries(250))
 	if res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst); res.code != ExitOK {
 		t.Fatalf("first run\n%s", res)
 	}
@@ -331,8 +332,8 @@ func TestMigrate_ConflictAcrossSourcesIsReportedNotMerged(t *testing.T) {
 func TestMigrate_DryRunWritesNothing(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(120, "app-"))
-	e.seed(dst, map[string]Entry{"app-00000": routeEntries(1, "app-")["app-00000"]})
+	e.seed(src, routeEntries(120))
+	e.seed(dst, map[string]Entry{"app-00000": routeEntries(1)["app-00000"]})
 	e.resetRequests()
 
 	res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst, "--dry-run")
@@ -351,12 +352,32 @@ func TestMigrate_DryRunWritesNothing(t *testing.T) {
 	}
 }
 
+// fullDisk is a stdout that takes nothing.
+type fullDisk struct{}
+
+func (fullDisk) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// A report that does not arrive is not a verified run: CI reads the report, so the command
+// exits 1 and says why on stderr, in both formats.
+func TestCommand_UnwrittenReportIsNotVerified(t *testing.T) {
+	e := newTestEdge(t)
+	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
+	e.seed(src, routeEntries(3))
+	for _, format := range []string{"text", "json"} {
+		var stderr strings.Builder
+		code := e.command(nil).Run(context.Background(), []string{"migrate", "--from", src, "--to", dst, "--dry-run", "--format", format}, fullDisk{}, &stderr)
+		if code != ExitNotVerified || !strings.Contains(stderr.String(), "kv migrate: writing the report: no space left on device") {
+			t.Errorf("--format %s: exit %d, stderr %q; want exit 1 naming the failed write", format, code, stderr.String())
+		}
+	}
+}
+
 // A run cancelled half-way through its bulk writes (just before the third of four) stops, says
 // so, and a rerun writes only the rest and verifies.
 func TestMigrate_ResumesAfterCancellation(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(2000, "app-"))
+	e.seed(src, routeEntries(2000))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -397,7 +418,7 @@ func TestMigrate_ResumesAfterCancellation(t *testing.T) {
 func TestMigrate_RerunCompletesAfterInjectedFaults(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(1500, "app-"))
+	e.seed(src, routeEntries(1500))
 	admin := func(method string, body string) {
 		req, _ := http.NewRequest(method, e.root+cfapi.AdminPrefix+"/faults", strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+e.id.APIToken)
@@ -405,7 +426,7 @@ func TestMigrate_RerunCompletesAfterInjectedFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s faults: %s", method, resp.Status)
 		}
@@ -438,7 +459,7 @@ func TestMigrate_RerunCompletesAfterInjectedFaults(t *testing.T) {
 func TestMigrate_DeltaPassCatchesWritesDuringTheCopy(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	entries := routeEntries(300, "app-")
+	entries := routeEntries(300)
 	entries["plain"] = Entry{Value: []byte("before")}
 	e.seed(src, entries)
 	changed := Entry{Value: []byte(`{"v":1,"app":"app-00001","status":"disabled"}`), Metadata: json.RawMessage(`{"owner":"tenant","rev":"rev-2","v":1}`)}
@@ -538,7 +559,7 @@ func TestMigrate_KeysAboutToExpireAreSkipped(t *testing.T) {
 func TestMigrate_PrintsProgress(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(2500, "app-"))
+	e.seed(src, routeEntries(2500))
 	res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst, "--progress-every", "1000", "--progress-interval", "1h")
 	if res.code != ExitOK {
 		t.Fatalf("want exit 0\n%s", res)
@@ -562,7 +583,7 @@ func TestMigrate_PrintsProgress(t *testing.T) {
 func TestMigrate_TokenNeverPrinted(t *testing.T) {
 	e := newTestEdge(t)
 	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
-	e.seed(src, routeEntries(50, "app-"))
+	e.seed(src, routeEntries(50))
 	token := e.id.APIToken
 	var outputs []runResult
 	for _, args := range [][]string{
@@ -594,7 +615,7 @@ func TestMigrate_TokenNeverPrinted(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusBadRequest)
 		msg, _ := json.Marshal("bad request from " + r.Header.Get("Authorization"))
-		fmt.Fprintf(w, `{"success":false,"errors":[{"code":1000,"message":%s}],"messages":[],"result":null}`, msg)
+		_, _ = fmt.Fprintf(w, `{"success":false,"errors":[{"code":1000,"message":%s}],"messages":[],"result":null}`, msg) // the command's output is checked
 	}))
 	reflect := e.command(nil)
 	reflect.Getenv = func(k string) string {

@@ -11,8 +11,16 @@ import (
 const listLimit = 20
 
 // writeText prints the report for a human: what was found and done per source, the target,
-// the writes, the delta pass, the verification, the keys that need a look, and a verdict.
-func writeText(w io.Writer, out Output) {
+// the writes, the delta pass, the verification, the keys that need a look, and a verdict. The
+// report is written in one piece, and an error says it did not arrive whole.
+func writeText(w io.Writer, out Output) error {
+	var b strings.Builder
+	renderText(&b, out)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func renderText(w *strings.Builder, out Output) {
 	rep := out.Report
 	mode := ""
 	if rep.DryRun {
@@ -149,7 +157,7 @@ func verdict(rep *Report) string {
 	return "kv migrate: NOT VERIFIED: " + strings.Join(why, "; ") + ". Rerun after fixing: keys already identical are not written again."
 }
 
-func keyList(w io.Writer, title string, keys []string) {
+func keyList(w *strings.Builder, title string, keys []string) {
 	if len(keys) == 0 {
 		return
 	}

@@ -116,7 +116,7 @@ resource "kamuidash_kv_namespace" "domains_v2" {
 		}
 		return ""
 	}
-	routes := routeEntries(1200, "app-")
+	routes := routeEntries(1200)
 	domains := map[string]Entry{}
 	for i := range 30 {
 		host := fmt.Sprintf("www.shop%02d.example", i)

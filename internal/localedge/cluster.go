@@ -62,10 +62,12 @@ func startCluster(ctx context.Context, assets, dir string, progress io.Writer) (
 	}
 	closeLogs := func() {
 		for _, f := range logs {
-			f.Close()
+			_ = f.Close() // best effort: logs to read after a failure, nothing depends on them
 		}
 	}
-	fmt.Fprintln(progress, "starting etcd and kube-apiserver from "+assets+" (logs in "+dir+")…")
+	// Progress lines are best effort here and elsewhere in the package: the local edge works
+	// the same whether or not anyone reads them.
+	_, _ = fmt.Fprintln(progress, "starting etcd and kube-apiserver from "+assets+" (logs in "+dir+")…")
 	started := time.Now()
 	cluster, err := localcluster.Start(assets, logs[0], logs[1])
 	if err != nil {
@@ -76,7 +78,7 @@ func startCluster(ctx context.Context, assets, dir string, progress io.Writer) (
 	kubeconfig, err := kubeaccess.Kubeconfig(cluster.Config, "localedge")
 	if err == nil {
 		kubeconfigPath = filepath.Join(dir, "kubeconfig")
-		err = writeFileAtomic(kubeconfigPath, kubeconfig, 0o600)
+		err = writeFileAtomic(kubeconfigPath, kubeconfig)
 	}
 	if err == nil {
 		err = createNamespace(ctx, cluster.Config, routerNamespace)
@@ -85,7 +87,7 @@ func startCluster(ctx context.Context, assets, dir string, progress io.Writer) (
 		stop()
 		return "", nil, fmt.Errorf("the local cluster: %w", err)
 	}
-	fmt.Fprintf(progress, "Kubernetes API at %s, ready in %s\n", cluster.Config.Host, time.Since(started).Round(100*time.Millisecond))
+	_, _ = fmt.Fprintf(progress, "Kubernetes API at %s, ready in %s\n", cluster.Config.Host, time.Since(started).Round(100*time.Millisecond))
 	return kubeconfigPath, stop, nil
 }
 

@@ -59,8 +59,9 @@ func shellQuote(s string) string {
 }
 
 // writeFileAtomic writes data under a temporary name in the same directory and renames it
-// into place, so a script polling for the file never reads half of it.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+// into place, so a script polling for the file never reads half of it. The file is readable by
+// its owner only (0600): every one written holds a secret or a credential.
+func writeFileAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -70,16 +71,16 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
 		return err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	// After the rename there is nothing left to remove; before it, a leftover only takes space.
+	defer func() { _ = os.Remove(tmp) }()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o600)
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
 	}
-	if err := f.Close(); err != nil {
+	if err != nil {
 		return err
 	}
 	return os.Rename(tmp, path)

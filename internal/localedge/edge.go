@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hashicorp/go-cleanhttp"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 )
 
@@ -28,7 +29,7 @@ type edgeHandler struct {
 func newEdgeHandler(api *cfapi.Server, runtimeURL func() string, isLoaded func(string) bool, gate *reloadGate) *edgeHandler {
 	h := &edgeHandler{api: api, runtimeURL: runtimeURL, isLoaded: isLoaded}
 	h.proxy = &httputil.ReverseProxy{
-		Transport:     &reloadTransport{base: http.DefaultTransport.(*http.Transport).Clone(), gate: gate, runtimeURL: runtimeURL},
+		Transport:     &reloadTransport{base: cleanhttp.DefaultPooledTransport(), gate: gate, runtimeURL: runtimeURL},
 		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target, _ := url.Parse(h.runtimeURL())

@@ -132,7 +132,7 @@ func (e *runningEdge) get(t *testing.T, host, path string) (int, string) {
 	if err != nil {
 		t.Fatalf("GET %s%s: %v", host, path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
 }

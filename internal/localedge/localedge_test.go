@@ -197,7 +197,7 @@ func TestLocalEdge_WorkerKVTunnelRestart(t *testing.T) {
 
 	// The tunnel: origin.kamui.test → CNAME to the tunnel → ingress to a loopback server.
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "from origin host=%s path=%s query=%s", r.Host, r.URL.Path, r.URL.RawQuery)
+		_, _ = fmt.Fprintf(w, "from origin host=%s path=%s query=%s", r.Host, r.URL.Path, r.URL.RawQuery) // the client checks what arrives
 	}))
 	defer origin.Close()
 	tun, err := api.ZeroTrust.Tunnels.Cloudflared.New(ctx, zero_trust.TunnelCloudflaredNewParams{

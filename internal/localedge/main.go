@@ -34,7 +34,7 @@ func run(ctx context.Context, sources, nodePackages fs.FS, args []string, stdout
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "localedge:", err)
+		_, _ = fmt.Fprintln(stderr, "localedge:", err)
 		return 2
 	}
 	opts.Sources = sources
@@ -42,7 +42,7 @@ func run(ctx context.Context, sources, nodePackages fs.FS, args []string, stdout
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := Run(ctx, opts, stdout, stderr); err != nil {
-		fmt.Fprintln(stderr, "localedge:", err)
+		_, _ = fmt.Fprintln(stderr, "localedge:", err)
 		return 1
 	}
 	return 0

@@ -100,9 +100,9 @@ func parseOptions(args []string, out io.Writer) (Options, error) {
 	fs := flag.NewFlagSet("localedge", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.Usage = func() {
-		fmt.Fprintln(out, "usage: terraform-provider-kamuidash localedge [flags]")
-		fmt.Fprintln(out, "Runs the KamuiDash edge on this machine: a Cloudflare-API-compatible server, the uploaded")
-		fmt.Fprintln(out, "Worker in workerd, tunnel emulation and (with --router) the router, all on loopback.")
+		_, _ = fmt.Fprint(out, "usage: terraform-provider-kamuidash localedge [flags]\n"+
+			"Runs the KamuiDash edge on this machine: a Cloudflare-API-compatible server, the uploaded\n"+
+			"Worker in workerd, tunnel emulation and (with --router) the router, all on loopback.\n")
 		fs.PrintDefaults()
 	}
 	fs.StringVar(&o.StateDir, "state-dir", DefaultStateDir(), "directory holding the API state, credentials and runtime data")

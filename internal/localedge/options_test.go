@@ -147,8 +147,8 @@ func TestLocalSigningSecret(t *testing.T) {
 
 func TestWriteFileAtomic(t *testing.T) {
 	path := t.TempDir() + "/sub/env"
-	must(t, "write", writeFileAtomic(path, []byte("a"), 0o600))
-	must(t, "overwrite", writeFileAtomic(path, []byte("b"), 0o600))
+	must(t, "write", writeFileAtomic(path, []byte("a")))
+	must(t, "overwrite", writeFileAtomic(path, []byte("b")))
 	b, err := os.ReadFile(path)
 	must(t, "read", err)
 	info, _ := os.Stat(path)

@@ -15,13 +15,13 @@ import (
 func TestReloadTransport_CarriesRequestsAcrossARestart(t *testing.T) {
 	entered := make(chan struct{}, 2)
 	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) // net/http notices a closed connection once the body is read
+		_, _ = io.Copy(io.Discard, r.Body) // net/http notices a closed connection once the body is read
 		entered <- struct{}{}
 		<-r.Context().Done() // the restart cuts it off
 	}))
 	defer old.Close()
 	restarted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, "restarted "+r.Method+" "+r.URL.Path)
+		_, _ = io.WriteString(w, "restarted "+r.Method+" "+r.URL.Path) // the client checks what arrives
 	}))
 	defer restarted.Close()
 
@@ -47,7 +47,7 @@ func TestReloadTransport_CarriesRequestsAcrossARestart(t *testing.T) {
 				out <- answer{err: err}
 				return
 			}
-			defer res.Body.Close()
+			defer func() { _ = res.Body.Close() }()
 			b, _ := io.ReadAll(res.Body)
 			out <- answer{body: string(b)}
 		}()

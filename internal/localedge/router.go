@@ -89,7 +89,7 @@ func buildRouter(ctx context.Context, binDir string, sources fs.FS, progress io.
 	out := filepath.Join(binDir, "kamuidash-router")
 	host := bundle.Platform{OS: runtime.GOOS, Arch: runtime.GOARCH}
 	if sources != nil && slices.Contains(bundle.RouterPlatforms, host) {
-		fmt.Fprintln(progress, "building the router from the bundled sources (cached by input hash)…")
+		_, _ = fmt.Fprintln(progress, "building the router from the bundled sources (cached by input hash)…")
 		router, err := (&bundle.Builder{Sources: sources}).Router(ctx)
 		if err != nil {
 			return "", fmt.Errorf("building the router from the bundled sources: %w", err)
@@ -111,7 +111,7 @@ func buildRouter(ctx context.Context, binDir string, sources fs.FS, progress io.
 	if err != nil {
 		return "", errors.New("--router needs the Go toolchain on PATH to build worker-src/router")
 	}
-	fmt.Fprintln(progress, "building the router (go build "+routerPackage+")…")
+	_, _ = fmt.Fprintln(progress, "building the router (go build "+routerPackage+")…")
 	cmd := exec.CommandContext(ctx, goBin, "build", "-o", out, routerPackage)
 	cmd.Dir = root
 	if b, err := cmd.CombinedOutput(); err != nil {
@@ -373,8 +373,12 @@ func freeLoopbackAddr() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+	addr := ln.Addr().String()
+	// The router can take the port only once this listener has let go of it.
+	if err := ln.Close(); err != nil {
+		return "", err
+	}
+	return addr, nil
 }
 
 // waitListening waits until addr accepts connections or the process exits.
@@ -387,7 +391,7 @@ func waitListening(addr string, exited <-chan struct{}) error {
 		default:
 		}
 		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
+			_ = c.Close() // a probe: connecting was the answer
 			return nil
 		}
 		time.Sleep(50 * time.Millisecond)

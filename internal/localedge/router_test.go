@@ -49,7 +49,7 @@ func TestLocalEdge_EdgeWorkerThroughRouter(t *testing.T) {
 	requireRuntime(t)
 	workerDir := buildEdgeWorker(t)
 	tenant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, "tenant host=%s path=%s", r.Host, r.URL.Path)
+		_, _ = fmt.Fprintf(w, "tenant host=%s path=%s", r.Host, r.URL.Path) // the client checks what arrives
 	}))
 	defer tenant.Close()
 	_, tenantPort, _ := net.SplitHostPort(tenant.Listener.Addr().String())

@@ -100,7 +100,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("loading the API state: %w", err)
 	}
-	defer api.Close()
+	defer func() { _ = api.Close() }() // stops the API's timers; it has nothing to report
 	// The zone cache in front of proxied origins applies the zone's Cache Rules as the API
 	// has them; a purge drops its entries (through the follower's purge hook).
 	cache := newZoneCache(zoneCacheConfig{
@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintln(stdout, "starting workerd (Miniflare from "+nodeModules+")…")
+	_, _ = fmt.Fprintln(stdout, "starting workerd (Miniflare from "+nodeModules+")…")
 	host, err := edgeruntime.Start(edgeruntime.Config{
 		NodeModules: nodeModules,
 		WorkDir:     layout.runtime,
@@ -129,7 +129,11 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer host.Close()
+	defer func() {
+		if err := host.Close(); err != nil {
+			logger.Warn("stopping the runtime", "error", err)
+		}
+	}()
 
 	servers := []*http.Server{
 		{Handler: api, ReadHeaderTimeout: 10 * time.Second},
@@ -172,21 +176,27 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	apiURL := "http://" + listeners.api.Addr().String()
 	edgeURL := "http://" + listeners.edge.Addr().String()
 	env := envFile(api.Identity(), apiURL, edgeURL, signingSecret, cluster)
-	if err := writeFileAtomic(layout.env, env, 0o600); err != nil {
+	if err := writeFileAtomic(layout.env, env); err != nil {
 		return fmt.Errorf("writing %s: %w", layout.env, err)
 	}
-	fmt.Fprintf(stdout, "\nPoint the provider at the local edge (also in %s):\n\n%s\n", layout.env, env)
+	// The credentials are in the env file too: printing them is a convenience.
+	_, _ = fmt.Fprintf(stdout, "\nPoint the provider at the local edge (also in %s):\n\n%s\n", layout.env, env)
 	if opts.ReadyFile != "" {
-		if err := writeFileAtomic(opts.ReadyFile, env, 0o600); err != nil {
+		if err := writeFileAtomic(opts.ReadyFile, env); err != nil {
 			return fmt.Errorf("writing the ready file: %w", err)
 		}
-		defer os.Remove(opts.ReadyFile)
+		defer func() {
+			// Left behind, it would tell the next script polling for it that a stopped edge is up.
+			if err := os.Remove(opts.ReadyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+				logger.Warn("removing the ready file", "path", opts.ReadyFile, "error", err)
+			}
+		}()
 	}
-	fmt.Fprintf(stdout, "ready: API %s, R2 over S3 %s, edge %s (stop with Ctrl-C or SIGTERM)\n", apiURL+cfapi.APIPrefix, apiURL+cfapi.S3Prefix, edgeURL)
+	_, _ = fmt.Fprintf(stdout, "ready: API %s, R2 over S3 %s, edge %s (stop with Ctrl-C or SIGTERM)\n", apiURL+cfapi.APIPrefix, apiURL+cfapi.S3Prefix, edgeURL)
 
 	select {
 	case <-ctx.Done():
-		fmt.Fprintln(stdout, "stopping the local edge…")
+		_, _ = fmt.Fprintln(stdout, "stopping the local edge…")
 		return nil
 	case err := <-serveErr:
 		return fmt.Errorf("a listener failed: %w", err)
@@ -241,7 +251,7 @@ func listenAll(apiAddr, edgeAddr string) (*listenerSet, error) {
 func (s *listenerSet) close() {
 	for _, ln := range []net.Listener{s.api, s.edge, s.tunnel} {
 		if ln != nil {
-			ln.Close()
+			_ = ln.Close() // a server has closed the one it served already: the error says only that
 		}
 	}
 }

@@ -35,7 +35,7 @@ func TestLocalRouter_SecretDirRotationDropsNoRequest(t *testing.T) {
 	bin, err := buildRouter(context.Background(), t.TempDir(), nil, io.Discard)
 	must(t, "build the router", err)
 
-	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "backend") }))
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "backend") }))
 	defer backend.Close()
 	_, port, _ := net.SplitHostPort(backend.Listener.Addr().String())
 
@@ -82,14 +82,14 @@ func TestLocalRouter_SecretDirRotationDropsNoRequest(t *testing.T) {
 		if err != nil {
 			return 0, err.Error()
 		}
-		defer res.Body.Close()
+		defer func() { _ = res.Body.Close() }()
 		body, _ := io.ReadAll(res.Body)
 		return res.StatusCode, string(body)
 	}
 
 	// The signer (the Worker) and its traffic: one request after another, counted per phase.
-	var signingKey atomic.Value
-	signingKey.Store(oldKey)
+	var signingKey atomic.Pointer[string]
+	signingKey.Store(&oldKey)
 	var (
 		mu       sync.Mutex
 		phase    = "old key only"
@@ -105,7 +105,7 @@ func TestLocalRouter_SecretDirRotationDropsNoRequest(t *testing.T) {
 				return
 			default:
 			}
-			status, body := send(signingKey.Load().(string), "req-"+strconv.Itoa(i))
+			status, body := send(*signingKey.Load(), "req-"+strconv.Itoa(i))
 			mu.Lock()
 			counts[phase]++
 			if status != http.StatusOK || body != "backend" {
@@ -139,7 +139,7 @@ func TestLocalRouter_SecretDirRotationDropsNoRequest(t *testing.T) {
 	url = waitForURL("with signing-secret-next", url)
 	// 2. The signer switches to it.
 	enter("signer uses the next key")
-	signingKey.Store(newKey)
+	signingKey.Store(&newKey)
 	// 3. The router drops the old key.
 	enter("router drops the old key")
 	writeKey(secretFileCurrent, newKey)

@@ -37,7 +37,7 @@ func loadSigningSecret(path string) (string, error) {
 	raw := make([]byte, 48)
 	rand.Read(raw)
 	secret := base64.RawURLEncoding.EncodeToString(raw)
-	if err := writeFileAtomic(path, []byte(secret), 0o600); err != nil {
+	if err := writeFileAtomic(path, []byte(secret)); err != nil {
 		return "", err
 	}
 	return secret, nil

@@ -50,7 +50,12 @@ func newTunnelHandler(api *cfapi.Server, routerURL func() string, cache *zoneCac
 	h.proxy = &httputil.ReverseProxy{
 		FlushInterval: -1, // stream (server-sent events, long polls) as the bytes come
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			target := pr.In.Context().Value(tunnelTargetKey{}).(*url.URL)
+			target, ok := pr.In.Context().Value(tunnelTargetKey{}).(*url.URL)
+			if !ok {
+				// deliver always sets one. Without it the outgoing URL has no scheme or host:
+				// the transport refuses it and ErrorHandler answers 502.
+				return
+			}
 			pr.SetURL(target)
 			// cloudflared keeps the public Host and what the Worker set in X-Forwarded-*.
 			pr.Out.Host = pr.In.Host

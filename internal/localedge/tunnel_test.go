@@ -78,7 +78,7 @@ func TestTunnelHandler_ZoneCacheOnForProxiedHostnames(t *testing.T) {
 	var hits atomic.Int32
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=86400")
-		fmt.Fprintf(w, "%s #%d", r.Host, hits.Add(1))
+		_, _ = fmt.Fprintf(w, "%s #%d", r.Host, hits.Add(1)) // the client checks what arrives
 	}))
 	defer backend.Close()
 	api, err := cfapi.New(cfapi.Config{StateDir: t.TempDir(), ZoneName: "kamui.test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

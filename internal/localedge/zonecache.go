@@ -242,7 +242,7 @@ func (c *zoneCache) lookup(key string, now time.Time) (*cacheEntry, bool) {
 	if !ok {
 		return nil, false
 	}
-	e := el.Value.(*cacheEntry)
+	e := entryOf(el)
 	if !now.Before(e.expires) {
 		c.remove(el)
 		return e, false
@@ -289,9 +289,15 @@ func (c *zoneCache) put(e *cacheEntry) {
 
 // remove drops one entry; callers hold c.mu.
 func (c *zoneCache) remove(el *list.Element) {
-	e := c.lru.Remove(el).(*cacheEntry)
+	e := entryOf(el)
+	c.lru.Remove(el)
 	delete(c.entries, e.key)
 	c.bytes -= e.size
+}
+
+// entryOf is the entry an element of c.lru holds.
+func entryOf(el *list.Element) *cacheEntry {
+	return el.Value.(*cacheEntry) //nolint:forcetypeassert // put is the only writer, and it stores *cacheEntry
 }
 
 // purge drops the entries of the purged URLs (the cache keys they name) and returns how many

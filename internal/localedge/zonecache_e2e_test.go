@@ -42,7 +42,7 @@ func newCacheableTenant(t *testing.T, name string) *cacheableTenant {
 		ct.hits.Add(1)
 		w.Header().Set("Content-Type", "text/javascript")
 		w.Header().Set("Cache-Control", "public, max-age=86400")
-		fmt.Fprintf(w, "console.log(%q); // %s", ct.name, r.URL.Path)
+		_, _ = fmt.Fprintf(w, "console.log(%q); // %s", ct.name, r.URL.Path) // the client checks what arrives
 	}))
 	t.Cleanup(ct.Close)
 	return ct
@@ -200,7 +200,7 @@ func TestLocalEdge_CacheRuleIsASecondLayer(t *testing.T) {
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		w.Header().Set("Cache-Control", "public, max-age=86400")
-		io.WriteString(w, "for "+r.Header.Get("X-Tenant"))
+		_, _ = io.WriteString(w, "for "+r.Header.Get("X-Tenant"))
 	}))
 	defer origin.Close()
 
@@ -224,7 +224,7 @@ func TestLocalEdge_CacheRuleIsASecondLayer(t *testing.T) {
 		req.Host = host
 		resp, err := http.DefaultClient.Do(req)
 		must(t, "GET "+host, err)
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return answer{string(b), resp.Header.Get("X-Subrequest-Cache")}
 	}

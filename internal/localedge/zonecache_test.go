@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -103,7 +104,7 @@ func (h *cacheHarness) do(method, target string, headers ...string) (*http.Respo
 	if err != nil {
 		h.t.Fatalf("%s %s: %v", method, target, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return resp, string(b)
 }
@@ -135,11 +136,15 @@ func counterOrigin() http.HandlerFunc {
 			w.Header().Add(k, v)
 		}
 		if s := r.Header.Get("X-Test-Status"); s != "" {
-			var code int
-			fmt.Sscan(s, &code)
+			code, err := strconv.Atoi(s)
+			if err != nil {
+				http.Error(w, "X-Test-Status: "+err.Error(), http.StatusBadRequest)
+				return
+			}
 			w.WriteHeader(code)
 		}
-		fmt.Fprintf(w, "%s #%d", r.URL.Path, n.Add(1))
+		// Handlers here and below leave a failed write to the client's checks on what arrived.
+		_, _ = fmt.Fprintf(w, "%s #%d", r.URL.Path, n.Add(1))
 	}
 }
 
@@ -254,7 +259,7 @@ func mustUnescape(p string) string {
 func TestZoneCache_KeyIsTheURL(t *testing.T) {
 	h := newCacheHarness(t, zoneCacheConfig{}, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "public, max-age=86400")
-		fmt.Fprintf(w, "for %s %s", r.Header.Get("Kamui-App"), r.URL.RequestURI())
+		_, _ = fmt.Fprintf(w, "for %s %s", r.Header.Get("Kamui-App"), r.URL.RequestURI())
 	})
 	h.expect("tenant shop", "GET", "/assets/app.js", cacheMiss, "for shop /assets/app.js", true, "Kamui-App: shop")
 	h.expect("tenant blog, same URL", "GET", "/assets/app.js", cacheHit, "for shop /assets/app.js", false, "Kamui-App: blog")
@@ -441,14 +446,16 @@ func TestZoneCache_Streams(t *testing.T) {
 	h := newCacheHarness(t, zoneCacheConfig{}, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Header().Set("Cache-Control", "public, max-age=60")
-		fmt.Fprint(w, "data: first\n\n")
-		w.(http.Flusher).Flush()
+		_, _ = fmt.Fprint(w, "data: first\n\n")
+		if http.NewResponseController(w).Flush() != nil {
+			return // the client went away
+		}
 		select {
 		case <-release[r.URL.Path]:
 		case <-r.Context().Done():
 			return
 		}
-		fmt.Fprint(w, "data: second\n\n")
+		_, _ = fmt.Fprint(w, "data: second\n\n")
 	})
 	h.served = make(chan string, 16)
 	for _, tc := range []struct{ path, status string }{{"/events", cacheDynamic}, {"/events.js", cacheMiss}} {
@@ -460,7 +467,7 @@ func TestZoneCache_Streams(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: no answer while the origin held the rest back (the answer is buffered): %v", tc.path, err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		if got := resp.Header.Get(headerCacheStatus); got != tc.status {
 			t.Errorf("%s: Cf-Cache-Status %q, want %q", tc.path, got, tc.status)
 		}
@@ -485,7 +492,7 @@ func TestZoneCache_Streams(t *testing.T) {
 		for line := range lines {
 			rest = append(rest, line)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if got := strings.Join(rest, "|"); got != "|data: second|" {
 			t.Errorf("%s: rest of the stream %q", tc.path, got)
 		}
@@ -500,7 +507,7 @@ func TestZoneCache_Streams(t *testing.T) {
 		t.Fatal(err)
 	}
 	first, _ := bufio.NewReader(resp.Body).ReadString('\n')
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if first != "data: first\n" {
 		t.Errorf("cut stream began %q", first)
 	}

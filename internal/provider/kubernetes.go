@@ -90,10 +90,11 @@ func newKubeConnection(m *kubernetesModel) *kubeConnection {
 	return &kubeConnection{client: c, err: err}
 }
 
-// require returns the client for resource, or adds the diagnostic saying which setting to
-// give. ok is false also while the settings are unknown (then without a diagnostic: the plan
-// leaves what depends on the cluster unknown).
-func (k *kubeConnection) require(resource string, diags *diag.Diagnostics) (kubernetes.Interface, bool) {
+// require returns the client, or adds the diagnostic saying which setting to give. ok is false
+// also while the settings are unknown (then without a diagnostic: the plan leaves what depends
+// on the cluster unknown). The router's NetworkPolicy is the one resource that needs it.
+func (k *kubeConnection) require(diags *diag.Diagnostics) (kubernetes.Interface, bool) {
+	const resource = routerPolicyResourceName
 	switch {
 	case k == nil:
 		diags.Append(unexpectedProviderDataDiag())

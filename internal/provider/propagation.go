@@ -142,7 +142,7 @@ func (p propagationProbe) probe(ctx context.Context, host, rev string) (string, 
 	if err != nil {
 		return "", err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	match := resp.Header.Get(route.RevMatchHeader)
 	if match == "" {
@@ -163,7 +163,7 @@ func (p propagationProbe) get(ctx context.Context, host, target string) (int, er
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, nil
 }

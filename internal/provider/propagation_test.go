@@ -53,7 +53,9 @@ func startFullEdge(t *testing.T) *fullEdge {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		<-done
+		if err := <-done; err != nil {
+			t.Errorf("the local edge: %v", err)
+		}
 	})
 	deadline := time.Now().Add(3 * time.Minute)
 	for {
@@ -170,16 +172,18 @@ func TestAccTenantApp_VerifyPropagation(t *testing.T) {
 	var hits atomic.Int32
 	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		fmt.Fprintln(w, "shop")
+		_, _ = fmt.Fprintln(w, "shop") // the checks read what arrives through the edge
 	}))
 	defer backend.Close()
-	port := backend.Listener.Addr().(*net.TCPAddr).Port
+	port := tcpPort(t, backend.Listener)
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	closedPort := closed.Addr().(*net.TCPAddr).Port
-	closed.Close()
+	closedPort := tcpPort(t, closed)
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	servesShop := func(*terraform.State) error {
 		req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
@@ -188,7 +192,7 @@ func TestAccTenantApp_VerifyPropagation(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if resp.StatusCode != 200 || hits.Load() == 0 {
 			return fmt.Errorf("right after apply the edge answered HTTP %d (backend hits %d); verify_propagation should have waited", resp.StatusCode, hits.Load())
 		}
@@ -240,4 +244,14 @@ resource "kamuidash_tenant_app" "shop" {
 			ExpectError: regexp.MustCompile(`(?s)Probe Key Needed.*KAMUIDASH_PROBE_KEY`),
 		}},
 	})
+}
+
+// tcpPort is the port a TCP listener listens on.
+func tcpPort(t *testing.T, ln net.Listener) int {
+	t.Helper()
+	addr, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("a TCP listener's address is a %T", ln.Addr())
+	}
+	return addr.Port
 }

@@ -38,8 +38,10 @@ const (
 func clearProviderEnv(t *testing.T) {
 	t.Helper()
 	for _, env := range providerEnvironment() {
-		t.Setenv(env, "")
-		os.Unsetenv(env)
+		t.Setenv(env, "") // restores the caller's value afterwards
+		if err := os.Unsetenv(env); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -80,6 +82,16 @@ func TestEverySettingHasItsEnvironmentVariable(t *testing.T) {
 }
 
 // configure runs the provider's Configure with the given provider-block values (nil = null).
+// resourceData is what Configure handed the resources.
+func resourceData(t *testing.T, resp *provider.ConfigureResponse) *providerData {
+	t.Helper()
+	data, ok := resp.ResourceData.(*providerData)
+	if !ok {
+		t.Fatalf("ResourceData is a %T, want *providerData", resp.ResourceData)
+	}
+	return data
+}
+
 func configure(t *testing.T, values map[string]*string) *provider.ConfigureResponse {
 	t.Helper()
 	p := New("test", testSources)()
@@ -151,7 +163,7 @@ func TestConfigureFallsBackToEnvironment(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("unexpected diagnostics: %s", diagText(resp))
 	}
-	data := resp.ResourceData.(*providerData)
+	data := resourceData(t, resp)
 	if data.AccountID != testAccountID || data.PlatformDomain != "kamui.test" || data.Environment != "dev" ||
 		data.APIBaseURL != "http://127.0.0.1:8787/client/v4" || data.Client == nil {
 		t.Errorf("resolved data = %+v", data)
@@ -166,7 +178,7 @@ func TestConfigureBlockWinsOverEnvironment(t *testing.T) {
 	if resp.Diagnostics.HasError() {
 		t.Fatal(diagText(resp))
 	}
-	if got := resp.ResourceData.(*providerData).AccountID; got != testAccountID {
+	if got := resourceData(t, resp).AccountID; got != testAccountID {
 		t.Errorf("account_id = %s; the provider block must win over %s", got, EnvAccountID)
 	}
 }
@@ -236,7 +248,7 @@ func TestConfigureProbeKey(t *testing.T) {
 	key := route.ProbeKey([]byte("0123456789abcdef0123456789abcdef"))
 	t.Setenv(EnvProbeKey, route.EncodeProbeKey(key))
 	resp := configure(t, base())
-	if resp.Diagnostics.HasError() || !bytes.Equal(resp.ResourceData.(*providerData).ProbeKey, key) {
+	if resp.Diagnostics.HasError() || !bytes.Equal(resourceData(t, resp).ProbeKey, key) {
 		t.Fatalf("probe key from %s: %s", EnvProbeKey, diagText(resp))
 	}
 	const notAKey = "not-a-probe-key-but-a-secret-anyway"
@@ -260,7 +272,7 @@ func TestConfigureVerifyPropagation(t *testing.T) {
 		if resp.Diagnostics.HasError() {
 			return false, diagText(resp)
 		}
-		return resp.ResourceData.(*providerData).VerifyPropagation, ""
+		return resourceData(t, resp).VerifyPropagation, ""
 	}
 	if v, errs := verify(base()); v || errs != "" {
 		t.Errorf("default: %v %s; want off", v, errs)

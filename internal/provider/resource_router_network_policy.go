@@ -318,7 +318,7 @@ func (r *routerNetworkPolicyResource) ModifyPlan(ctx context.Context, req resour
 	}
 	plan.ForeignFields = mapValue(nil, &resp.Diagnostics)
 
-	client, ok := r.data.Kube.require(routerPolicyResourceName, &resp.Diagnostics)
+	client, ok := r.data.Kube.require(&resp.Diagnostics)
 	if !ok || !known {
 		plan.WideningPolicies = types.ListUnknown(types.StringType)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
@@ -375,7 +375,7 @@ func (r *routerNetworkPolicyResource) applyPlan(ctx context.Context, planned tfs
 // apply server-side applies the planned policy and fills the computed attributes from the
 // object the server returns.
 func (r *routerNetworkPolicyResource) apply(ctx context.Context, plan *routerNetworkPolicyModel, diags *diag.Diagnostics) {
-	client, ok := r.data.Kube.require(routerPolicyResourceName, diags)
+	client, ok := r.data.Kube.require(diags)
 	if !ok {
 		if !diags.HasError() {
 			diags.AddError("Kubernetes Settings Unknown", "The provider's kubernetes settings are still unknown at apply time; this is a bug in the provider or Terraform.")
@@ -414,7 +414,7 @@ func (r *routerNetworkPolicyResource) Read(ctx context.Context, req resource.Rea
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	client, ok := r.data.Kube.require(routerPolicyResourceName, &resp.Diagnostics)
+	client, ok := r.data.Kube.require(&resp.Diagnostics)
 	if !ok {
 		return // a refresh with unknown settings keeps the state as it is
 	}
@@ -473,7 +473,7 @@ func (r *routerNetworkPolicyResource) Delete(ctx context.Context, req resource.D
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	client, ok := r.data.Kube.require(routerPolicyResourceName, &resp.Diagnostics)
+	client, ok := r.data.Kube.require(&resp.Diagnostics)
 	if !ok {
 		return
 	}

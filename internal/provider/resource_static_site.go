@@ -509,7 +509,7 @@ func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, key string,
 	if err != nil {
 		return err // names the file already
 	}
-	defer content.Close()
+	defer func() { _ = content.Close() }() // only read: closing it cannot lose anything
 	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, content, f.Size, f.ContentType); err != nil {
 		return fmt.Errorf("uploading %s: %w", f.Path, err)
 	}

@@ -53,11 +53,12 @@ func writeFiles(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// objectKeys lists the bucket's keys (sorted) straight from the local edge's state.
-func (e *testEdge) objectKeys(bucket string) []string {
+// objectKeys lists the keys of the tests' bucket (staticBucket), sorted, straight from the
+// local edge's state.
+func (e *testEdge) objectKeys() []string {
 	var keys []string
 	for _, b := range e.R2Buckets() {
-		if b.Name == bucket {
+		if b.Name == staticBucket {
 			for k := range b.Objects {
 				keys = append(keys, k)
 			}
@@ -78,7 +79,7 @@ func (e *testEdge) object(bucket, key string) []byte {
 }
 
 func (e *testEdge) checkNoSiteObjects(*terraform.State) error {
-	if keys := e.objectKeys(staticBucket); len(keys) > 0 {
+	if keys := e.objectKeys(); len(keys) > 0 {
 		return fmt.Errorf("objects left after destroy: %v", keys)
 	}
 	return nil
@@ -160,7 +161,7 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 					versionV1 = version(s)
 					want := []string{siteManifest(versionV1), siteObject("console.log(1)"), siteObject("<h1>v1</h1>")}
 					slices.Sort(want)
-					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
+					if got := edge.objectKeys(); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v (hidden files never ship)", got, want)
 					}
 					m, err := route.DecodeSiteManifest(edge.object(staticBucket, siteManifest(versionV1)))
@@ -197,7 +198,7 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 					}
 					want := []string{siteManifest(versionV1), siteManifest(versionV2), siteObject("console.log(1)"), siteObject("<h1>v1</h1>"), siteObject("<h1>v2</h1>")}
 					slices.Sort(want)
-					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
+					if got := edge.objectKeys(); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v", got, want)
 					}
 					return nil
@@ -212,7 +213,7 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 					want := []string{siteManifest(version(s)), siteManifest(versionV2), siteObject("console.log(1)"), siteObject("<h1>v2</h1>"),
 						siteObject("<h1>v3</h1>"), siteObject("gone")}
 					slices.Sort(want)
-					if got := edge.objectKeys(staticBucket); !slices.Equal(got, want) {
+					if got := edge.objectKeys(); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v", got, want)
 					}
 					return nil
@@ -278,7 +279,7 @@ func TestAccStaticSite_DriftImportAndConflicts(t *testing.T) {
 					if n := objectPuts(edge.operations()) - objectPuts(opsBefore); n != 1 {
 						return fmt.Errorf("the repair uploaded %d objects, want 1", n)
 					}
-					if !slices.Contains(edge.objectKeys(staticBucket), siteObject("about")) {
+					if !slices.Contains(edge.objectKeys(), siteObject("about")) {
 						return fmt.Errorf("the deleted object is still missing")
 					}
 					return nil
@@ -392,7 +393,7 @@ func TestAccStaticSite_FailedUploadLeavesNothingHalfWritten(t *testing.T) {
 			{
 				// Nothing of the failed create is left, so the retry is a plain create.
 				PreConfig: func() {
-					if keys := edge.objectKeys(staticBucket); len(keys) > 0 {
+					if keys := edge.objectKeys(); len(keys) > 0 {
 						t.Errorf("the failed create left %v", keys)
 					}
 					marker = ""
@@ -415,7 +416,7 @@ func TestAccStaticSite_FailedUploadLeavesNothingHalfWritten(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					keys := edge.objectKeys(staticBucket)
+					keys := edge.objectKeys()
 					var manifests []string
 					for _, k := range keys {
 						if strings.Contains(k, "/manifests/") {
@@ -467,7 +468,7 @@ func TestAccStaticSite_RenameReplaces(t *testing.T) {
 					},
 				},
 				Check: func(*terraform.State) error {
-					for _, k := range edge.objectKeys(staticBucket) {
+					for _, k := range edge.objectKeys() {
 						if !strings.HasPrefix(k, "sites/handbook/") {
 							return fmt.Errorf("the replaced site left %s", k)
 						}

@@ -40,7 +40,7 @@ func (e *fullEdge) calls(t *testing.T) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var body struct {
 		Result cfapi.CallStats `json:"result"`
 	}
@@ -70,7 +70,7 @@ func (e *fullEdge) get(host, path string, header map[string]string) (edgeAnswer,
 	if err != nil {
 		return edgeAnswer{}, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	return edgeAnswer{resp.StatusCode, resp.Header, string(b)}, err
 }

@@ -34,7 +34,7 @@ func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("rollout", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.Usage = func() { _, _ = fmt.Fprint(stderr, usage); fs.PrintDefaults() }
 	var envs, envFiles stringList
 	fs.Var(&envs, "env", "an environment to roll out to, in order (repeat: --env dev --env prod)")
 	fs.Var(&envFiles, "env-file", "ENV=FILE: export lines (such as a local edge's env file) added to that environment's CLI environment (repeatable)")
@@ -48,19 +48,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "rollout: unexpected argument %q\n\n", fs.Arg(0))
+		_, _ = fmt.Fprintf(stderr, "rollout: unexpected argument %q\n\n", fs.Arg(0))
 		fs.Usage()
 		return 2
 	}
 	if len(envs) == 0 {
-		fmt.Fprint(stderr, "rollout: name at least one environment with --env\n\n")
+		_, _ = fmt.Fprint(stderr, "rollout: name at least one environment with --env\n\n")
 		fs.Usage()
 		return 2
 	}
 	seen := map[string]bool{}
 	for _, e := range envs {
 		if seen[e] || e == "" || strings.ContainsAny(e, `/\`) || e == "." || e == ".." {
-			fmt.Fprintf(stderr, "rollout: --env %q must be a directory name under --root, given once\n", e)
+			_, _ = fmt.Fprintf(stderr, "rollout: --env %q must be a directory name under --root, given once\n", e)
 			return 2
 		}
 		seen[e] = true
@@ -69,25 +69,25 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	for _, spec := range envFiles {
 		env, file, ok := strings.Cut(spec, "=")
 		if !ok || !seen[env] {
-			fmt.Fprintf(stderr, "rollout: --env-file %q must be ENV=FILE for an environment named with --env\n", spec)
+			_, _ = fmt.Fprintf(stderr, "rollout: --env-file %q must be ENV=FILE for an environment named with --env\n", spec)
 			return 2
 		}
 		vars, err := ReadEnvFile(file)
 		if err != nil {
-			fmt.Fprintf(stderr, "rollout: --env-file for %s: %v\n", env, err)
+			_, _ = fmt.Fprintf(stderr, "rollout: --env-file for %s: %v\n", env, err)
 			return 2
 		}
 		extra[env] = vars
 	}
 	cliPath, err := exec.LookPath(*cli)
 	if err != nil {
-		fmt.Fprintf(stderr, "rollout: cannot run %q: %v (install it, or pass --cli with its path)\n", *cli, err)
+		_, _ = fmt.Fprintf(stderr, "rollout: cannot run %q: %v (install it, or pass --cli with its path)\n", *cli, err)
 		return 2
 	}
 	opts := guard.Options{AllowBootstrap: *allowBootstrap}
 	if *classes != "" {
 		if opts.Classes, err = guard.LoadClasses(*classes); err != nil {
-			fmt.Fprintf(stderr, "rollout: --classes: %v\n", err)
+			_, _ = fmt.Fprintf(stderr, "rollout: --classes: %v\n", err)
 			return 2
 		}
 	}
@@ -102,21 +102,24 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Out:          stdout,
 	}
 	results, runErr := r.Run(ctx, envs)
-	PrintSummary(stdout, results)
+	if err := PrintSummary(stdout, results); err != nil {
+		// The exit status still tells how the rollout went; the per-step lines are above.
+		_, _ = fmt.Fprintln(stderr, "rollout: writing the summary:", err)
+	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) {
-			fmt.Fprintln(stderr, "rollout: interrupted")
+			_, _ = fmt.Fprintln(stderr, "rollout: interrupted")
 		}
 		return 1
 	}
 	return 0
 }
 
-// PrintSummary writes one line per environment: how far it got and what was applied.
-func PrintSummary(w io.Writer, results []EnvResult) {
-	fmt.Fprintln(w, "\nrollout summary:")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  ENV\tRESULT\tCHANGES\tAPPLIED\tSMOKE")
+// PrintSummary writes one line per environment: how far it got and what was applied. The
+// summary is written in one piece; an error says it did not arrive whole.
+func PrintSummary(w io.Writer, results []EnvResult) error {
+	var table strings.Builder
+	table.WriteString("  ENV\tRESULT\tCHANGES\tAPPLIED\tSMOKE\n")
 	for _, r := range results {
 		result := "ok"
 		switch {
@@ -136,7 +139,17 @@ func PrintSummary(w io.Writer, results []EnvResult) {
 		if r.Applied {
 			applied = "yes"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Env, result, changes, applied, smoke)
+		fmt.Fprintf(&table, "  %s\t%s\t%s\t%s\t%s\n", r.Env, result, changes, applied, smoke)
 	}
-	tw.Flush()
+	var b strings.Builder
+	b.WriteString("\nrollout summary:\n")
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	if _, err := io.WriteString(tw, table.String()); err != nil {
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

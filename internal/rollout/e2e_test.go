@@ -205,10 +205,10 @@ const shopBackendBody = "shop backend\n"
 func startShopBackend(t *testing.T) int {
 	t.Helper()
 	backend := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		io.WriteString(rw, shopBackendBody)
+		_, _ = io.WriteString(rw, shopBackendBody) // the smoke checks read what arrives
 	}))
 	t.Cleanup(backend.Close)
-	return backend.Listener.Addr().(*net.TCPAddr).Port
+	return tcpPort(t, backend.Listener)
 }
 
 // setValues changes one argument of dev's and prod's call of ../shared (an HCL expression
@@ -279,7 +279,7 @@ func startEdge(t *testing.T, repo, binary, name, stateDir string, extraArgs ...s
 		t.Error(err)
 		return nil
 	}
-	t.Cleanup(func() { logFile.Close() })
+	t.Cleanup(func() { _ = logFile.Close() }) // the edge wrote to it through a descriptor of its own
 	// The example environments manage the router's NetworkPolicy: the edge runs a real
 	// Kubernetes API server for them.
 	assets := os.Getenv(localcluster.AssetsEnv)
@@ -435,9 +435,19 @@ func closedPort(t *testing.T) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := tcpPort(t, ln)
 	must(t, ln.Close())
 	return port
+}
+
+// tcpPort is the port a TCP listener listens on.
+func tcpPort(t *testing.T, ln net.Listener) int {
+	t.Helper()
+	addr, ok := ln.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("a TCP listener's address is a %T", ln.Addr())
+	}
+	return addr.Port
 }
 
 func randomHex(t *testing.T, n int) string {

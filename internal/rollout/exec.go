@@ -55,7 +55,7 @@ func (r *Rollout) terraform(env, dir string) (tf *tfexec.Terraform, varFile stri
 	if err != nil {
 		return nil, "", cleanup, err
 	}
-	cleanup = func() { os.RemoveAll(tmp) }
+	cleanup = func() { r.removeSecrets(tmp, "the input variables' values") }
 	data, err := json.Marshal(varValues(vars))
 	if err != nil {
 		cleanup()

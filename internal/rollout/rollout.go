@@ -133,7 +133,7 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	if err != nil {
 		return fail(StagePlan, err)
 	}
-	defer os.RemoveAll(planDir)
+	defer r.removeSecrets(planDir, "the saved plan")
 	planFile := filepath.Join(planDir, env+".tfplan")
 	planOpts := []tfexec.PlanOption{tfexec.Out(planFile)}
 	if varFile != "" {
@@ -269,7 +269,17 @@ func describe(failing []checkResult) string {
 	return strings.Join(parts, ", ")
 }
 
-func (r *Rollout) printf(format string, args ...any) { fmt.Fprintf(r.out(), format, args...) }
+// removeSecrets removes a temporary directory that holds secrets; one left behind is named,
+// so that the operator can remove it.
+func (r *Rollout) removeSecrets(dir, holding string) {
+	if err := os.RemoveAll(dir); err != nil {
+		r.printf("warning: %s (holding %s) was not removed: %v\n", dir, holding, err)
+	}
+}
+
+// printf writes a progress line to Out, best effort: a line that cannot be written does not
+// stop a rollout halfway (the exit status and the summary tell how it went).
+func (r *Rollout) printf(format string, args ...any) { _, _ = fmt.Fprintf(r.out(), format, args...) }
 
 func (r *Rollout) out() io.Writer {
 	if r.Out == nil {

@@ -300,7 +300,7 @@ func startTraffic(t *testing.T, edgeURL, host string) *traffic {
 					problem = err.Error()
 				} else {
 					body, err := io.ReadAll(res.Body)
-					res.Body.Close()
+					_ = res.Body.Close()
 					if res.StatusCode != http.StatusOK || string(body) != shopBackendBody || err != nil {
 						problem = fmt.Sprintf("HTTP %d %q (%v)", res.StatusCode, body, err)
 					}

@@ -68,7 +68,7 @@ func runCheck(ctx context.Context, client *http.Client, c SmokeCheck) checkResul
 	if err != nil {
 		return checkResult{Check: c, Problem: "request failed: " + err.Error()}
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode != c.ExpectStatus {
 		return checkResult{Check: c, Problem: fmt.Sprintf("HTTP %d, want %d", resp.StatusCode, c.ExpectStatus)}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,11 +112,12 @@ func recordMap(t *testing.T, r Record) map[string]any {
 
 func TestDecodeRecordRejects(t *testing.T) {
 	tests := []struct {
-		name   string
-		mutate func(m map[string]any)
-		raw    string // used instead of mutate when set
-		want   error
-		field  string
+		name    string
+		mutate  func(m map[string]any)
+		dynamic map[string]any // fields set in the record's "dynamic" object, after mutate
+		raw     string         // used instead of mutate and dynamic when set
+		want    error
+		field   string
 	}{
 		{name: "empty", raw: " ", want: ErrMalformed},
 		{name: "not json", raw: "{", want: ErrMalformed},
@@ -132,16 +134,16 @@ func TestDecodeRecordRejects(t *testing.T) {
 			m["static"] = map[string]any{"prefix": "a/", "index": "i.html", "not_found": "", "spa": false}
 		}, want: ErrMissingDelivery},
 		{name: "wrong delivery for kind", mutate: func(m map[string]any) { m["kind"] = "static" }, want: ErrMissingDelivery},
-		{name: "empty origin", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["origin"] = "" }, want: ErrMissingDelivery, field: "dynamic.origin"},
-		{name: "empty upstream", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["upstream"] = "" }, want: ErrMissingDelivery, field: "dynamic.upstream"},
-		{name: "bad upstream", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["upstream"] = "web:80" }, want: ErrInvalidField, field: "dynamic.upstream"},
-		{name: "origin with port", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["origin"] = "o.example:8080" }, want: ErrInvalidField},
-		{name: "origin upper-case", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["origin"] = "O.example" }, want: ErrInvalidField},
-		{name: "timeout zero", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["timeout_ms"] = 0 }, want: ErrInvalidField},
-		{name: "timeout huge", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["timeout_ms"] = 600000 }, want: ErrInvalidField},
+		{name: "empty origin", dynamic: map[string]any{"origin": ""}, want: ErrMissingDelivery, field: "dynamic.origin"},
+		{name: "empty upstream", dynamic: map[string]any{"upstream": ""}, want: ErrMissingDelivery, field: "dynamic.upstream"},
+		{name: "bad upstream", dynamic: map[string]any{"upstream": "web:80"}, want: ErrInvalidField, field: "dynamic.upstream"},
+		{name: "origin with port", dynamic: map[string]any{"origin": "o.example:8080"}, want: ErrInvalidField},
+		{name: "origin upper-case", dynamic: map[string]any{"origin": "O.example"}, want: ErrInvalidField},
+		{name: "timeout zero", dynamic: map[string]any{"timeout_ms": 0}, want: ErrInvalidField},
+		{name: "timeout huge", dynamic: map[string]any{"timeout_ms": 600000}, want: ErrInvalidField},
 		{name: "bad app", mutate: func(m map[string]any) { m["app"] = "Shop" }, want: ErrInvalidField, field: "app"},
 		{name: "unknown field", mutate: func(m map[string]any) { m["extra"] = true }, want: ErrMalformed},
-		{name: "unknown nested field", mutate: func(m map[string]any) { m["dynamic"].(map[string]any)["retries"] = 3 }, want: ErrMalformed},
+		{name: "unknown nested field", dynamic: map[string]any{"retries": 3}, want: ErrMalformed},
 		{name: "rev mismatch", mutate: func(m map[string]any) { m["rev"] = "000000000000000000000000" }, want: ErrRevMismatch},
 		{name: "duplicated key", raw: `{"v":1,"app":"a","app":"b"}`, want: ErrMalformed},
 	}
@@ -152,7 +154,16 @@ func TestDecodeRecordRejects(t *testing.T) {
 				b = []byte(tt.raw)
 			} else {
 				m := recordMap(t, dynamicRecord())
-				tt.mutate(m)
+				if tt.mutate != nil {
+					tt.mutate(m)
+				}
+				if tt.dynamic != nil {
+					d, ok := m["dynamic"].(map[string]any)
+					if !ok {
+						t.Fatalf("the record has no dynamic object: %v", m)
+					}
+					maps.Copy(d, tt.dynamic)
+				}
 				b = encodeMap(t, m, tt.want != ErrRevMismatch)
 			}
 			_, err := DecodeRecord(b)
@@ -187,7 +198,6 @@ func TestStaticValidation(t *testing.T) {
 	}
 	for _, s := range bad {
 		r := staticRecord()
-		s := s
 		r.Static = &s
 		if _, _, err := EncodeRecord(r); err == nil {
 			t.Errorf("EncodeRecord accepted static %+v", s)

@@ -241,7 +241,9 @@ func TestRead_LargeFileInBoundedMemory(t *testing.T) {
 	if err := f.Truncate(size); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -286,7 +288,7 @@ func TestOpen_RefusesAFileChangedSinceRead(t *testing.T) {
 	}
 	if r, err := m.Files[0].Open(); err == nil || !strings.Contains(err.Error(), `"index.html" changed after the site was read`) {
 		if r != nil {
-			r.Close()
+			_ = r.Close() // the test fails on the next line either way
 		}
 		t.Fatalf("a changed file opened: %v", err)
 	}
@@ -322,7 +324,7 @@ func readAll(t *testing.T, f File) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // only read: closing it cannot lose anything
 	b, err := io.ReadAll(r)
 	if err != nil {
 		t.Fatal(err)

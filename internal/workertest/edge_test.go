@@ -57,34 +57,35 @@ func run(m *testing.M) int {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))
 		for _, e := range entries {
 			if !e.IsDir() {
-				os.ReadFile(filepath.Join(root, dir, e.Name()))
+				_, _ = os.ReadFile(filepath.Join(root, dir, e.Name())) // opened to be recorded, not used
 			}
 		}
 	}
-	os.ReadFile(filepath.Join(root, "internal", "workertest", "host.mjs"))
+	_, _ = os.ReadFile(filepath.Join(root, "internal", "workertest", "host.mjs"))
 	out, err := os.MkdirTemp("", "edge-worker-*")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }() // a temporary build: a leftover only takes space
 	if _, err := BuildWorker(root, out); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
 
+	// The origins below are closed once the tests are over; closing says nothing they need.
 	echo := startServer(echoHandler())
-	defer echo.Close()
+	defer func() { _ = echo.Close() }()
 	slow := startServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-time.After(5 * time.Second):
 		case <-r.Context().Done():
 		}
-		w.Write([]byte("too late"))
+		_, _ = w.Write([]byte("too late")) // the timeout test expects nothing of it to arrive
 	}))
-	defer slow.Close()
+	defer func() { _ = slow.Close() }()
 	ws := startWSEcho()
-	defer ws.Close()
+	defer func() { _ = ws.Close() }()
 	closed := closedPort()
 
 	cfg := HostConfig{
@@ -300,7 +301,7 @@ func startServer(h http.Handler) net.Listener {
 	if err != nil {
 		panic(err)
 	}
-	go http.Serve(l, h)
+	go func() { _ = http.Serve(l, h) }() // returns once the listener is closed
 	return l
 }
 
@@ -324,7 +325,7 @@ func echoHandler() http.Handler {
 			w.Header().Set("Cache-Control", "public, max-age=30")
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(seen)
+		_ = json.NewEncoder(w).Encode(seen) // the tests check what arrives through the Worker
 	})
 }
 
@@ -342,7 +343,7 @@ func startWSEcho() net.Listener {
 				return
 			}
 			go func(c net.Conn) {
-				defer c.Close()
+				defer func() { _ = c.Close() }()
 				br := bufio.NewReader(c)
 				req, err := http.ReadRequest(br)
 				if err != nil {
@@ -350,8 +351,10 @@ func startWSEcho() net.Listener {
 				}
 				key := req.Header.Get("Sec-WebSocket-Key")
 				h := sha1.Sum([]byte(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"))
-				fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
-					base64.StdEncoding.EncodeToString(h[:]))
+				if _, err := fmt.Fprintf(c, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: %s\r\n\r\n",
+					base64.StdEncoding.EncodeToString(h[:])); err != nil {
+					return
+				}
 				for {
 					payload, err := readFrame(br)
 					if err != nil {
@@ -415,6 +418,8 @@ func closedPort() string {
 		panic(err)
 	}
 	addr := l.Addr().String()
-	l.Close()
+	if err := l.Close(); err != nil {
+		panic(err)
+	}
 	return addr
 }

@@ -136,11 +136,13 @@ func StartHost(ctx context.Context, root string, cfg HostConfig) (*Host, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
+	_, err = f.Write(b)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
 		return nil, err
 	}
-	f.Close()
 
 	cmd := exec.Command("node", filepath.Join(root, "internal", "workertest", "host.mjs"), f.Name())
 	cmd.Dir = root
@@ -178,7 +180,7 @@ func StartHost(ctx context.Context, root string, cfg HostConfig) (*Host, error) 
 			}
 		}
 		_ = cmd.Wait()
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name()) // a leftover in the temporary directory only takes space
 	}()
 	timer := time.NewTimer(60 * time.Second)
 	defer timer.Stop()
@@ -245,7 +247,8 @@ func (h *Host) WaitLog(match func(string) bool, timeout time.Duration) (string, 
 
 // Close stops host.mjs (closing stdin makes it dispose of workerd) and waits for it.
 func (h *Host) Close() {
-	h.stdin.Close()
+	// Closing stdin is the signal; should it fail, the wait below ends with the kill.
+	_ = h.stdin.Close()
 	select {
 	case <-h.done:
 	case <-time.After(15 * time.Second):

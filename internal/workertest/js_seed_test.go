@@ -47,7 +47,7 @@ func TestJSSeedInWorkerd(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s %s%s: %v", method, hostName, path, err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		r := result{resp.StatusCode, resp.Header, string(b)}
 		id := resp.Header.Get("X-Request-Id")
@@ -139,7 +139,7 @@ func TestJSSeedInWorkerd(t *testing.T) {
 		}
 		// The fixture seeds a route-cache entry for this host (as the edge writes it), so
 		// the first request may already hit it; either way, no more than DOMAINS + ROUTES.
-		if n := l["kv_reads"].(float64); n != 0 && n != 2 {
+		if n := l["kv_reads"]; n != 0.0 && n != 2.0 {
 			t.Errorf("kv_reads %v, want 0 (route cache) or 2 (DOMAINS, ROUTES)", n)
 		}
 		r, _ = get(t, "GET", "www.prov.example", "/", nil)

@@ -46,7 +46,7 @@ func do(t *testing.T, method, hostName, path string, hdr map[string]string, body
 	if err != nil {
 		t.Fatalf("%s %s%s: %v", method, hostName, path, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return result{resp.StatusCode, resp.Header, string(b)}
 }
@@ -72,7 +72,13 @@ func logOf(t *testing.T, id string) map[string]any {
 }
 
 func kvReads(t *testing.T, id string) int {
-	return int(logOf(t, id)["kv_reads"].(float64))
+	t.Helper()
+	l := logOf(t, id)
+	n, ok := l["kv_reads"].(float64)
+	if !ok {
+		t.Fatalf("the log line has no kv_reads count: %v", l)
+	}
+	return int(n)
 }
 
 func wrapperReads(t *testing.T) int {
@@ -174,7 +180,7 @@ func TestPlatformHostDynamic(t *testing.T) {
 		t.Errorf("Set-Cookie = %q, want both cookies", c)
 	}
 	l := logOf(t, id)
-	if l["app"] != "shop" || l["status"].(float64) != 200 || l["host_kind"] != "platform" {
+	if l["app"] != "shop" || l["status"] != 200.0 || l["host_kind"] != "platform" {
 		t.Errorf("log line %v", l)
 	}
 	raw, _ := json.Marshal(l)
@@ -242,7 +248,7 @@ func TestCustomDomainAndRouteCache(t *testing.T) {
 	}
 	second := do(t, "GET", "www.shop.example", "/b", nil, "")
 	l := logOf(t, second.header.Get("X-Request-Id"))
-	if second.status != 200 || l["kv_reads"].(float64) != 0 {
+	if second.status != 200 || l["kv_reads"] != 0.0 {
 		t.Errorf("second: status %d, log %v: want a cached route and no KV read", second.status, l)
 	}
 	if got := wrapperReads(t) - before; got != n {
@@ -253,7 +259,7 @@ func TestCustomDomainAndRouteCache(t *testing.T) {
 func TestPlatformHostOneKVRead(t *testing.T) {
 	r := do(t, "POST", "shop.kamui.test", "/one", nil, "x")
 	l := logOf(t, r.header.Get("X-Request-Id"))
-	if r.status != 200 || l["kv_reads"].(float64) > 1 {
+	if n, ok := l["kv_reads"].(float64); r.status != 200 || !ok || n > 1 {
 		t.Errorf("platform host: status %d, log %v (at most one KV read)", r.status, l)
 	}
 }
@@ -352,7 +358,7 @@ func TestStaticContentCache(t *testing.T) {
 			if r.body != "<h1>cached once</h1>" || r.header.Get(route.CacheMarkerHeader) != "" {
 				t.Fatalf("hit: body %q marker %q", r.body, r.header.Get(route.CacheMarkerHeader))
 			}
-			if l["kv_reads"].(float64) != 0 {
+			if l["kv_reads"] != 0.0 {
 				t.Errorf("content hit read KV: %v", l)
 			}
 			return
@@ -395,8 +401,10 @@ func TestWebSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(15 * time.Second))
+	defer func() { _ = c.Close() }()
+	if err := c.SetDeadline(time.Now().Add(15 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	_, err = c.Write([]byte("GET /socket HTTP/1.1\r\nHost: chat.kamui.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"))
 	if err != nil {
@@ -429,7 +437,7 @@ func TestKVFailureNeverCached(t *testing.T) {
 			r := do(t, "GET", h, "/", nil, "")
 			assertFixed(t, r, 503, "kvfail")
 			l := logOf(t, r.header.Get("X-Request-Id"))
-			if l["outcome"] != "kv-error" || l["kv_reads"].(float64) == 0 {
+			if l["outcome"] != "kv-error" || l["kv_reads"] == 0.0 {
 				t.Errorf("%s request %d: log %v (a KV failure must be read again, never cached)", h, i, l)
 			}
 		}

@@ -26,15 +26,11 @@ func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 		default:
 			steps += ",run"
 			ex.Run()
-			for _, p := range ex.Plan.CachePuts {
-				w.cache.Put(p.Key, p.Entry)
-			}
+			w.storePuts(ex)
 			return ex, steps
 		}
 	}
-	for _, p := range ex.Plan.CachePuts {
-		w.cache.Put(p.Key, p.Entry)
-	}
+	w.storePuts(ex)
 	return ex, steps
 }
 

@@ -54,7 +54,7 @@ func TestFilterRefusesUnknownHostsWithoutPerHostReads(t *testing.T) {
 		if i == 0 {
 			wantReads = 1 // the isolate's first read of ROUTES' filter
 		}
-		if l["route_source"] != "filter" || l["outcome"] != "unknown-host" || l["kv_reads"].(float64) != wantReads {
+		if l["route_source"] != "filter" || l["outcome"] != "unknown-host" || l["kv_reads"] != wantReads {
 			t.Errorf("%s: log %v", host, l)
 		}
 		if i > 0 && steps != "decide" {
@@ -187,7 +187,7 @@ func TestProbeNeedsTheFilter(t *testing.T) {
 	w.domains.data[route.FilterKey] = string(route.BuildFilter([]string{"www.docs.example"}))
 	h := w.handler(t)
 	w.serve(h, get("shop.kamui.test", "/")) // a visitor: refused
-	if l := logLineOf(t, w); l["status"].(float64) != 404 || l["route_source"] != "filter" {
+	if l := logLineOf(t, w); l["status"] != 404.0 || l["route_source"] != "filter" {
 		t.Fatalf("visitor: %v", l)
 	}
 	for host, rev := range map[string]string{"shop.kamui.test": shop.Rev, "www.shop.example": www.Rev} {

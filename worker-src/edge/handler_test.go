@@ -94,7 +94,7 @@ func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 	ex.UpstreamResponse(200, nil)
 	// Three reads: DOMAINS' name filter (the isolate's first request; absent here), the
 	// mapping, the record.
-	if l := logLineOf(t, w); l["route_source"] != "kv" || l["kv_reads"].(float64) != 3 || l["host_kind"] != "custom" {
+	if l := logLineOf(t, w); l["route_source"] != "kv" || l["kv_reads"] != 3.0 || l["host_kind"] != "custom" {
 		t.Errorf("log %v", l)
 	}
 }
@@ -134,9 +134,7 @@ func TestLogLineCountsIORounds(t *testing.T) {
 	if l["io_rounds"] != 5.0 || l["kv_reads"] != 3.0 {
 		t.Errorf("adapter-driven cold custom host: log %v, want io_rounds=5 kv_reads=3 (the filter, the mapping, the record)", l)
 	}
-	for _, p := range ex.Plan.CachePuts {
-		w.cache.Put(p.Key, p.Entry)
-	}
+	w.storePuts(ex)
 
 	// Memoized and known dynamic: the upstream fetch is the only wait.
 	ex = w.h.Begin(get("www.shop.example", "/"))
@@ -231,7 +229,7 @@ func TestUpstreamResponseEdits(t *testing.T) {
 		t.Errorf("origin Cache-Control replaced: %q", got)
 	}
 	l := logLineOf(t, w)
-	if l["status"].(float64) != 200 || l["app"] != "shop" || l["delivery"] != "dynamic" {
+	if l["status"] != 200.0 || l["app"] != "shop" || l["delivery"] != "dynamic" {
 		t.Errorf("log %v", l)
 	}
 }
@@ -241,7 +239,7 @@ func TestUpstreamFailures(t *testing.T) {
 	ex := w.serve(w.h, get("shop.kamui.test", "/x"))
 	w.clock.Advance(5 * time.Second)
 	assertFixed(t, &Exchange{Plan: ex.UpstreamFailed(true, ""), id: ex.id}, 504, "shop", "/x")
-	if l := logLineOf(t, w); l["outcome"] != "upstream-timeout" || l["upstream_us"].(float64) != 5e6 {
+	if l := logLineOf(t, w); l["outcome"] != "upstream-timeout" || l["upstream_us"] != 5e6 {
 		t.Errorf("log %v", l)
 	}
 	ex = w.serve(w.h, get("shop.kamui.test", "/x"))
@@ -368,7 +366,8 @@ func TestKVErrorNeverCached(t *testing.T) {
 	if ex.Plan.Header.Get("Retry-After") == "" || w.cache.puts != 0 {
 		t.Errorf("Retry-After %q, puts %d", ex.Plan.Header.Get("Retry-After"), w.cache.puts)
 	}
-	if l := logLineOf(t, w); l["outcome"] != "kv-error" || !strings.Contains(l["error"].(string), "ROUTES") {
+	l := logLineOf(t, w)
+	if errText, _ := l["error"].(string); l["outcome"] != "kv-error" || !strings.Contains(errText, "ROUTES") {
 		t.Errorf("log %v", l)
 	}
 	w.routes.err = nil
@@ -584,8 +583,9 @@ func TestBadConfigFailsClosed(t *testing.T) {
 		t.Error("a misconfigured Worker read KV")
 	}
 	l := logLineOf(t, w)
+	errText, _ := l["error"].(string) // none is an empty text, which names no binding
 	for _, b := range []string{BindingPlatformDomain, BindingSigningSecret, BindingCacheMarker, BindingFreshness} {
-		if !strings.Contains(l["error"].(string), b) {
+		if !strings.Contains(errText, b) {
 			t.Errorf("log error %q does not name %s", l["error"], b)
 		}
 	}

@@ -41,7 +41,7 @@ func compactSite(m route.SiteManifest) siteFiles {
 	types := map[string]string{}
 	for p, f := range m.Files {
 		var c siteFile
-		hex.Decode(c.sum[:], []byte(f.Object))
+		_, _ = hex.Decode(c.sum[:], []byte(f.Object)) // it cannot fail: see above
 		if t, ok := types[f.Type]; ok {
 			c.typ = t
 		} else {

@@ -16,7 +16,9 @@ func newBufferPool() *bufferPool {
 	}}}
 }
 
-func (p *bufferPool) Get() []byte { return *p.pool.Get().(*[]byte) }
+func (p *bufferPool) Get() []byte {
+	return *p.pool.Get().(*[]byte) //nolint:forcetypeassert // New and Put store *[]byte only
+}
 
 func (p *bufferPool) Put(b []byte) {
 	if cap(b) == copyBufferSize {

@@ -11,7 +11,7 @@ import (
 func TestRouter_ManyConcurrentRequests(t *testing.T) {
 	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		fmt.Fprintf(w, "%s|%s|%s", r.Header.Get("X-Request-Id"), r.URL.Path, body)
+		_, _ = fmt.Fprintf(w, "%s|%s|%s", r.Header.Get("X-Request-Id"), r.URL.Path, body)
 	})
 	h := newHarness(t, b, nil)
 
@@ -28,7 +28,7 @@ func TestRouter_ManyConcurrentRequests(t *testing.T) {
 				errs <- err
 				return
 			}
-			defer res.Body.Close()
+			defer func() { _ = res.Body.Close() }()
 			got, err := io.ReadAll(res.Body)
 			want := fmt.Sprintf("%s|/item/%d|%s", id, i, payload)
 			if err != nil || res.StatusCode != http.StatusOK || string(got) != want {

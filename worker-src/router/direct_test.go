@@ -52,7 +52,7 @@ func TestRouter_DropsHeadersTheConnectionHeaderNames(t *testing.T) {
 		w.Header().Set("Connection", "X-Upstream-Hop")
 		w.Header().Set("X-Upstream-Hop", "hop")
 		w.Header().Set("Keep-Alive", "timeout=5")
-		io.WriteString(w, "ok")
+		_, _ = io.WriteString(w, "ok")
 	})
 	h := newHarness(t, b, nil)
 	req := h.request(t, validContext(http.MethodGet, "req-hop"), "/", nil)
@@ -81,7 +81,7 @@ func TestRouter_HeadAndOptions(t *testing.T) {
 		w.Header().Set("Content-Length", "11")
 		w.Header().Set("X-Method", r.Method)
 		if r.Method != http.MethodHead {
-			io.WriteString(w, "hello world")
+			_, _ = io.WriteString(w, "hello world")
 		}
 	})
 	h := newHarness(t, b, nil)
@@ -102,7 +102,7 @@ func TestRouter_HeadAndOptions(t *testing.T) {
 func TestRouter_RelaysTrailers(t *testing.T) {
 	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Trailer", "X-Checksum")
-		io.WriteString(w, "body")
+		_, _ = io.WriteString(w, "body")
 		w.Header().Set("X-Checksum", "abc")
 		w.Header().Set(http.TrailerPrefix+"X-Late", "late")
 	})
@@ -118,13 +118,13 @@ func TestRouter_FlushesEventStreams(t *testing.T) {
 	release := make(chan struct{})
 	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, "data: first\n\n")
-		http.NewResponseController(w).Flush()
+		_, _ = io.WriteString(w, "data: first\n\n")
+		_ = http.NewResponseController(w).Flush()
 		select {
 		case <-release:
 		case <-r.Context().Done():
 		}
-		io.WriteString(w, "data: last\n\n")
+		_, _ = io.WriteString(w, "data: last\n\n")
 	})
 	h := newHarness(t, b, nil)
 	defer close(release)
@@ -136,7 +136,7 @@ func TestRouter_FlushesEventStreams(t *testing.T) {
 			line <- err.Error()
 			return
 		}
-		defer res.Body.Close()
+		defer func() { _ = res.Body.Close() }()
 		l, _ := bufio.NewReader(res.Body).ReadString('\n')
 		line <- l
 	}()
@@ -167,7 +167,9 @@ func TestRouter_ClientGoneCancelsTheUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-entered
-	conn.Close()
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
@@ -188,11 +190,11 @@ func TestRouter_SlowBodyOutlivesTheHeaderTimeout(t *testing.T) {
 			if length != "" {
 				w.Header().Set("Content-Length", length)
 			}
-			io.WriteString(w, "first")
-			http.NewResponseController(w).Flush()
+			_, _ = io.WriteString(w, "first")
+			_ = http.NewResponseController(w).Flush()
 			close(sent)
 			<-release
-			io.WriteString(w, "-last")
+			_, _ = io.WriteString(w, "-last")
 		})
 		h := newHarness(t, b, func(c *router.Config) { c.ResponseHeaderTimeout = headerTimeout })
 		req := h.request(t, validContext(http.MethodGet, "req-slow-body"), "/", nil)
@@ -203,7 +205,7 @@ func TestRouter_SlowBodyOutlivesTheHeaderTimeout(t *testing.T) {
 				got <- err.Error()
 				return
 			}
-			defer res.Body.Close()
+			defer func() { _ = res.Body.Close() }()
 			body, err := io.ReadAll(res.Body)
 			if err != nil {
 				got <- err.Error()

@@ -33,7 +33,9 @@ func TestRouter_ClosedPortIsBadGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	closedAddr := ln.Addr().String()
-	ln.Close()
+	if err := ln.Close(); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t, newBackend(t, nil), func(c *router.Config) {
 		c.Resolve = func(route.Upstream) (*url.URL, error) {
 			return &url.URL{Scheme: "http", Host: closedAddr}, nil

@@ -82,7 +82,8 @@ func (rt *Router) modifyResponse(res *http.Response) error {
 
 // writeRequestHead writes the upstream request line and headers for a bodiless request: the
 // same message rewrite makes ReverseProxy send. The header names and values were parsed and
-// validated by net/http's server, and the values set here come from the verified context.
+// validated by net/http's server, and the values set here come from the verified context. A
+// failed write stays in bw, and the caller's Flush reports it.
 func writeRequestHead(bw *bufio.Writer, r *http.Request, ex *exchange, forwardedProto string) {
 	bw.WriteString(r.Method)
 	bw.WriteByte(' ')

@@ -39,10 +39,10 @@ func newRawUpstream(t *testing.T, answer func(conn net.Conn, connID int, req *ht
 	u := &rawUpstream{ln: ln, answer: answer, closed: map[int]bool{}}
 	var serving sync.WaitGroup
 	t.Cleanup(func() {
-		ln.Close()
+		_ = ln.Close() // the test is over: these only free what it held
 		u.mu.Lock()
 		for _, c := range u.conns {
-			c.Close() // the router may still hold them in its idle pool
+			_ = c.Close() // the router may still hold them in its idle pool
 		}
 		u.mu.Unlock()
 		serving.Wait()
@@ -69,7 +69,7 @@ func newRawUpstream(t *testing.T, answer func(conn net.Conn, connID int, req *ht
 }
 
 func (u *rawUpstream) serve(conn net.Conn, id int) {
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	br := bufio.NewReader(conn)
 	for {
 		req, err := http.ReadRequest(br)
@@ -79,7 +79,7 @@ func (u *rawUpstream) serve(conn net.Conn, id int) {
 			u.mu.Unlock()
 			return
 		}
-		io.Copy(io.Discard, req.Body)
+		_, _ = io.Copy(io.Discard, req.Body) // a body cut short fails the next ReadRequest
 		u.mu.Lock()
 		u.requests = append(u.requests, rawRequest{path: req.URL.Path, connID: id})
 		u.mu.Unlock()
@@ -109,7 +109,8 @@ func (u *rawUpstream) isClosed(connID int) bool {
 }
 
 func writeResponse(conn net.Conn, extraHeaders, body string) {
-	io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
+	// The router's side checks what arrives.
+	_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Content-Length: "+strconv.Itoa(len(body))+"\r\n\r\n"+body)
 }
 
 // An upstream that writes a second response nobody asked for, on a connection the router keeps
@@ -176,7 +177,15 @@ func TestRouter_RetriesOnceWhenAReusedConnectionClosesUnanswered(t *testing.T) {
 		n := perConn[connID]
 		mu.Unlock()
 		if n > 1 || req.URL.Path == "/hang-up" {
-			conn.(*net.TCPConn).CloseWrite() // a server that stops keeping connections alive
+			// A server that stops keeping connections alive.
+			tcp, ok := conn.(*net.TCPConn)
+			if !ok {
+				t.Errorf("the upstream's connection is a %T, not TCP", conn)
+				return
+			}
+			if err := tcp.CloseWrite(); err != nil {
+				t.Error(err)
+			}
 			return
 		}
 		writeResponse(conn, "", "page for "+req.URL.Path)

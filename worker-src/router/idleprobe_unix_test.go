@@ -15,7 +15,7 @@ func loopbackPair(t testing.TB) (client, server net.Conn) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	defer func() { _ = ln.Close() }() // only the one connection was wanted
 	accepted := make(chan net.Conn, 1)
 	go func() {
 		c, _ := ln.Accept()
@@ -29,7 +29,7 @@ func loopbackPair(t testing.TB) (client, server net.Conn) {
 	if server == nil {
 		t.Fatal("accept failed")
 	}
-	t.Cleanup(func() { client.Close(); server.Close() })
+	t.Cleanup(func() { _ = client.Close(); _ = server.Close() }) // tests may have closed them
 	return client, server
 }
 
@@ -41,11 +41,15 @@ func TestIdleProbe(t *testing.T) {
 	}
 	// The read deadline of the previous exchange may pass while the connection idles; the
 	// check must not mistake that for activity.
-	client.SetReadDeadline(aLongTimeAgo)
+	if err := client.SetReadDeadline(aLongTimeAgo); err != nil {
+		t.Fatal(err)
+	}
 	if !p.stillQuiet() {
 		t.Error("a quiet connection with a past read deadline is not quiet")
 	}
-	client.SetReadDeadline(time.Time{})
+	if err := client.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
 
 	if _, err := server.Write([]byte("HTTP/1.1 200 OK\r\n")); err != nil {
 		t.Fatal(err)
@@ -61,8 +65,12 @@ func TestIdleProbe(t *testing.T) {
 		t.Fatalf("after the checks the bytes read back as %q, %v", buf[:n], err)
 	}
 
-	server.Close()
-	client.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if err := server.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 	// Wait for the FIN itself (a blocking read sees it), then peek again.
 	if _, err := client.Read(buf); err == nil {
 		t.Fatal("read data after the peer closed")
@@ -75,7 +83,9 @@ func TestIdleProbe(t *testing.T) {
 func TestIdleProbe_ClosedLocally(t *testing.T) {
 	client, _ := loopbackPair(t)
 	p := newIdleProbe(client)
-	client.Close()
+	if err := client.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if p.stillQuiet() {
 		t.Error("a closed connection is quiet")
 	}

@@ -44,10 +44,10 @@ func Serve(ctx context.Context, rt *Router, ln, adminLn net.Listener, drainTimeo
 		drainErr = rt.Wait(dctx)
 	}
 	if drainErr != nil {
-		srv.Close()
+		_ = srv.Close() // cuts off what is left: the drain error says why
 		drainErr = fmt.Errorf("router: drain did not finish within %s: %w", drainTimeout, drainErr)
 	}
-	admin.Close()
+	_ = admin.Close() // the router is stopping; what closing the admin port says changes nothing
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("router: serve: %w", serveErr)
 	}

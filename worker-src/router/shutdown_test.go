@@ -38,7 +38,7 @@ func statusOf(url string) int {
 	if err != nil {
 		return 0
 	}
-	res.Body.Close()
+	_ = res.Body.Close()
 	return res.StatusCode
 }
 
@@ -56,7 +56,7 @@ func send(req *http.Request) <-chan result {
 			out <- result{err: err}
 			return
 		}
-		defer res.Body.Close()
+		defer func() { _ = res.Body.Close() }()
 		b, err := io.ReadAll(res.Body)
 		out <- result{res.StatusCode, string(b), err}
 	}()
@@ -69,7 +69,7 @@ func TestServe_FinishesInFlightRequestOnShutdown(t *testing.T) {
 	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
 		once.Do(func() { close(entered) })
 		<-release
-		io.WriteString(w, "finished")
+		_, _ = io.WriteString(w, "finished")
 	})
 	h := newHarness(t, b, nil)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -89,7 +89,7 @@ func TestServe_FinishesInFlightRequestOnShutdown(t *testing.T) {
 	eventually(t, "the listener stops accepting", func() bool {
 		c, err := net.Dial("tcp", s.base[len("http://"):])
 		if err == nil {
-			c.Close()
+			_ = c.Close() // a probe: connecting was the answer
 		}
 		return err != nil
 	})

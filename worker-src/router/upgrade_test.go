@@ -30,13 +30,13 @@ func echoWebSocket(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
 		"Sec-WebSocket-Accept: " + websocketAccept(r.Header.Get("Sec-WebSocket-Key")) + "\r\n\r\n")
 	if rw.Flush() != nil {
 		return
 	}
-	io.Copy(conn, rw.Reader)
+	_, _ = io.Copy(conn, rw.Reader) // echoes until either side closes: the client checks the echo
 }
 
 func TestRouter_WebSocketEcho(t *testing.T) {
@@ -46,8 +46,11 @@ func TestRouter_WebSocketEcho(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(10 * time.Second)) // a hang fails the test instead of the run
+	defer func() { _ = conn.Close() }()
+	// A hang fails the test instead of the run.
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
 
 	const key = "dGhlIHNhbXBsZSBub25jZQ=="
 	req := h.request(t, validContext(http.MethodGet, "req-ws"), "/chat", nil)
@@ -88,7 +91,9 @@ func TestRouter_WebSocketEcho(t *testing.T) {
 	}
 
 	// Closing our side ends both copies; the request then counts as finished.
-	conn.Close()
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := h.rt.Wait(ctx); err != nil {

@@ -76,7 +76,8 @@ type upstreamConn struct {
 	probe  *idleProbe // nil when the connection cannot be checked, which makes it single-use
 }
 
-func (c *upstreamConn) close() { c.conn.Close() }
+// close gives the connection up; nothing waits on how closing it went.
+func (c *upstreamConn) close() { _ = c.conn.Close() }
 
 // connPool keeps idle keep-alive connections per upstream address, most recently used first out,
 // so a burst reuses warm connections and the oldest ones age out.
@@ -119,10 +120,10 @@ const upstreamBufferSize = 16 << 10
 
 func (p *connPool) host(addr string) *hostPool {
 	if hp, ok := p.hosts.Load(addr); ok {
-		return hp.(*hostPool)
+		return hp.(*hostPool) //nolint:forcetypeassert // hosts holds *hostPool only (stored below)
 	}
 	hp, _ := p.hosts.LoadOrStore(addr, &hostPool{})
-	return hp.(*hostPool)
+	return hp.(*hostPool) //nolint:forcetypeassert // as above
 }
 
 // get returns the most recently idled connection to addr on which nothing arrived while it was
@@ -236,7 +237,8 @@ func (rt *Router) forwardDirect(w http.ResponseWriter, r *http.Request, ex *exch
 		// The client leaving ends the exchange at once, whatever it is waiting for, so
 		// neither a slow upstream nor an endless stream outlives the request.
 		conn := c.conn
-		stop = context.AfterFunc(ctx, func() { conn.SetDeadline(aLongTimeAgo) })
+		// SetDeadline fails only on a closed connection, which ends the exchange as well.
+		stop = context.AfterFunc(ctx, func() { _ = conn.SetDeadline(aLongTimeAgo) })
 		res, err = rt.exchange(w, c, r, ex)
 		if err == nil {
 			break
@@ -272,7 +274,9 @@ func (rt *Router) exchange(w http.ResponseWriter, c *upstreamConn, r *http.Reque
 		}
 		return nil, err
 	}
-	c.conn.SetReadDeadline(time.Now().Add(rt.pool.responseHeaderTimeout))
+	if err := c.conn.SetReadDeadline(time.Now().Add(rt.pool.responseHeaderTimeout)); err != nil {
+		return nil, err // not waiting for a head without a limit
+	}
 	// A client that left before this line had its past deadline overwritten just now.
 	if err := r.Context().Err(); err != nil {
 		return nil, err
@@ -296,7 +300,9 @@ func (rt *Router) exchange(w http.ResponseWriter, c *upstreamConn, r *http.Reque
 			// (most small answers) nothing reads the connection again before the next
 			// exchange sets a new deadline, and the timer need not be touched.
 			if res.Body != http.NoBody && (res.ContentLength < 0 || int64(c.br.Buffered()) < res.ContentLength) {
-				c.conn.SetReadDeadline(time.Time{})
+				if err := c.conn.SetReadDeadline(time.Time{}); err != nil {
+					return nil, err // the head's deadline would cut the body short
+				}
 				// Clearing the deadline must not undo the cancellation of a client that left.
 				// (The caller closes the connection; draining the body could block.)
 				if err := r.Context().Err(); err != nil {
@@ -342,8 +348,9 @@ func (rt *Router) copyResponse(w http.ResponseWriter, r *http.Request, res *http
 		return
 	}
 	if announcedTrailers > 0 {
-		// Forces chunking, so net/http does not compute a Content-Length for a short body.
-		http.NewResponseController(w).Flush()
+		// Forces chunking, so net/http does not compute a Content-Length for a short body. A
+		// client that has gone makes the copy below fail as well.
+		_ = http.NewResponseController(w).Flush()
 	}
 	if err := copyBody(w, res.Body, res.ContentLength < 0 || isEventStream(res.Header)); err != nil {
 		c.close()
@@ -354,7 +361,7 @@ func (rt *Router) copyResponse(w http.ResponseWriter, r *http.Request, res *http
 		}
 		panic(http.ErrAbortHandler)
 	}
-	res.Body.Close() // at EOF already: this only releases it
+	_ = res.Body.Close() // at EOF already: this only releases it
 	if len(res.Trailer) == announcedTrailers {
 		for k, vv := range res.Trailer {
 			h[k] = vv
@@ -377,7 +384,7 @@ func (e *upstreamReadError) Error() string { return "reading the upstream body: 
 // copyBody streams src to w through a pooled buffer, flushing after every write when the
 // response is a stream of unknown length (as ReverseProxy does), so events are not held back.
 func copyBody(w http.ResponseWriter, src io.Reader, flush bool) error {
-	bufp := copyBuffers.Get().(*[]byte)
+	bufp := copyBuffers.Get().(*[]byte) //nolint:forcetypeassert // the pool's New and every Put give *[]byte
 	defer copyBuffers.Put(bufp)
 	buf := *bufp
 	var rc *http.ResponseController

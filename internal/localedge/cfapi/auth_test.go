@@ -26,7 +26,7 @@ func TestAuthFailuresAnswerCloudflareErrors(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden || env.firstCode() != codeInvalidToken {
 		t.Errorf("wrong token: HTTP %d, code %d; want 403, %d", resp.StatusCode, env.firstCode(), codeInvalidToken)
 	}
-	if strings.Contains(string(env.Errors[0].Message), id.APIToken) {
+	if strings.Contains(env.Errors[0].Message, id.APIToken) {
 		t.Error("an auth error echoes the real token")
 	}
 

@@ -74,7 +74,7 @@ func TestCalls_CountedByOperationAndClass(t *testing.T) {
 		req.Header.Set("Content-Type", "text/html")
 		resp, err := http.DefaultClient.Do(req)
 		must(t, "put object", err)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("put object %s: HTTP %d", key, resp.StatusCode)
 		}
@@ -238,7 +238,7 @@ func TestCalls_OversizedBodyStillClosesTheConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge || !resp.Close {
 		t.Errorf("HTTP %d, connection closed %v; want 413 and the connection closed", resp.StatusCode, resp.Close)
 	}

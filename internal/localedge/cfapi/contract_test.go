@@ -67,7 +67,7 @@ func TestContractThroughPrism(t *testing.T) {
 		if err != nil {
 			t.Fatalf("metadata probe: %v", err)
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		if resp.StatusCode != http.StatusNotFound {
 			problem, _ := io.ReadAll(resp.Body)
 			t.Errorf("Prism rejected the Worker upload metadata (HTTP %d): %s", resp.StatusCode, problem)
@@ -177,8 +177,15 @@ func freePort(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	addr, ok := l.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("a TCP listener's address is a %T", l.Addr())
+	}
+	// Prism takes the port only once this listener has let go of it.
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr.Port
 }
 
 // repoRoot is the directory holding go.mod, found upwards from the package directory.
@@ -353,7 +360,9 @@ func accessModeCloner(schemas, requestBodies map[string]any, suffix, dropped str
 			if d, ok := out["discriminator"].(map[string]any); ok {
 				if mapping, ok := d["mapping"].(map[string]any); ok {
 					for k, ref := range mapping {
-						mapping[k] = schemaRef(ref.(string))
+						if ref, ok := ref.(string); ok {
+							mapping[k] = schemaRef(ref)
+						}
 					}
 				}
 			}
@@ -394,8 +403,12 @@ func TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer taken.Close()
-	takenPort := taken.Addr().(*net.TCPAddr).Port
+	defer func() { _ = taken.Close() }() // held for the test's length; closing is the end of it
+	takenAddr, ok := taken.Addr().(*net.TCPAddr)
+	if !ok {
+		t.Fatalf("a TCP listener's address is a %T", taken.Addr())
+	}
+	takenPort := takenAddr.Port
 
 	specPath := filepath.Join(t.TempDir(), "tiny.json")
 	tiny := `{"openapi":"3.0.0","info":{"title":"tiny","version":"1"},

@@ -26,7 +26,8 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer srv.Close()
+	// Close cancels pending hooks; it never fails.
+	defer func() { _ = srv.Close() }()
 	ln, err := net.Listen("tcp", "127.0.0.1:0") // --api
 	if err != nil {
 		log.Fatal(err)
@@ -34,5 +35,5 @@ func ExampleNew() {
 	id := srv.Identity()
 	fmt.Println("KAMUIDASH_API_BASE_URL=http://" + ln.Addr().String() + cfapi.APIPrefix)
 	fmt.Println("KAMUIDASH_ACCOUNT_ID=" + id.AccountID)
-	go http.Serve(ln, srv)
+	go func() { log.Fatal(http.Serve(ln, srv)) }()
 }

@@ -87,7 +87,7 @@ func rawRequest(t *testing.T, method, url, token string, body io.Reader) (*http.
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	data, _ := io.ReadAll(resp.Body)
 	var env envelopeForTest
 	if err := json.Unmarshal(data, &env); err != nil {

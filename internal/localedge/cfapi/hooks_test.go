@@ -247,7 +247,7 @@ func TestKVExpiration(t *testing.T) {
 	must(t, "write with ttl", err)
 	resp, err := api.KV.Namespaces.Values.Get(ctx, ns.ID, "short", kv.NamespaceValueGetParams{AccountID: acct})
 	must(t, "read before expiry", err)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if got, want := resp.Header.Get("Expiration"), "1767225660"; got != want {
 		t.Errorf("expiration header = %q, want %s", got, want)
 	}

@@ -143,21 +143,22 @@ func (e *KVEntry) clone() *KVEntry {
 	return &c
 }
 
-func (s *Server) liveEntry(r *http.Request) (*KVNamespace, *KVEntry, error) {
+// liveEntry is the unexpired entry the request's namespace holds under its key_name.
+func (s *Server) liveEntry(r *http.Request) (*KVEntry, error) {
 	ns, err := s.namespace(r)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	entry, ok := ns.Entries[r.PathValue("key_name")]
 	if !ok || !entry.live(s.now()) {
-		return nil, nil, &apiError{Status: http.StatusNotFound, Code: codeKVKeyNotFound, Message: "get: 'key not found'"}
+		return nil, &apiError{Status: http.StatusNotFound, Code: codeKVKeyNotFound, Message: "get: 'key not found'"}
 	}
-	return ns, entry, nil
+	return entry, nil
 }
 
 // getKVValue answers the raw value; the expiration, if any, is in the "expiration" header.
 func (s *Server) getKVValue(w http.ResponseWriter, r *http.Request) error {
-	_, entry, err := s.liveEntry(r)
+	entry, err := s.liveEntry(r)
 	if err != nil {
 		return err
 	}
@@ -171,7 +172,7 @@ func (s *Server) getKVValue(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) getKVMetadata(r *http.Request) (any, any, func(), error) {
-	_, entry, err := s.liveEntry(r)
+	entry, err := s.liveEntry(r)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -39,14 +39,14 @@ func TestRestartLosesNothing(t *testing.T) {
 	resp, err := api.KV.Namespaces.Values.Get(ctx, made.NamespaceID, "blob", kv.NamespaceValueGetParams{AccountID: acct})
 	must(t, "KV value after restart", err)
 	blob, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if string(blob) != string(testWorkerWasm) {
 		t.Errorf("base64-written KV value after restart = %q", blob)
 	}
 	content, err := api.Workers.Scripts.Content.Get(ctx, made.Script, workers.ScriptContentGetParams{AccountID: acct})
 	must(t, "script content after restart", err)
 	modules := readModules(t, content.Header.Get("Content-Type"), content.Body)
-	content.Body.Close()
+	_ = content.Body.Close()
 	if string(modules["router.wasm"]) != string(testWorkerWasm) {
 		t.Errorf("Wasm module after restart = %q", modules["router.wasm"])
 	}

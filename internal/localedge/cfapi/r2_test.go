@@ -97,7 +97,7 @@ func TestR2ObjectsThroughTheProvidersClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if string(body) != objects["sites/docs/v1/index.html"] || resp.Header.Get("ETag") != `"`+listed[1].ETag+`"` {
 		t.Fatalf("get: %q with ETag %q", body, resp.Header.Get("ETag"))
 	}

@@ -49,7 +49,7 @@ func TestS3RefusesWhatIsNotSignedByTheKeyPair(t *testing.T) {
 		t.Fatal(err)
 	}
 	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(body), "<Code>AccessDenied</Code>") {
 		t.Errorf("unsigned GET = %d %s, want 403 AccessDenied as S3 XML", resp.StatusCode, body)
 	}
@@ -109,7 +109,7 @@ func signedPutWith(t *testing.T, f *s3Fixture, key string, body []byte, payloadH
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { resp.Body.Close() })
+	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
 }
 

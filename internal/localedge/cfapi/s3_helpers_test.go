@@ -109,7 +109,7 @@ func rawRequestTLS(t *testing.T, client *http.Client, method, url, token, body s
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var out bytes.Buffer
 	_, _ = out.ReadFrom(resp.Body)
 	return resp, out.Bytes()

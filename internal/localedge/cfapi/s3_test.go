@@ -73,7 +73,7 @@ func TestS3RoundTripWithTheAWSSDK(t *testing.T) {
 				t.Fatalf("GetObject: %v", err)
 			}
 			body, _ := io.ReadAll(got.Body)
-			got.Body.Close()
+			_ = got.Body.Close()
 			if string(body) != "content of assets/app 1.js" || aws.ToString(got.ContentType) != "text/plain; charset=utf-8" ||
 				got.Metadata["source-path"] != "assets/app 1.js" {
 				t.Errorf("GetObject = %q, type %q, metadata %v", body, aws.ToString(got.ContentType), got.Metadata)
@@ -83,7 +83,7 @@ func TestS3RoundTripWithTheAWSSDK(t *testing.T) {
 				t.Fatalf("ranged GetObject: %v", err)
 			}
 			part, _ := io.ReadAll(ranged.Body)
-			ranged.Body.Close()
+			_ = ranged.Body.Close()
 			if string(part) != "content" || aws.ToString(ranged.ContentRange) != "bytes 0-6/21" {
 				t.Errorf("ranged GetObject = %q, Content-Range %q, want \"content\" and bytes 0-6/21", part, aws.ToString(ranged.ContentRange))
 			}
@@ -209,7 +209,7 @@ func TestS3ObjectsAreTheRESTObjects(t *testing.T) {
 		t.Fatal(err)
 	}
 	content, _ := io.ReadAll(got.Body)
-	got.Body.Close()
+	_ = got.Body.Close()
 	if string(content) != "via rest" || aws.ToString(got.ContentType) != "text/plain" {
 		t.Errorf("S3 GetObject of a REST upload = %q (%s)", content, aws.ToString(got.ContentType))
 	}

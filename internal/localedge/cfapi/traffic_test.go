@@ -102,7 +102,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	resp, err := api.KV.Namespaces.Values.Get(ctx, ns.ID, "host:app.example.test", kv.NamespaceValueGetParams{AccountID: acct})
 	must(t, "read KV value", err)
 	value, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if string(value) != `{"app":"shop"}` {
 		t.Errorf("KV value = %q", value)
 	}
@@ -224,7 +224,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	content, err := api.Workers.Scripts.Content.Get(ctx, out.Script, workers.ScriptContentGetParams{AccountID: acct})
 	must(t, "read script content", err)
 	modules := readModules(t, content.Header.Get("Content-Type"), content.Body)
-	content.Body.Close()
+	_ = content.Body.Close()
 	for name, want := range map[string][]byte{"worker.mjs": testWorkerJS, "router.wasm": wasm} {
 		if !bytes.Equal(modules[name], want) {
 			t.Errorf("module %s did not round-trip byte-exact: got %q, want %q", name, modules[name], want)
@@ -520,7 +520,7 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	obj, err := api.R2.Buckets.Objects.Get(ctx, "kamuidash-static", "sites%2Fdocs%2Fv1%2Findex.html", r2.BucketObjectGetParams{AccountID: acct})
 	must(t, "get R2 object", err)
 	gotPage, _ := io.ReadAll(obj.Body)
-	obj.Body.Close()
+	_ = obj.Body.Close()
 	if !bytes.Equal(gotPage, page) {
 		t.Errorf("R2 object read back as %q", gotPage)
 	}

@@ -205,7 +205,7 @@ func keepBindings(prev, next []Binding, keep []string) []Binding {
 func scriptETag(sc *Script) string {
 	h := sha256.New()
 	for _, m := range sc.Modules {
-		fmt.Fprintf(h, "%q %q %d\n", m.Name, m.ContentType, len(m.Content))
+		_, _ = fmt.Fprintf(h, "%q %q %d\n", m.Name, m.ContentType, len(m.Content)) // a hash takes every write
 		h.Write(m.Content)
 	}
 	meta, _ := json.Marshal(struct {

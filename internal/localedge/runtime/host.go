@@ -230,7 +230,7 @@ func (h *Host) call(ctx context.Context, op string, fields map[string]any, progr
 			}
 			return r.result, nil
 		case <-tick:
-			fmt.Fprintf(h.cfg.Progress, "  still waiting for workerd (%s)…\n", time.Since(start).Round(time.Second))
+			_, _ = fmt.Fprintf(h.cfg.Progress, "  still waiting for workerd (%s)…\n", time.Since(start).Round(time.Second))
 		case <-ctx.Done():
 			h.forget(id)
 			return nil, ctx.Err()
@@ -253,7 +253,8 @@ func (h *Host) URL() string {
 
 // Close stops host.mjs (closing stdin makes it dispose of workerd) and waits for it.
 func (h *Host) Close() error {
-	h.stdin.Close()
+	// Closing stdin is the signal; should it fail, the wait below ends with the kill.
+	_ = h.stdin.Close()
 	select {
 	case <-h.done:
 		return nil

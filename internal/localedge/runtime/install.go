@@ -59,7 +59,8 @@ func InstallNodeModules(ctx context.Context, manifest fs.FS, cacheRoot string, p
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(work) // gone once renamed; left over only when the install failed
+	// Gone once renamed; on failure a leftover only takes space (its name is never looked up).
+	defer func() { _ = os.RemoveAll(work) }()
 	for file, content := range map[string][]byte{npmManifest: pkg, npmLockfile: lock} {
 		if err := os.WriteFile(filepath.Join(work, file), content, 0o600); err != nil {
 			return "", err
@@ -70,8 +71,9 @@ func InstallNodeModules(ctx context.Context, manifest fs.FS, cacheRoot string, p
 	if err != nil {
 		return "", err
 	}
-	defer logFile.Close()
-	fmt.Fprintf(progress, "localedge: installing the local edge's npm packages (Miniflare with workerd, about 250 MB, once per provider version) into %s…\n", final)
+	defer func() { _ = logFile.Close() }() // npm wrote to it through a descriptor of its own
+	// Progress lines are best effort: the install is the same whether or not anyone reads them.
+	_, _ = fmt.Fprintf(progress, "localedge: installing the local edge's npm packages (Miniflare with workerd, about 250 MB, once per provider version) into %s…\n", final)
 	start := time.Now()
 	cmd := exec.CommandContext(ctx, npm, "ci", "--no-audit", "--no-fund", "--no-update-notifier")
 	cmd.Dir = work
@@ -86,6 +88,6 @@ func InstallNodeModules(ctx context.Context, manifest fs.FS, cacheRoot string, p
 		return "", fmt.Errorf("moving the installed packages into place: %w", err)
 	}
 	// Either this install is in place, or a concurrent one got there first: both are complete.
-	fmt.Fprintf(progress, "localedge: npm packages installed in %s\n", time.Since(start).Round(time.Second))
+	_, _ = fmt.Fprintf(progress, "localedge: npm packages installed in %s\n", time.Since(start).Round(time.Second))
 	return nodeModules, nil
 }

@@ -194,11 +194,11 @@ func editSiteFile(dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.WriteString("<p>edited by bench-api</p>\n"); err != nil {
-		f.Close()
-		return err
+	_, err = f.WriteString("<p>edited by bench-api</p>\n")
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
 	}
-	return f.Close()
+	return err
 }
 
 // writeApps writes apps.json; the first changed apps get another upstream timeout, which

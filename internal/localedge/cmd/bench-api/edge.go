@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -40,7 +38,7 @@ func startEdge(ctx context.Context, repo, binary, dir string, rateLimit cfapi.Ra
 	if err != nil {
 		return nil, err
 	}
-	defer logFile.Close() // the child has its own descriptor
+	defer func() { _ = logFile.Close() }() // the child writes through a descriptor of its own
 	cmd := exec.Command(binary, "localedge", "--state-dir", filepath.Join(dir, "state"),
 		"--api", "127.0.0.1:0", "--edge", "127.0.0.1:0", "--ready-file", ready,
 		// Custom hostnames become active a second after creation (no TXT records to publish),
@@ -105,7 +103,7 @@ func (e *localEdge) resetCalls(ctx context.Context) (cfapi.CallStats, error) {
 	if err != nil {
 		return st, fmt.Errorf("resetting the call accounting: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	var env struct {
 		Success bool            `json:"success"`
 		Result  cfapi.CallStats `json:"result"`
@@ -118,13 +116,8 @@ func (e *localEdge) resetCalls(ctx context.Context) (cfapi.CallStats, error) {
 
 // tail is the last n lines of a file, for error messages.
 func tail(path string, n int) string {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	data, err := io.ReadAll(f)
-	if err != nil && !errors.Is(err, io.EOF) {
 		return ""
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")

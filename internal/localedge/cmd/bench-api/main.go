@@ -277,7 +277,9 @@ func run(ctx context.Context, o options) error {
 			fmt.Printf("bench-api: work directory kept: %s\n", work)
 			return
 		}
-		os.RemoveAll(work)
+		if err := os.RemoveAll(work); err != nil {
+			fmt.Printf("bench-api: removing the work directory: %v\n", err)
+		}
 	}()
 
 	tfVersion := "unknown"
@@ -402,7 +404,7 @@ func (b *bench) runOne(ctx context.Context, spec runSpec, index int) (*runResult
 	if err != nil {
 		return res, err
 	}
-	defer logFile.Close()
+	defer func() { _ = logFile.Close() }() // a log kept for error messages: nothing reads it after the run
 	tf, err := tfexec.NewTerraform(config, b.terraform)
 	if err != nil {
 		return res, err

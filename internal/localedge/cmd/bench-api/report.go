@@ -93,7 +93,7 @@ func probePageSizes(ctx context.Context, tf *tfexec.Terraform, e *localEdge) (*p
 			} `json:"result_info"`
 		}
 		err = json.NewDecoder(resp.Body).Decode(&env)
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if err != nil {
 			return nil, err
 		}

@@ -126,7 +126,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(out)
+	defer func() { _ = os.RemoveAll(out) }() // a temporary build: a leftover only takes space
 	buildOut, err := workertest.BuildWorker(root, out)
 	if err != nil {
 		return err
@@ -145,15 +145,18 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	if err != nil {
 		return err
 	}
-	defer origin.Close()
-	go http.Serve(origin, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		w.Write([]byte(`{"ok":true}`))
-	}))
+	defer func() { _ = origin.Close() }() // ends the Serve below, which says only that
+	go func() {
+		_ = http.Serve(origin, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The Workers' replies are what the bench counts; a failed exchange shows there.
+			_, _ = io.Copy(io.Discard, r.Body)
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"ok":true}`))
+		}))
+	}()
 
 	fx := makeFixture(apps)
-	trace := makeTrace(n, rate, rounds, apps, seed)
+	trace := makeTrace(n, rate, apps, seed)
 	floodTrace := makeFlood(flood, floodRate, seed)
 	fmt.Printf("bench-edge: trace n=%d rate=%.0f/s in %d rounds apps=%d (Zipf), 30%% static GET, 60%% dynamic, 5%% unknown hosts (%d%% random platform labels, the rest %d registered but unmapped custom hostnames), 5%% static HEAD; flood of %d distinct labels at %.0f/s\n",
 		n, rate, rounds, apps, 100-unmappedPercent, unmappedHosts, flood, floodRate)
@@ -289,15 +292,17 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	}
 	if dumpLogs != "" {
 		if h := hosts["edge"]; h != nil {
-			os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs(), "\n")+"\n"+h.Stderr()), 0o644)
+			if err := os.WriteFile(dumpLogs, []byte(strings.Join(h.Logs(), "\n")+"\n"+h.Stderr()), 0o644); err != nil {
+				fmt.Fprintf(os.Stderr, "bench-edge: -dump-logs: %v\n", err)
+			}
 		}
 	}
 
 	// Per Worker.
 	for _, w := range picked {
 		r := results[w.name]
-		floor, _ := floorReads(r.reqs, r.sentAt, ttls, false)
-		known, _ := floorReads(r.reqs, r.sentAt, ttls, true)
+		floor := floorReads(r.reqs, r.sentAt, ttls, false)
+		known := floorReads(r.reqs, r.sentAt, ttls, true)
 		r.floor, r.knownFloor = floor, known
 		p50, p50lo, p50hi := r.roundStat(50)
 		p99, p99lo, p99hi := r.roundStat(99)
@@ -450,7 +455,7 @@ func makeFixture(apps int) fixture {
 	return fx
 }
 
-func makeTrace(n int, rate float64, rounds, apps int, seed int64) []request {
+func makeTrace(n int, rate float64, apps int, seed int64) []request {
 	r := rand.New(rand.NewSource(seed))
 	var statics, dynamics []int
 	for i := 0; i < apps; i++ {
@@ -547,30 +552,27 @@ func makeFlood(n int, rate float64, seed int64) []request {
 // cache, or memo + negative), on the times the requests were actually sent. It ignores
 // content-cache hits that would skip resolution, so a Worker can come in below it. The
 // known floor (withoutUnknown) leaves the unknown hosts' reads out: what a Worker that
-// refuses them for free would need. The second value holds entries for the route-cache
-// lifetimes alone.
-func floorReads(reqs []request, sentAt []time.Duration, t route.TTLs, withoutUnknown bool) (int, int) {
-	count := func(pos, neg time.Duration) int {
-		until := map[string]time.Duration{}
-		reads := 0
-		for k, q := range reqs {
-			if q.warmup || (withoutUnknown && q.unknown()) {
-				continue
-			}
-			at := sentAt[k]
-			if u, ok := until[q.host]; ok && at < u {
-				continue
-			}
-			reads += q.reads
-			life := pos
-			if q.negative {
-				life = neg
-			}
-			until[q.host] = at + life
+// refuses them for free would need.
+func floorReads(reqs []request, sentAt []time.Duration, t route.TTLs, withoutUnknown bool) int {
+	pos, neg := t.Memo+t.RouteCache, t.Memo+t.Negative
+	until := map[string]time.Duration{}
+	reads := 0
+	for k, q := range reqs {
+		if q.warmup || (withoutUnknown && q.unknown()) {
+			continue
 		}
-		return reads
+		at := sentAt[k]
+		if u, ok := until[q.host]; ok && at < u {
+			continue
+		}
+		reads += q.reads
+		life := pos
+		if q.negative {
+			life = neg
+		}
+		until[q.host] = at + life
 	}
-	return count(t.Memo+t.RouteCache, t.Memo+t.Negative), count(t.RouteCache, t.Negative)
+	return reads
 }
 
 // runtimeStats are the counts host.mjs's wrapper keeps inside the runtime.
@@ -769,7 +771,7 @@ func replay(h *workertest.Host, reqs []request, conc int, offset time.Duration) 
 		if err != nil {
 			return runtimeStats{}, err
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		var v runtimeStats
 		err = json.NewDecoder(resp.Body).Decode(&v)
 		return v, err
@@ -802,8 +804,8 @@ func replay(h *workertest.Host, reqs []request, conc int, offset time.Duration) 
 			sent := time.Now()
 			resp, err := client.Do(req)
 			if err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				_, err = io.Copy(io.Discard, resp.Body) // a body cut short counts as a failed request
+				_ = resp.Body.Close()
 			}
 			d := time.Since(sent)
 			mu.Lock()

@@ -99,7 +99,7 @@ func run(args []string) error {
 	}
 	adminLn, err := net.Listen("tcp", opts.adminListen)
 	if err != nil {
-		ln.Close()
+		_ = ln.Close() // never served: the admin listener's error is the one to report
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)

@@ -122,7 +122,7 @@ func get(client *http.Client, url, host string, header http.Header) error {
 	if err != nil {
 		return err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
 		return err
 	}

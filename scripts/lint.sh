@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The linters `make lint` and the README's test command (scripts/test.sh) run: go vet,
+# staticcheck, then golangci-lint with .golangci.yml (errcheck, unparam, forcetypeassert and the
+# rest it enables). Any finding fails the run.
+#
+# All the Go code is one module, the root's go.mod (the provider, worker-src/edge and
+# worker-src/router), so ./... covers it; tools/go.mod and tools/golangci/go.mod only pin tools
+# and hold no code. golangci-lint has a module of its own so that its many requirements cannot
+# move staticcheck's or tfplugindocs' versions in tools/go.mod.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run() {
+  echo "$*"
+  "$@"
+}
+
+run go vet ./...
+run go tool -modfile=tools/go.mod staticcheck ./...
+
+echo "golangci-lint: from tools/golangci/go.mod (built once into Go's build cache; the first build takes a minute or two)"
+start=$SECONDS
+# The binary's path rather than `go tool golangci-lint`: GOOS=js below must reach the linter,
+# not the go command that builds it.
+golangci_lint=$(go tool -n -modfile=tools/golangci/go.mod golangci-lint)
+if ((SECONDS - start > 5)); then
+  echo "golangci-lint: built in $((SECONDS - start))s"
+fi
+echo "golangci-lint run ./..."
+"$golangci_lint" run ./...
+# The Wasm adapter builds only for js/wasm (its build tag), so the run above does not see it.
+echo "GOOS=js GOARCH=wasm golangci-lint run ./worker-src/edge/wasm/..."
+GOOS=js GOARCH=wasm "$golangci_lint" run ./worker-src/edge/wasm/...
