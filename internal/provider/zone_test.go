@@ -32,7 +32,11 @@ func configuredZone(t *testing.T, resp *provider.ConfigureResponse) string {
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("Configure failed:\n%s", diagText(resp))
 	}
-	return resp.ResourceData.(*providerData).ZoneID
+	data, ok := resp.ResourceData.(*providerData)
+	if !ok {
+		t.Fatalf("Configure handed resources %T, want *providerData", resp.ResourceData)
+	}
+	return data.ZoneID
 }
 
 // TestConfigureZoneName_Found: a zone_name in any case, with a trailing dot, resolves to the
@@ -44,7 +48,7 @@ func TestConfigureZoneName_Found(t *testing.T) {
 	if got, want := configuredZone(t, resp), edge.Identity().ZoneID; got != want {
 		t.Errorf("zone_name resolved to %q, want the edge's zone %q", got, want)
 	}
-	if resp.DataSourceData.(*providerData).ZoneID != edge.Identity().ZoneID {
+	if data, ok := resp.DataSourceData.(*providerData); !ok || data.ZoneID != edge.Identity().ZoneID {
 		t.Error("data sources got another zone than resources")
 	}
 	if ops := operationCounts(edge.Calls()); ops[zoneListing] != 1 || len(ops) != 1 {
@@ -67,7 +71,7 @@ func TestConfigureZoneName_NotFound(t *testing.T) {
 	} {
 		resp := configure(t, c.values)
 		all := diagText(resp)
-		if resp.ResourceData != nil || resp.Diagnostics.ErrorsCount() != 1 || !hasErrorOn(resp, "zone_name") {
+		if resp.ResourceData != nil || resp.Diagnostics.ErrorsCount() != 1 || !hasZoneNameError(resp) {
 			t.Errorf("%s: want one error on zone_name and no provider data, got:\n%s", c.what, all)
 		}
 		for _, want := range []string{"Zone Not Found", "no active zone named", c.account, "account_id", "active", "zone_id"} {
@@ -87,7 +91,7 @@ func TestConfigureZoneName_Ambiguous(t *testing.T) {
 	edge := newTestEdgeBehind(t, withTwinZone(twinID))
 	resp := configure(t, zoneConfig(edge, map[string]*string{"zone_name": ptr("kamui.test")}))
 	all := diagText(resp)
-	if resp.ResourceData != nil || !hasErrorOn(resp, "zone_name") {
+	if resp.ResourceData != nil || !hasZoneNameError(resp) {
 		t.Fatalf("want an error on zone_name and no provider data, got:\n%s", all)
 	}
 	for _, want := range []string{"Ambiguous Zone Name", "2 active zones", edge.Identity().ZoneID, twinID, "Set zone_id"} {
@@ -194,7 +198,7 @@ func TestConfigureZoneSetting(t *testing.T) {
 			edge.ResetCalls()
 			resp := configure(t, zoneConfig(edge, c.block))
 			all := diagText(resp)
-			if resp.ResourceData != nil || !hasErrorOn(resp, "zone_name") {
+			if resp.ResourceData != nil || !hasZoneNameError(resp) {
 				t.Fatalf("want an error on zone_name and no provider data, got:\n%s", all)
 			}
 			for _, want := range c.want {
@@ -217,7 +221,7 @@ func TestConfigureZoneName_LookupFailsWithoutTheToken(t *testing.T) {
 	values := zoneConfig(edge, map[string]*string{"zone_name": ptr("kamui.test"), "api_token": ptr(testToken)})
 	resp := configure(t, values)
 	all := diagText(resp)
-	if resp.ResourceData != nil || !hasErrorOn(resp, "zone_name") {
+	if resp.ResourceData != nil || !hasZoneNameError(resp) {
 		t.Fatalf("want an error on zone_name and no provider data, got:\n%s", all)
 	}
 	for _, want := range []string{"Unable to Look Up Zone", "kamui.test", "token", "403"} {
@@ -240,10 +244,10 @@ func TestMissingZoneDiagNamesBothSettings(t *testing.T) {
 	}
 }
 
-// hasErrorOn reports whether resp has an error diagnostic on the provider attribute attr.
-func hasErrorOn(resp *provider.ConfigureResponse, attr string) bool {
+// hasZoneNameError reports whether resp has an error diagnostic on the provider's zone_name.
+func hasZoneNameError(resp *provider.ConfigureResponse) bool {
 	for _, d := range resp.Diagnostics.Errors() {
-		if withPath, ok := d.(diag.DiagnosticWithPath); ok && withPath.Path().Equal(path.Root(attr)) {
+		if withPath, ok := d.(diag.DiagnosticWithPath); ok && withPath.Path().Equal(path.Root("zone_name")) {
 			return true
 		}
 	}
