@@ -148,6 +148,25 @@ func (m tenantAppModel) record() (rec route.Record, ok bool) {
 	}, true
 }
 
+// fromRecord sets the model from a stored record; a tenant app describes only a dynamic record.
+func (m *tenantAppModel) fromRecord(rec route.Record) bool {
+	if rec.Kind != route.KindDynamic {
+		return false
+	}
+	up, err := route.ParseUpstream(rec.Dynamic.Upstream)
+	if err != nil { // DecodeRecord validated it; kept for safety
+		return false
+	}
+	m.Status = types.StringValue(string(rec.Status))
+	m.Origin = types.StringValue(rec.Dynamic.Origin)
+	m.Namespace = types.StringValue(up.Namespace)
+	m.Service = types.StringValue(up.Service)
+	m.Port = types.Int64Value(int64(up.Port))
+	m.Timeout = durationValue(m.Timeout, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond)
+	m.Rev = types.StringValue(rec.Rev)
+	return true
+}
+
 // ModifyPlan computes rev and platform_hostname at plan time, so the plan shows exactly
 // whether the published record changes.
 func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -181,102 +200,40 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *tenantAppResource) store() kvStore[route.Record] {
-	return kvStore[route.Record]{data: r.data, codec: recordCodec, owner: ownerTenantApp}
+// records is the route record's lifecycle, shared with kamuidash_route_record.
+func (r *tenantAppResource) records() routeRecordCRUD[tenantAppModel] {
+	return routeRecordCRUD[tenantAppModel]{
+		data: r.data, owner: ownerTenantApp, keyAttr: "name", what: "tenant app",
+		fields: func(m *tenantAppModel) recordFields {
+			return recordFields{ID: &m.ID, NamespaceID: &m.RoutesNamespaceID, Key: &m.Name, Rev: &m.Rev}
+		},
+		record:     tenantAppModel.record,
+		fromRecord: (*tenantAppModel).fromRecord,
+		refreshed: func(m *tenantAppModel) {
+			m.PlatformHostname = optionalString(r.data.platformHost(m.Name.ValueString()))
+		},
+	}
 }
 
 func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan tenantAppModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec.App, rec, "terraform import <address> "+ns+"/"+rec.App)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(ns + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Create(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state tenantAppModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), state.Rev.ValueString())
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
-	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
-	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
-	if unchanged {
-		// The listing shows the revision state has: the record is what state says.
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	rec := stored.Doc
-	if !stored.Valid || rec.Kind != route.KindDynamic {
-		state.Rev = types.StringValue(unreadableRev)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	up, err := route.ParseUpstream(rec.Dynamic.Upstream)
-	if err != nil { // DecodeRecord validated it; kept for safety
-		state.Rev = types.StringValue(unreadableRev)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	state.Status = types.StringValue(string(rec.Status))
-	state.Origin = types.StringValue(rec.Dynamic.Origin)
-	state.Namespace = types.StringValue(up.Namespace)
-	state.Service = types.StringValue(up.Service)
-	state.Port = types.Int64Value(int64(up.Port))
-	state.Timeout = durationValue(state.Timeout, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond)
-	state.Rev = types.StringValue(rec.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.records().Read(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state tenantAppModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App), req.Private)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Update(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state tenantAppModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), r.data.platformHost(state.Name.ValueString()))...)
+	r.records().Delete(ctx, req, resp)
 }
 
 // ImportState takes "<routes_namespace_id>/<name>".
 func (r *tenantAppResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRouteKey(ctx, req, resp, "name", "tenant app")
+	r.records().ImportState(ctx, req, resp)
 }
 
 func upstreamTimeout() validator.String {
