@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -45,22 +46,22 @@ type edgeWorkerResource struct {
 }
 
 type edgeWorkerModel struct {
-	ID                 types.String  `tfsdk:"id"`
-	Name               types.String  `tfsdk:"name"`
-	SourceDir          types.String  `tfsdk:"source_dir"`
-	RoutesNamespaceID  types.String  `tfsdk:"routes_namespace_id"`
-	DomainsNamespaceID types.String  `tfsdk:"domains_namespace_id"`
-	StaticBucket       types.String  `tfsdk:"static_bucket"`
-	FreshnessBudget    types.String  `tfsdk:"freshness_budget"`
-	UpstreamTimeout    types.String  `tfsdk:"upstream_timeout"`
-	LogSampleRate      types.Float64 `tfsdk:"log_sample_rate"`
-	SigningSecret      types.String  `tfsdk:"signing_secret"`
-	CacheMarker        types.String  `tfsdk:"cache_marker"`
-	Routes             types.List    `tfsdk:"routes"`
-	ContentSHA256      types.String  `tfsdk:"content_sha256"`
-	SizeBytes          types.Int64   `tfsdk:"size_bytes"`
-	BuildToolchain     types.String  `tfsdk:"build_toolchain"`
-	Etag               types.String  `tfsdk:"etag"`
+	ID                 types.String         `tfsdk:"id"`
+	Name               types.String         `tfsdk:"name"`
+	SourceDir          types.String         `tfsdk:"source_dir"`
+	RoutesNamespaceID  types.String         `tfsdk:"routes_namespace_id"`
+	DomainsNamespaceID types.String         `tfsdk:"domains_namespace_id"`
+	StaticBucket       types.String         `tfsdk:"static_bucket"`
+	FreshnessBudget    timetypes.GoDuration `tfsdk:"freshness_budget"`
+	UpstreamTimeout    timetypes.GoDuration `tfsdk:"upstream_timeout"`
+	LogSampleRate      types.Float64        `tfsdk:"log_sample_rate"`
+	SigningSecret      types.String         `tfsdk:"signing_secret"`
+	CacheMarker        types.String         `tfsdk:"cache_marker"`
+	Routes             types.List           `tfsdk:"routes"`
+	ContentSHA256      types.String         `tfsdk:"content_sha256"`
+	SizeBytes          types.Int64          `tfsdk:"size_bytes"`
+	BuildToolchain     types.String         `tfsdk:"build_toolchain"`
+	Etag               types.String         `tfsdk:"etag"`
 }
 
 // Minimum secret sizes of the Worker's bindings (route.WorkerBindings).
@@ -120,18 +121,24 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"freshness_budget": schema.StringAttribute{
 				MarkdownDescription: "The worst-case time from a routing change to every edge serving it, a duration between " +
-					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`.",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
-				Validators: []validator.String{freshnessBudget()},
+					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
+				Validators:    []validator.String{freshnessBudget()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"upstream_timeout": schema.StringAttribute{
-				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(maxUpstreamTimeout.String()),
-				Validators:          []validator.String{upstreamTimeout()},
+				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(maxUpstreamTimeout.String()),
+				Validators:    []validator.String{upstreamTimeout()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"log_sample_rate": schema.Float64Attribute{
 				MarkdownDescription: "The fraction of successful requests that get a log line (errors are always logged). Defaults to `0.01`.",
@@ -248,8 +255,9 @@ func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.Modify
 func (r *edgeWorkerResource) uploadsNothing(plan, state edgeWorkerModel) bool {
 	return plan.ContentSHA256.Equal(state.ContentSHA256) &&
 		plan.RoutesNamespaceID.Equal(state.RoutesNamespaceID) && plan.DomainsNamespaceID.Equal(state.DomainsNamespaceID) &&
-		plan.StaticBucket.Equal(state.StaticBucket) && plan.FreshnessBudget.Equal(state.FreshnessBudget) &&
-		plan.UpstreamTimeout.Equal(state.UpstreamTimeout) &&
+		plan.StaticBucket.Equal(state.StaticBucket) &&
+		// By duration: the Worker is given the same numbers however they are spelled.
+		sameDuration(plan.FreshnessBudget, state.FreshnessBudget) && sameDuration(plan.UpstreamTimeout, state.UpstreamTimeout) &&
 		// By value: a rate from configuration carries more precision than one read back.
 		plan.LogSampleRate.ValueFloat64() == state.LogSampleRate.ValueFloat64() &&
 		plan.SigningSecret.Equal(state.SigningSecret) && plan.CacheMarker.Equal(state.CacheMarker)
@@ -287,8 +295,8 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 // edgeWorkerBindings is the Worker's binding metadata for an upload: every binding of
 // route.WorkerBindings, in its order, its value written in the contract's format.
 func edgeWorkerBindings(m edgeWorkerModel, platformDomain string) []map[string]any {
-	budget, _ := time.ParseDuration(m.FreshnessBudget.ValueString())
-	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
+	budget, _ := m.FreshnessBudget.ValueGoDuration()
+	timeout, _ := m.UpstreamTimeout.ValueGoDuration()
 	values := map[string]string{
 		route.BindingRoutes:          m.RoutesNamespaceID.ValueString(),
 		route.BindingDomains:         m.DomainsNamespaceID.ValueString(),
@@ -423,13 +431,15 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 				state.DomainsNamespaceID = types.StringValue(str(b[bindingValueField(route.KVNamespaceBinding)]))
 			case route.BindingStatic:
 				state.StaticBucket = types.StringValue(str(b[bindingValueField(route.R2BucketBinding)]))
+			// Durations are read back as Go prints them; the framework keeps the state's
+			// spelling of the same duration.
 			case route.BindingFreshness:
 				if n, err := strconv.Atoi(text); err == nil {
-					state.FreshnessBudget = durationValue(state.FreshnessBudget, time.Duration(n)*time.Second)
+					state.FreshnessBudget = timetypes.NewGoDurationValue(time.Duration(n) * time.Second)
 				}
 			case route.BindingUpstreamTimeout:
 				if n, err := strconv.Atoi(text); err == nil {
-					state.UpstreamTimeout = durationValue(state.UpstreamTimeout, time.Duration(n)*time.Millisecond)
+					state.UpstreamTimeout = timetypes.NewGoDurationValue(time.Duration(n) * time.Millisecond)
 				}
 			case route.BindingLogSampleRate:
 				if f, err := strconv.ParseFloat(text, 64); err == nil {
@@ -506,27 +516,17 @@ func (r *edgeWorkerResource) ImportState(ctx context.Context, req resource.Impor
 }
 
 func freshnessBudget() validator.String {
-	return stringCheck{
-		ok: func(s string) bool {
-			d, err := time.ParseDuration(s)
-			if err != nil || d%time.Second != 0 {
+	return durationCheck{
+		ok: func(d time.Duration) bool {
+			if d%time.Second != 0 {
 				return false
 			}
-			_, err = route.DeriveTTLs(d)
+			_, err := route.DeriveTTLs(d)
 			return err == nil
 		},
 		rule: "a duration in whole seconds between " + route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() +
 			" (the KV edge cache alone holds values for " + route.MinKVCacheTTL.String() + ")",
 	}
-}
-
-// durationValue keeps the configuration's spelling of a duration ("2500ms" vs "2.5s") when it
-// means d, so that Read never invents a diff.
-func durationValue(current types.String, d time.Duration) types.String {
-	if c, err := time.ParseDuration(current.ValueString()); err == nil && c == d {
-		return current
-	}
-	return types.StringValue(d.String())
 }
 
 func str(v any) string {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -189,6 +190,30 @@ func TestAccEdgeWorker_Lifecycle(t *testing.T) {
 	})
 }
 
+// The Worker's durations spelled otherwise than the state has are the same settings: no upload.
+func TestAccEdgeWorker_DurationSpellingsPlanNoChange(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: edgeWorkerConfig(edge, `freshness_budget = "120s"`+"\n"+`upstream_timeout = "90000ms"`)},
+			{
+				Config: edgeWorkerConfig(edge, `freshness_budget = "2m0s"`+"\n"+`upstream_timeout = "1m30s"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Without them the defaults apply, the same durations again.
+				Config: edgeWorkerConfig(edge, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
 func TestAccEdgeWorker_ValidatedAtPlan(t *testing.T) {
 	edge := newTestEdge(t)
 	for name, tc := range map[string]struct{ extra, want string }{
@@ -262,8 +287,8 @@ func TestEdgeWorkerBindingsMatchTheWorkersContract(t *testing.T) {
 			RoutesNamespaceID:  types.StringValue("routes-namespace-id"),
 			DomainsNamespaceID: types.StringValue("domains-namespace-id"),
 			StaticBucket:       types.StringValue("static-bucket"),
-			FreshnessBudget:    types.StringValue(c.budget),
-			UpstreamTimeout:    types.StringValue(c.timeout),
+			FreshnessBudget:    timetypes.NewGoDurationValueFromStringMust(c.budget),
+			UpstreamTimeout:    timetypes.NewGoDurationValueFromStringMust(c.timeout),
 			LogSampleRate:      types.Float64Value(c.rate),
 			// Placeholders of exactly the minimum sizes, not secrets.
 			SigningSecret: types.StringValue(strings.Repeat("s", route.MinSigningSecretBytes)),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -51,9 +52,9 @@ type routeRecordModel struct {
 }
 
 type routeDynamicModel struct {
-	Origin   types.String `tfsdk:"origin"`
-	Upstream types.String `tfsdk:"upstream"`
-	Timeout  types.String `tfsdk:"timeout"`
+	Origin   types.String         `tfsdk:"origin"`
+	Upstream types.String         `tfsdk:"upstream"`
+	Timeout  timetypes.GoDuration `tfsdk:"timeout"`
 }
 
 type routeStaticModel struct {
@@ -114,11 +115,14 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators:          []validator.String{upstreamRef()},
 					},
 					"timeout": schema.StringAttribute{
-						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
-						Optional:            true,
-						Computed:            true,
-						Default:             stringdefault.StaticString(defaultUpstreamTimeout),
-						Validators:          []validator.String{upstreamTimeout()},
+						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
+							durationSpellingNote,
+						CustomType:    timetypes.GoDurationType{},
+						Optional:      true,
+						Computed:      true,
+						Default:       stringdefault.StaticString(defaultUpstreamTimeout),
+						Validators:    []validator.String{upstreamTimeout()},
+						PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 					},
 				},
 			},
@@ -208,7 +212,7 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 	rec = route.Record{App: m.App.ValueString(), Status: route.Status(m.Status.ValueString())}
 	switch {
 	case m.Dynamic != nil:
-		timeout, _ := time.ParseDuration(m.Dynamic.Timeout.ValueString())
+		timeout, _ := m.Dynamic.Timeout.ValueGoDuration()
 		rec.Kind = route.KindDynamic
 		rec.Dynamic = &route.Dynamic{
 			Origin:    m.Dynamic.Origin.ValueString(),
@@ -228,22 +232,18 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 	return rec, true
 }
 
-// fromRecord sets the model from a stored record, keeping the configuration's spellings where
-// they mean the same thing. A route record describes every record.
+// fromRecord sets the model from a stored record. A route record describes every record.
 func (m *routeRecordModel) fromRecord(rec route.Record) bool {
 	m.Status = types.StringValue(string(rec.Status))
 	m.Rev = types.StringValue(rec.Rev)
 	m.Dynamic, m.Static = nil, nil
 	switch rec.Kind {
 	case route.KindDynamic:
-		var current types.String
-		if m.Dynamic != nil {
-			current = m.Dynamic.Timeout
-		}
 		m.Dynamic = &routeDynamicModel{
 			Origin:   types.StringValue(rec.Dynamic.Origin),
 			Upstream: types.StringValue(rec.Dynamic.Upstream),
-			Timeout:  durationValue(current, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond),
+			// Read back as Go prints it; the framework keeps the state's spelling of the same duration.
+			Timeout: timetypes.NewGoDurationValue(time.Duration(rec.Dynamic.TimeoutMS) * time.Millisecond),
 		}
 	case route.KindStatic:
 		m.Static = &routeStaticModel{

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -36,17 +37,17 @@ type tenantAppResource struct {
 }
 
 type tenantAppModel struct {
-	ID                types.String `tfsdk:"id"`
-	Name              types.String `tfsdk:"name"`
-	RoutesNamespaceID types.String `tfsdk:"routes_namespace_id"`
-	Origin            types.String `tfsdk:"origin"`
-	Namespace         types.String `tfsdk:"namespace"`
-	Service           types.String `tfsdk:"service"`
-	Port              types.Int64  `tfsdk:"port"`
-	Timeout           types.String `tfsdk:"timeout"`
-	Status            types.String `tfsdk:"status"`
-	PlatformHostname  types.String `tfsdk:"platform_hostname"`
-	Rev               types.String `tfsdk:"rev"`
+	ID                types.String         `tfsdk:"id"`
+	Name              types.String         `tfsdk:"name"`
+	RoutesNamespaceID types.String         `tfsdk:"routes_namespace_id"`
+	Origin            types.String         `tfsdk:"origin"`
+	Namespace         types.String         `tfsdk:"namespace"`
+	Service           types.String         `tfsdk:"service"`
+	Port              types.Int64          `tfsdk:"port"`
+	Timeout           timetypes.GoDuration `tfsdk:"timeout"`
+	Status            types.String         `tfsdk:"status"`
+	PlatformHostname  types.String         `tfsdk:"platform_hostname"`
+	Rev               types.String         `tfsdk:"rev"`
 }
 
 const defaultUpstreamTimeout = "30s"
@@ -98,11 +99,14 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.Int64{int64validator.Between(1, 65535)},
 			},
 			"timeout": schema.StringAttribute{
-				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(defaultUpstreamTimeout),
-				Validators:          []validator.String{upstreamTimeout()},
+				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(defaultUpstreamTimeout),
+				Validators:    []validator.String{upstreamTimeout()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
@@ -135,7 +139,7 @@ func (m tenantAppModel) record() (rec route.Record, ok bool) {
 			return route.Record{}, false
 		}
 	}
-	timeout, _ := time.ParseDuration(m.Timeout.ValueString())
+	timeout, _ := m.Timeout.ValueGoDuration()
 	return route.Record{
 		App:    m.Name.ValueString(),
 		Status: route.Status(m.Status.ValueString()),
@@ -162,7 +166,8 @@ func (m *tenantAppModel) fromRecord(rec route.Record) bool {
 	m.Namespace = types.StringValue(up.Namespace)
 	m.Service = types.StringValue(up.Service)
 	m.Port = types.Int64Value(int64(up.Port))
-	m.Timeout = durationValue(m.Timeout, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond)
+	// Read back as Go prints it; the framework keeps the state's spelling of the same duration.
+	m.Timeout = timetypes.NewGoDurationValue(time.Duration(rec.Dynamic.TimeoutMS) * time.Millisecond)
 	m.Rev = types.StringValue(rec.Rev)
 	return true
 }
@@ -237,10 +242,9 @@ func (r *tenantAppResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func upstreamTimeout() validator.String {
-	return stringCheck{
-		ok: func(s string) bool {
-			d, err := time.ParseDuration(s)
-			return err == nil && d%time.Millisecond == 0 &&
+	return durationCheck{
+		ok: func(d time.Duration) bool {
+			return d%time.Millisecond == 0 &&
 				d >= route.MinUpstreamTimeoutMS*time.Millisecond && d <= route.MaxUpstreamTimeoutMS*time.Millisecond
 		},
 		rule: "a duration between " + strconv.Itoa(route.MinUpstreamTimeoutMS) + "ms and " +
