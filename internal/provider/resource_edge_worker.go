@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -21,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
@@ -32,6 +35,8 @@ var (
 	_ resource.ResourceWithConfigure   = (*edgeWorkerResource)(nil)
 	_ resource.ResourceWithImportState = (*edgeWorkerResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*edgeWorkerResource)(nil)
+
+	_ resource.ResourceWithUpgradeState = (*edgeWorkerResource)(nil)
 )
 
 // NewEdgeWorkerResource returns the kamuidash_edge_worker resource: the gateway Worker, built
@@ -57,7 +62,7 @@ type edgeWorkerModel struct {
 	LogSampleRate      types.Float64        `tfsdk:"log_sample_rate"`
 	SigningSecret      types.String         `tfsdk:"signing_secret"`
 	CacheMarker        types.String         `tfsdk:"cache_marker"`
-	Routes             types.List           `tfsdk:"routes"`
+	Routes             types.Set            `tfsdk:"routes"`
 	ContentSHA256      types.String         `tfsdk:"content_sha256"`
 	SizeBytes          types.Int64          `tfsdk:"size_bytes"`
 	BuildToolchain     types.String         `tfsdk:"build_toolchain"`
@@ -82,7 +87,14 @@ func (r *edgeWorkerResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = edgeWorkerSchemaV1()
+}
+
+// edgeWorkerSchemaV1 is the schema since routes became a set: the order of zone routes means
+// nothing, and as a list a reordering planned an update of the Worker.
+func edgeWorkerSchemaV1() schema.Schema {
+	return schema.Schema{
+		Version: 1,
 		MarkdownDescription: "The gateway Worker every public request enters. The provider builds it from the Go sources embedded " +
 			"in the provider binary (or a fork in `source_dir`) with the local Go toolchain, hermetically and reproducibly, and " +
 			"shows the artifact's `content_sha256` in the plan: the same sources give an empty plan. Every change, sources or " +
@@ -159,10 +171,11 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				Sensitive:           true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(minCacheMarkerBytes)},
 			},
-			"routes": schema.ListAttribute{
-				MarkdownDescription: "Zone route patterns that send requests to the Worker, for example `[\"*.kamui.app/*\", \"kamui.app/*\"]`.",
-				Optional:            true,
-				ElementType:         types.StringType,
+			"routes": schema.SetAttribute{
+				MarkdownDescription: "Zone route patterns that send requests to the Worker, for example `[\"*.kamui.app/*\", \"kamui.app/*\"]`. " +
+					"A set: their order means nothing, and listing them in another order plans no change.",
+				Optional:    true,
+				ElementType: types.StringType,
 			},
 			"content_sha256": schema.StringAttribute{
 				MarkdownDescription: "The sha256 of the built modules (Wasm, shim, runtime glue), known at plan time: a new value means new code.",
@@ -184,6 +197,65 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 		},
 	}
+}
+
+// edgeWorkerSchemaV0 is the schema of state written while routes was a list: the same
+// attributes otherwise. An upgrade reads old state with it, so only its types matter.
+func edgeWorkerSchemaV0() schema.Schema {
+	s := edgeWorkerSchemaV1()
+	s.Version = 0
+	s.Attributes = maps.Clone(s.Attributes)
+	s.Attributes["routes"] = schema.ListAttribute{Optional: true, ElementType: types.StringType}
+	return s
+}
+
+// UpgradeState carries state written before routes became a set.
+func (r *edgeWorkerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	v0 := edgeWorkerSchemaV0()
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: &v0, StateUpgrader: upgradeEdgeWorkerStateFromV0},
+	}
+}
+
+// upgradeEdgeWorkerStateFromV0 turns version 0's routes list into the set of its patterns (a
+// pattern listed twice is one route, as it always was in the zone); an empty list stays an
+// empty set and a null one null, so a configuration that says either plans no change. Every
+// other attribute is copied as it is.
+func upgradeEdgeWorkerStateFromV0(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	var attrs map[string]tftypes.Value
+	if err := req.State.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("Unable to Upgrade Edge Worker State",
+			"The state written by an earlier provider version could not be read as an object: "+err.Error())
+		return
+	}
+	var list types.List
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("routes"), &list)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	routes := types.SetNull(types.StringType)
+	if !list.IsNull() {
+		seen := map[string]bool{}
+		patterns := []attr.Value{}
+		for _, e := range list.Elements() {
+			if p, ok := e.(types.String); ok && !seen[p.ValueString()] {
+				seen[p.ValueString()] = true
+				patterns = append(patterns, p)
+			}
+		}
+		var diags diag.Diagnostics
+		routes, diags = types.SetValue(types.StringType, patterns)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	v, err := routes.ToTerraformValue(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Upgrade Edge Worker State", "The routes could not be converted to a set: "+err.Error())
+		return
+	}
+	attrs["routes"] = v
+	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), attrs)
 }
 
 func (r *edgeWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -454,20 +526,15 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 			resp.Diagnostics.Append(apiErrorDiag("Unable to List Worker Routes", "Listing the zone's Worker routes", err))
 			return
 		}
-		var patterns []string
+		patterns := []string{}
 		for _, rt := range routes {
 			if rt.Script == name {
 				patterns = append(patterns, rt.Pattern)
 			}
 		}
-		var configured []string
-		resp.Diagnostics.Append(state.Routes.ElementsAs(ctx, &configured, false)...)
-		// Keep the configured order when the set is the same; otherwise show what is there.
-		if !sameSet(configured, patterns) {
-			if len(patterns) == 0 && state.Routes.IsNull() {
-				patterns = nil
-			}
-			v, d := types.ListValueFrom(ctx, types.StringType, patterns)
+		// No routes stays null when the configuration sets none.
+		if len(patterns) > 0 || !state.Routes.IsNull() {
+			v, d := types.SetValueFrom(ctx, types.StringType, patterns)
 			resp.Diagnostics.Append(d...)
 			state.Routes = v
 		}
@@ -501,7 +568,7 @@ func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.Routes = types.ListNull(types.StringType)
+	state.Routes = types.SetNull(types.StringType)
 	resp.Diagnostics.Append(r.syncRoutes(ctx, state)...) // routes first: nothing may point at a missing script
 	if resp.Diagnostics.HasError() {
 		return
@@ -532,11 +599,4 @@ func freshnessBudget() validator.String {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }
