@@ -6,8 +6,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 )
@@ -89,4 +93,98 @@ provider "kamuidash" {
   environment     = "test"
 }
 `, id.APIToken, id.AccountID, zoneName, e.URL)
+}
+
+// importVerify is ImportStateVerify with durations compared by what they parse to: an import
+// reads a duration back as Go prints it ("2.5s"), whatever the configuration spelled
+// ("2500ms"). remember, a Check of the step before the import, keeps the resource's
+// attributes; check, the import step's ImportStateCheck, requires the imported instance to have
+// the same attributes with the same values.
+type importVerify struct {
+	addr string
+	// durations are the attributes compared as durations, as flatmap keys ("dynamic.timeout").
+	durations []string
+	applied   map[string]string
+}
+
+func (v *importVerify) remember(s *terraform.State) error {
+	r, ok := s.RootModule().Resources[v.addr]
+	if !ok || r.Primary == nil {
+		return fmt.Errorf("%s is not in the state", v.addr)
+	}
+	v.applied = r.Primary.Attributes
+	return nil
+}
+
+func (v *importVerify) check(imported []*terraform.InstanceState) error {
+	if v.applied == nil {
+		return fmt.Errorf("no state of %s was remembered before the import", v.addr)
+	}
+	if len(imported) != 1 {
+		return fmt.Errorf("the import made %d instances, want 1", len(imported))
+	}
+	return sameAttributes(v.applied, imported[0].Attributes, v.durations)
+}
+
+// sameAttributes compares two flatmapped states as ImportStateVerify does (empty containers
+// count as absent), except that the durations compare by value.
+func sameAttributes(applied, imported map[string]string, durations []string) error {
+	present := func(m map[string]string, k string) (string, bool) {
+		v, ok := m[k]
+		if ok && v == "0" && (strings.HasSuffix(k, ".#") || strings.HasSuffix(k, ".%")) {
+			return "", false
+		}
+		return v, ok
+	}
+	var diffs []string
+	for k := range applied {
+		want, inApplied := present(applied, k)
+		got, inImported := present(imported, k)
+		switch {
+		case !inApplied:
+		case !inImported:
+			diffs = append(diffs, fmt.Sprintf("%s: %q applied, missing after the import", k, want))
+		case slices.Contains(durations, k):
+			w, errW := time.ParseDuration(want)
+			g, errG := time.ParseDuration(got)
+			if errW != nil || errG != nil || w != g {
+				diffs = append(diffs, fmt.Sprintf("%s: %q applied, %q imported: not the same duration", k, want, got))
+			}
+		case got != want:
+			diffs = append(diffs, fmt.Sprintf("%s: %q applied, %q imported", k, want, got))
+		}
+	}
+	for k := range imported {
+		_, inApplied := present(applied, k)
+		if got, inImported := present(imported, k); inImported && !inApplied {
+			diffs = append(diffs, fmt.Sprintf("%s: %q imported, absent from the applied state", k, got))
+		}
+	}
+	if len(diffs) > 0 {
+		slices.Sort(diffs)
+		return fmt.Errorf("the imported state differs from the applied one:\n%s", strings.Join(diffs, "\n"))
+	}
+	return nil
+}
+
+func TestSameAttributes_DurationsByValueEverythingElseExactly(t *testing.T) {
+	applied := map[string]string{"id": "ns/shop", "timeout": "2500ms", "port": "8080", "tags.#": "0"}
+	for _, c := range []struct {
+		name     string
+		imported map[string]string
+		ok       bool
+	}{
+		{"the same duration spelled otherwise", map[string]string{"id": "ns/shop", "timeout": "2.5s", "port": "8080"}, true},
+		{"another duration", map[string]string{"id": "ns/shop", "timeout": "2.6s", "port": "8080"}, false},
+		{"a duration that does not parse", map[string]string{"id": "ns/shop", "timeout": "soon", "port": "8080"}, false},
+		{"another value", map[string]string{"id": "ns/shop", "timeout": "2.5s", "port": "9090"}, false},
+		{"an attribute missing", map[string]string{"id": "ns/shop", "timeout": "2.5s"}, false},
+		{"an attribute more", map[string]string{"id": "ns/shop", "timeout": "2.5s", "port": "8080", "extra": "x"}, false},
+		{"a spelling outside the durations", map[string]string{"id": "ns/shop", "timeout": "2.5s", "port": "08080"}, false},
+	} {
+		err := sameAttributes(applied, c.imported, []string{"timeout"})
+		if (err == nil) != c.ok {
+			t.Errorf("%s: error %v, want ok = %v", c.name, err, c.ok)
+		}
+	}
 }

@@ -2,14 +2,17 @@ package provider
 
 import (
 	"context"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
 	"strconv"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -20,6 +23,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
@@ -31,6 +35,8 @@ var (
 	_ resource.ResourceWithConfigure   = (*edgeWorkerResource)(nil)
 	_ resource.ResourceWithImportState = (*edgeWorkerResource)(nil)
 	_ resource.ResourceWithModifyPlan  = (*edgeWorkerResource)(nil)
+
+	_ resource.ResourceWithUpgradeState = (*edgeWorkerResource)(nil)
 )
 
 // NewEdgeWorkerResource returns the kamuidash_edge_worker resource: the gateway Worker, built
@@ -45,22 +51,22 @@ type edgeWorkerResource struct {
 }
 
 type edgeWorkerModel struct {
-	ID                 types.String  `tfsdk:"id"`
-	Name               types.String  `tfsdk:"name"`
-	SourceDir          types.String  `tfsdk:"source_dir"`
-	RoutesNamespaceID  types.String  `tfsdk:"routes_namespace_id"`
-	DomainsNamespaceID types.String  `tfsdk:"domains_namespace_id"`
-	StaticBucket       types.String  `tfsdk:"static_bucket"`
-	FreshnessBudget    types.String  `tfsdk:"freshness_budget"`
-	UpstreamTimeout    types.String  `tfsdk:"upstream_timeout"`
-	LogSampleRate      types.Float64 `tfsdk:"log_sample_rate"`
-	SigningSecret      types.String  `tfsdk:"signing_secret"`
-	CacheMarker        types.String  `tfsdk:"cache_marker"`
-	Routes             types.List    `tfsdk:"routes"`
-	ContentSHA256      types.String  `tfsdk:"content_sha256"`
-	SizeBytes          types.Int64   `tfsdk:"size_bytes"`
-	BuildToolchain     types.String  `tfsdk:"build_toolchain"`
-	Etag               types.String  `tfsdk:"etag"`
+	ID                 types.String         `tfsdk:"id"`
+	Name               types.String         `tfsdk:"name"`
+	SourceDir          types.String         `tfsdk:"source_dir"`
+	RoutesNamespaceID  types.String         `tfsdk:"routes_namespace_id"`
+	DomainsNamespaceID types.String         `tfsdk:"domains_namespace_id"`
+	StaticBucket       types.String         `tfsdk:"static_bucket"`
+	FreshnessBudget    timetypes.GoDuration `tfsdk:"freshness_budget"`
+	UpstreamTimeout    timetypes.GoDuration `tfsdk:"upstream_timeout"`
+	LogSampleRate      types.Float64        `tfsdk:"log_sample_rate"`
+	SigningSecret      types.String         `tfsdk:"signing_secret"`
+	CacheMarker        types.String         `tfsdk:"cache_marker"`
+	Routes             types.Set            `tfsdk:"routes"`
+	ContentSHA256      types.String         `tfsdk:"content_sha256"`
+	SizeBytes          types.Int64          `tfsdk:"size_bytes"`
+	BuildToolchain     types.String         `tfsdk:"build_toolchain"`
+	Etag               types.String         `tfsdk:"etag"`
 }
 
 // Minimum secret sizes of the Worker's bindings (route.WorkerBindings).
@@ -81,7 +87,14 @@ func (r *edgeWorkerResource) Metadata(_ context.Context, req resource.MetadataRe
 }
 
 func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = schema.Schema{
+	resp.Schema = edgeWorkerSchemaV1()
+}
+
+// edgeWorkerSchemaV1 is the schema since routes became a set: the order of zone routes means
+// nothing, and as a list a reordering planned an update of the Worker.
+func edgeWorkerSchemaV1() schema.Schema {
+	return schema.Schema{
+		Version: 1,
 		MarkdownDescription: "The gateway Worker every public request enters. The provider builds it from the Go sources embedded " +
 			"in the provider binary (or a fork in `source_dir`) with the local Go toolchain, hermetically and reproducibly, and " +
 			"shows the artifact's `content_sha256` in the plan: the same sources give an empty plan. Every change, sources or " +
@@ -120,18 +133,24 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"freshness_budget": schema.StringAttribute{
 				MarkdownDescription: "The worst-case time from a routing change to every edge serving it, a duration between " +
-					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`.",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
-				Validators: []validator.String{freshnessBudget()},
+					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
+				Validators:    []validator.String{freshnessBudget()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"upstream_timeout": schema.StringAttribute{
-				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(maxUpstreamTimeout.String()),
-				Validators:          []validator.String{upstreamTimeout()},
+				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(maxUpstreamTimeout.String()),
+				Validators:    []validator.String{upstreamTimeout()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"log_sample_rate": schema.Float64Attribute{
 				MarkdownDescription: "The fraction of successful requests that get a log line (errors are always logged). Defaults to `0.01`.",
@@ -152,10 +171,11 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				Sensitive:           true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(minCacheMarkerBytes)},
 			},
-			"routes": schema.ListAttribute{
-				MarkdownDescription: "Zone route patterns that send requests to the Worker, for example `[\"*.kamui.app/*\", \"kamui.app/*\"]`.",
-				Optional:            true,
-				ElementType:         types.StringType,
+			"routes": schema.SetAttribute{
+				MarkdownDescription: "Zone route patterns that send requests to the Worker, for example `[\"*.kamui.app/*\", \"kamui.app/*\"]`. " +
+					"A set: their order means nothing, and listing them in another order plans no change.",
+				Optional:    true,
+				ElementType: types.StringType,
 			},
 			"content_sha256": schema.StringAttribute{
 				MarkdownDescription: "The sha256 of the built modules (Wasm, shim, runtime glue), known at plan time: a new value means new code.",
@@ -177,6 +197,65 @@ func (r *edgeWorkerResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 		},
 	}
+}
+
+// edgeWorkerSchemaV0 is the schema of state written while routes was a list: the same
+// attributes otherwise. An upgrade reads old state with it, so only its types matter.
+func edgeWorkerSchemaV0() schema.Schema {
+	s := edgeWorkerSchemaV1()
+	s.Version = 0
+	s.Attributes = maps.Clone(s.Attributes)
+	s.Attributes["routes"] = schema.ListAttribute{Optional: true, ElementType: types.StringType}
+	return s
+}
+
+// UpgradeState carries state written before routes became a set.
+func (r *edgeWorkerResource) UpgradeState(context.Context) map[int64]resource.StateUpgrader {
+	v0 := edgeWorkerSchemaV0()
+	return map[int64]resource.StateUpgrader{
+		0: {PriorSchema: &v0, StateUpgrader: upgradeEdgeWorkerStateFromV0},
+	}
+}
+
+// upgradeEdgeWorkerStateFromV0 turns version 0's routes list into the set of its patterns (a
+// pattern listed twice is one route, as it always was in the zone); an empty list stays an
+// empty set and a null one null, so a configuration that says either plans no change. Every
+// other attribute is copied as it is.
+func upgradeEdgeWorkerStateFromV0(ctx context.Context, req resource.UpgradeStateRequest, resp *resource.UpgradeStateResponse) {
+	var attrs map[string]tftypes.Value
+	if err := req.State.Raw.As(&attrs); err != nil {
+		resp.Diagnostics.AddError("Unable to Upgrade Edge Worker State",
+			"The state written by an earlier provider version could not be read as an object: "+err.Error())
+		return
+	}
+	var list types.List
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("routes"), &list)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	routes := types.SetNull(types.StringType)
+	if !list.IsNull() {
+		seen := map[string]bool{}
+		patterns := []attr.Value{}
+		for _, e := range list.Elements() {
+			if p, ok := e.(types.String); ok && !seen[p.ValueString()] {
+				seen[p.ValueString()] = true
+				patterns = append(patterns, p)
+			}
+		}
+		var diags diag.Diagnostics
+		routes, diags = types.SetValue(types.StringType, patterns)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	v, err := routes.ToTerraformValue(ctx)
+	if err != nil {
+		resp.Diagnostics.AddError("Unable to Upgrade Edge Worker State", "The routes could not be converted to a set: "+err.Error())
+		return
+	}
+	attrs["routes"] = v
+	resp.State.Raw = tftypes.NewValue(resp.State.Schema.Type().TerraformType(ctx), attrs)
 }
 
 func (r *edgeWorkerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -248,8 +327,9 @@ func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.Modify
 func (r *edgeWorkerResource) uploadsNothing(plan, state edgeWorkerModel) bool {
 	return plan.ContentSHA256.Equal(state.ContentSHA256) &&
 		plan.RoutesNamespaceID.Equal(state.RoutesNamespaceID) && plan.DomainsNamespaceID.Equal(state.DomainsNamespaceID) &&
-		plan.StaticBucket.Equal(state.StaticBucket) && plan.FreshnessBudget.Equal(state.FreshnessBudget) &&
-		plan.UpstreamTimeout.Equal(state.UpstreamTimeout) &&
+		plan.StaticBucket.Equal(state.StaticBucket) &&
+		// By duration: the Worker is given the same numbers however they are spelled.
+		sameDuration(plan.FreshnessBudget, state.FreshnessBudget) && sameDuration(plan.UpstreamTimeout, state.UpstreamTimeout) &&
 		// By value: a rate from configuration carries more precision than one read back.
 		plan.LogSampleRate.ValueFloat64() == state.LogSampleRate.ValueFloat64() &&
 		plan.SigningSecret.Equal(state.SigningSecret) && plan.CacheMarker.Equal(state.CacheMarker)
@@ -287,8 +367,8 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 // edgeWorkerBindings is the Worker's binding metadata for an upload: every binding of
 // route.WorkerBindings, in its order, its value written in the contract's format.
 func edgeWorkerBindings(m edgeWorkerModel, platformDomain string) []map[string]any {
-	budget, _ := time.ParseDuration(m.FreshnessBudget.ValueString())
-	timeout, _ := time.ParseDuration(m.UpstreamTimeout.ValueString())
+	budget, _ := m.FreshnessBudget.ValueGoDuration()
+	timeout, _ := m.UpstreamTimeout.ValueGoDuration()
 	values := map[string]string{
 		route.BindingRoutes:          m.RoutesNamespaceID.ValueString(),
 		route.BindingDomains:         m.DomainsNamespaceID.ValueString(),
@@ -423,13 +503,15 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 				state.DomainsNamespaceID = types.StringValue(str(b[bindingValueField(route.KVNamespaceBinding)]))
 			case route.BindingStatic:
 				state.StaticBucket = types.StringValue(str(b[bindingValueField(route.R2BucketBinding)]))
+			// Durations are read back as Go prints them; the framework keeps the state's
+			// spelling of the same duration.
 			case route.BindingFreshness:
 				if n, err := strconv.Atoi(text); err == nil {
-					state.FreshnessBudget = durationValue(state.FreshnessBudget, time.Duration(n)*time.Second)
+					state.FreshnessBudget = timetypes.NewGoDurationValue(time.Duration(n) * time.Second)
 				}
 			case route.BindingUpstreamTimeout:
 				if n, err := strconv.Atoi(text); err == nil {
-					state.UpstreamTimeout = durationValue(state.UpstreamTimeout, time.Duration(n)*time.Millisecond)
+					state.UpstreamTimeout = timetypes.NewGoDurationValue(time.Duration(n) * time.Millisecond)
 				}
 			case route.BindingLogSampleRate:
 				if f, err := strconv.ParseFloat(text, 64); err == nil {
@@ -444,20 +526,15 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 			resp.Diagnostics.Append(apiErrorDiag("Unable to List Worker Routes", "Listing the zone's Worker routes", err))
 			return
 		}
-		var patterns []string
+		patterns := []string{}
 		for _, rt := range routes {
 			if rt.Script == name {
 				patterns = append(patterns, rt.Pattern)
 			}
 		}
-		var configured []string
-		resp.Diagnostics.Append(state.Routes.ElementsAs(ctx, &configured, false)...)
-		// Keep the configured order when the set is the same; otherwise show what is there.
-		if !sameSet(configured, patterns) {
-			if len(patterns) == 0 && state.Routes.IsNull() {
-				patterns = nil
-			}
-			v, d := types.ListValueFrom(ctx, types.StringType, patterns)
+		// No routes stays null when the configuration sets none.
+		if len(patterns) > 0 || !state.Routes.IsNull() {
+			v, d := types.SetValueFrom(ctx, types.StringType, patterns)
 			resp.Diagnostics.Append(d...)
 			state.Routes = v
 		}
@@ -491,7 +568,7 @@ func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	state.Routes = types.ListNull(types.StringType)
+	state.Routes = types.SetNull(types.StringType)
 	resp.Diagnostics.Append(r.syncRoutes(ctx, state)...) // routes first: nothing may point at a missing script
 	if resp.Diagnostics.HasError() {
 		return
@@ -506,13 +583,12 @@ func (r *edgeWorkerResource) ImportState(ctx context.Context, req resource.Impor
 }
 
 func freshnessBudget() validator.String {
-	return stringCheck{
-		ok: func(s string) bool {
-			d, err := time.ParseDuration(s)
-			if err != nil || d%time.Second != 0 {
+	return durationCheck{
+		ok: func(d time.Duration) bool {
+			if d%time.Second != 0 {
 				return false
 			}
-			_, err = route.DeriveTTLs(d)
+			_, err := route.DeriveTTLs(d)
 			return err == nil
 		},
 		rule: "a duration in whole seconds between " + route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() +
@@ -520,23 +596,7 @@ func freshnessBudget() validator.String {
 	}
 }
 
-// durationValue keeps the configuration's spelling of a duration ("2500ms" vs "2.5s") when it
-// means d, so that Read never invents a diff.
-func durationValue(current types.String, d time.Duration) types.String {
-	if c, err := time.ParseDuration(current.ValueString()); err == nil && c == d {
-		return current
-	}
-	return types.StringValue(d.String())
-}
-
 func str(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-func sameSet(a, b []string) bool {
-	a, b = slices.Clone(a), slices.Clone(b)
-	slices.Sort(a)
-	slices.Sort(b)
-	return slices.Equal(a, b)
 }

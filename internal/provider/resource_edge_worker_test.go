@@ -7,11 +7,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -189,6 +194,142 @@ func TestAccEdgeWorker_Lifecycle(t *testing.T) {
 	})
 }
 
+// The Worker's durations spelled otherwise than the state has are the same settings: no upload.
+func TestAccEdgeWorker_DurationSpellingsPlanNoChange(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: edgeWorkerConfig(edge, `freshness_budget = "120s"`+"\n"+`upstream_timeout = "90000ms"`)},
+			{
+				Config: edgeWorkerConfig(edge, `freshness_budget = "2m0s"`+"\n"+`upstream_timeout = "1m30s"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// Without them the defaults apply, the same durations again.
+				Config: edgeWorkerConfig(edge, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
+// The zone routes are a set: the same patterns in another order plan no change, and a pattern
+// fewer is an update that removes its route.
+func TestAccEdgeWorker_RoutesInAnotherOrderPlanNoChange(t *testing.T) {
+	edge := newTestEdge(t)
+	withRoutes := func(routes string) string {
+		return strings.Replace(edgeWorkerConfig(edge, ""), `routes               = ["*.kamui.test/*", "kamui.test/*"]`, "routes = "+routes, 1)
+	}
+	patterns := func() []string {
+		var p []string
+		for _, rt := range edge.Routes() {
+			p = append(p, rt.Pattern)
+		}
+		slices.Sort(p)
+		return p
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: withRoutes(`["*.kamui.test/*", "kamui.test/*"]`)},
+			{
+				Config: withRoutes(`["kamui.test/*", "*.kamui.test/*"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: withRoutes(`["kamui.test/*"]`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(edgeWorkerAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					if got := patterns(); !slices.Equal(got, []string{"kamui.test/*"}) {
+						return fmt.Errorf("zone routes %v, want [kamui.test/*]", got)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// State written while routes was a list (schema version 0) upgrades to the set of its patterns
+// through the provider's protocol server, as Terraform asks for it: every other attribute as it
+// was, a repeated pattern once, an empty list an empty set and a null list null.
+func TestEdgeWorkerStateUpgrade_RoutesListBecomesASet(t *testing.T) {
+	ctx := context.Background()
+	server, err := providerserver.NewProtocol6WithError(New("test", testSources)())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, routes string
+		want         []string // nil: a null set
+	}{
+		{"patterns", `["kamui.test/*", "*.kamui.test/*", "kamui.test/*"]`, []string{"*.kamui.test/*", "kamui.test/*"}},
+		{"empty", `[]`, []string{}},
+		{"null", `null`, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			// Placeholders of exactly the minimum sizes, not secrets.
+			v0 := `{"id": "kamuidash-edge-test", "name": "kamuidash-edge-test", "source_dir": null,
+				"routes_namespace_id": "0123456789abcdef0123456789abcdef", "domains_namespace_id": "fedcba9876543210fedcba9876543210",
+				"static_bucket": "kamuidash-test-static", "freshness_budget": "120s", "upstream_timeout": "90000ms",
+				"log_sample_rate": 0.01, "signing_secret": "` + strings.Repeat("s", route.MinSigningSecretBytes) + `",
+				"cache_marker": "` + strings.Repeat("m", route.MinCacheMarkerBytes) + `", "routes": ` + c.routes + `,
+				"content_sha256": "abc", "size_bytes": 42, "build_toolchain": "go1.26.8", "etag": "etag-1"}`
+			resp, err := server.UpgradeResourceState(ctx, &tfprotov6.UpgradeResourceStateRequest{
+				TypeName: "kamuidash_edge_worker", Version: 0, RawState: &tfprotov6.RawState{JSON: []byte(v0)},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range resp.Diagnostics {
+				t.Errorf("%s: %s: %s", d.Severity, d.Summary, d.Detail)
+			}
+			if resp.UpgradedState == nil {
+				t.Fatal("no upgraded state")
+			}
+			current := edgeWorkerSchemaV1()
+			raw, err := resp.UpgradedState.Unmarshal(current.Type().TerraformType(ctx))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m edgeWorkerModel
+			if diags := (tfsdk.State{Schema: current, Raw: raw}).Get(ctx, &m); diags.HasError() {
+				t.Fatal(diags)
+			}
+			if c.want == nil {
+				if !m.Routes.IsNull() {
+					t.Errorf("routes = %s, want null", m.Routes)
+				}
+			} else {
+				var got []string
+				if diags := m.Routes.ElementsAs(ctx, &got, false); diags.HasError() || m.Routes.IsNull() {
+					t.Fatalf("routes = %s: %v", m.Routes, diags)
+				}
+				slices.Sort(got)
+				if !slices.Equal(got, c.want) {
+					t.Errorf("routes = %v, want %v", got, c.want)
+				}
+			}
+			if m.Name.ValueString() != "kamuidash-edge-test" || m.FreshnessBudget.ValueString() != "120s" ||
+				m.UpstreamTimeout.ValueString() != "90000ms" || m.LogSampleRate.ValueFloat64() != 0.01 ||
+				m.SizeBytes.ValueInt64() != 42 || m.Etag.ValueString() != "etag-1" || !m.SourceDir.IsNull() ||
+				m.SigningSecret.ValueString() != strings.Repeat("s", route.MinSigningSecretBytes) {
+				t.Errorf("the other attributes changed: name %s, budget %s, timeout %s, rate %s, size %s, etag %s, source_dir %s",
+					m.Name, m.FreshnessBudget, m.UpstreamTimeout, m.LogSampleRate, m.SizeBytes, m.Etag, m.SourceDir)
+			}
+		})
+	}
+}
+
 func TestAccEdgeWorker_ValidatedAtPlan(t *testing.T) {
 	edge := newTestEdge(t)
 	for name, tc := range map[string]struct{ extra, want string }{
@@ -262,8 +403,8 @@ func TestEdgeWorkerBindingsMatchTheWorkersContract(t *testing.T) {
 			RoutesNamespaceID:  types.StringValue("routes-namespace-id"),
 			DomainsNamespaceID: types.StringValue("domains-namespace-id"),
 			StaticBucket:       types.StringValue("static-bucket"),
-			FreshnessBudget:    types.StringValue(c.budget),
-			UpstreamTimeout:    types.StringValue(c.timeout),
+			FreshnessBudget:    timetypes.NewGoDurationValueFromStringMust(c.budget),
+			UpstreamTimeout:    timetypes.NewGoDurationValueFromStringMust(c.timeout),
 			LogSampleRate:      types.Float64Value(c.rate),
 			// Placeholders of exactly the minimum sizes, not secrets.
 			SigningSecret: types.StringValue(strings.Repeat("s", route.MinSigningSecretBytes)),

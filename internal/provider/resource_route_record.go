@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/resourcevalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -51,9 +52,9 @@ type routeRecordModel struct {
 }
 
 type routeDynamicModel struct {
-	Origin   types.String `tfsdk:"origin"`
-	Upstream types.String `tfsdk:"upstream"`
-	Timeout  types.String `tfsdk:"timeout"`
+	Origin   types.String         `tfsdk:"origin"`
+	Upstream types.String         `tfsdk:"upstream"`
+	Timeout  timetypes.GoDuration `tfsdk:"timeout"`
 }
 
 type routeStaticModel struct {
@@ -114,11 +115,14 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Validators:          []validator.String{upstreamRef()},
 					},
 					"timeout": schema.StringAttribute{
-						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
-						Optional:            true,
-						Computed:            true,
-						Default:             stringdefault.StaticString(defaultUpstreamTimeout),
-						Validators:          []validator.String{upstreamTimeout()},
+						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
+							durationSpellingNote,
+						CustomType:    timetypes.GoDurationType{},
+						Optional:      true,
+						Computed:      true,
+						Default:       stringdefault.StaticString(defaultUpstreamTimeout),
+						Validators:    []validator.String{upstreamTimeout()},
+						PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 					},
 				},
 			},
@@ -179,8 +183,16 @@ func (r *routeRecordResource) Configure(_ context.Context, req resource.Configur
 	r.data = configuredData(req.ProviderData, &resp.Diagnostics)
 }
 
-func (r *routeRecordResource) store() kvStore[route.Record] {
-	return kvStore[route.Record]{data: r.data, codec: recordCodec, owner: ownerRouteRecord}
+// records is the route record's lifecycle, shared with kamuidash_tenant_app.
+func (r *routeRecordResource) records() routeRecordCRUD[routeRecordModel] {
+	return routeRecordCRUD[routeRecordModel]{
+		data: r.data, owner: ownerRouteRecord, keyAttr: "app", what: "route record",
+		fields: func(m *routeRecordModel) recordFields {
+			return recordFields{ID: &m.ID, NamespaceID: &m.RoutesNamespaceID, Key: &m.App, Rev: &m.Rev}
+		},
+		record:     routeRecordModel.record,
+		fromRecord: (*routeRecordModel).fromRecord,
+	}
 }
 
 // record builds the route record the model describes; ok is false while any input is unknown.
@@ -200,7 +212,7 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 	rec = route.Record{App: m.App.ValueString(), Status: route.Status(m.Status.ValueString())}
 	switch {
 	case m.Dynamic != nil:
-		timeout, _ := time.ParseDuration(m.Dynamic.Timeout.ValueString())
+		timeout, _ := m.Dynamic.Timeout.ValueGoDuration()
 		rec.Kind = route.KindDynamic
 		rec.Dynamic = &route.Dynamic{
 			Origin:    m.Dynamic.Origin.ValueString(),
@@ -220,22 +232,18 @@ func (m routeRecordModel) record() (rec route.Record, ok bool) {
 	return rec, true
 }
 
-// fromRecord sets the model from a stored record, keeping the configuration's spellings where
-// they mean the same thing.
-func (m *routeRecordModel) fromRecord(rec route.Record) {
+// fromRecord sets the model from a stored record. A route record describes every record.
+func (m *routeRecordModel) fromRecord(rec route.Record) bool {
 	m.Status = types.StringValue(string(rec.Status))
 	m.Rev = types.StringValue(rec.Rev)
 	m.Dynamic, m.Static = nil, nil
 	switch rec.Kind {
 	case route.KindDynamic:
-		var current types.String
-		if m.Dynamic != nil {
-			current = m.Dynamic.Timeout
-		}
 		m.Dynamic = &routeDynamicModel{
 			Origin:   types.StringValue(rec.Dynamic.Origin),
 			Upstream: types.StringValue(rec.Dynamic.Upstream),
-			Timeout:  durationValue(current, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond),
+			// Read back as Go prints it; the framework keeps the state's spelling of the same duration.
+			Timeout: timetypes.NewGoDurationValue(time.Duration(rec.Dynamic.TimeoutMS) * time.Millisecond),
 		}
 	case route.KindStatic:
 		m.Static = &routeStaticModel{
@@ -246,6 +254,7 @@ func (m *routeRecordModel) fromRecord(rec route.Record) {
 			Manifest: optionalString(rec.Static.Manifest),
 		}
 	}
+	return true
 }
 
 func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -285,80 +294,24 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 }
 
 func (r *routeRecordResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan routeRecordModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec.App, rec, "terraform import <address> "+ns+"/"+rec.App)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(ns + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Create(ctx, req, resp)
 }
 
 func (r *routeRecordResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state routeRecordModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString(), state.Rev.ValueString())
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
-	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.App.ValueString())
-	switch {
-	case unchanged:
-		// The listing shows the revision state has: the record is what state says.
-	case stored.Valid:
-		state.fromRecord(stored.Doc)
-	default:
-		state.Rev = types.StringValue(unreadableRev)
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.records().Read(ctx, req, resp)
 }
 
 func (r *routeRecordResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state routeRecordModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App), req.Private)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Update(ctx, req, resp)
 }
 
 func (r *routeRecordResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state routeRecordModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.App.ValueString(), r.data.platformHost(state.App.ValueString()))...)
+	r.records().Delete(ctx, req, resp)
 }
 
 // ImportState takes "<routes_namespace_id>/<app>".
 func (r *routeRecordResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRouteKey(ctx, req, resp, "app", "route record")
+	r.records().ImportState(ctx, req, resp)
 }
 
 // recordAppName allows the apex app (the platform's own site is a route record) but no other

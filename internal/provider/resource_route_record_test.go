@@ -86,6 +86,65 @@ func TestAccRouteRecord_StaticThenDynamic(t *testing.T) {
 	})
 }
 
+// dynamic.timeout spelled otherwise than the state has is the same value, after an apply and
+// after an import: the plan shows no change. A refresh that reads the record back (it changed
+// elsewhere) keeps the state's spelling too, so the plan shows only what did change.
+func TestAccRouteRecord_DurationSpellingsPlanNoChange(t *testing.T) {
+	edge := newTestEdge(t)
+	dynamic := func(timeout string) string {
+		return `dynamic = { origin = "origin.kamui.test", upstream = "tenant-docs/web:80", timeout = "` + timeout + `" }`
+	}
+	var ns string
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: routeRecordConfig(edge, dynamic("90000ms")),
+				Check: func(s *terraform.State) error {
+					ns = s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+					return nil
+				},
+			},
+			{
+				Config: routeRecordConfig(edge, dynamic("1m30s")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				// The import reads "1m30s"; the import block's plan must be the import alone.
+				Config:          routeRecordConfig(edge, dynamic("90000ms")),
+				ResourceName:    routeRecordAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return s.RootModule().Resources[routeRecordAddr].Primary.ID, nil
+				},
+			},
+			{
+				PreConfig: func() {
+					value, rec, err := route.EncodeRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindDynamic,
+						Dynamic: &route.Dynamic{Origin: "origin.kamui.test", Upstream: "tenant-docs/web:81", TimeoutMS: 90000}})
+					must(t, err)
+					must(t, edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "docs", value, route.EncodeMetadata(rec.Rev, ownerRouteRecord)))
+				},
+				RefreshState: true,
+				Check: resource.ComposeAggregateTestCheckFunc(
+					resource.TestCheckResourceAttr(routeRecordAddr, "dynamic.upstream", "tenant-docs/web:81"),
+					resource.TestCheckResourceAttr(routeRecordAddr, "dynamic.timeout", "90000ms"),
+				),
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: routeRecordConfig(edge, dynamic("90000ms")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(routeRecordAddr, plancheck.ResourceActionUpdate)},
+				},
+			},
+		},
+	})
+}
+
 // A record that a tenant_app owns is not overwritten by a route_record, and the reverse.
 func TestAccRouteRecord_DoesNotFightTenantApp(t *testing.T) {
 	edge := newTestEdge(t)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -36,17 +37,17 @@ type tenantAppResource struct {
 }
 
 type tenantAppModel struct {
-	ID                types.String `tfsdk:"id"`
-	Name              types.String `tfsdk:"name"`
-	RoutesNamespaceID types.String `tfsdk:"routes_namespace_id"`
-	Origin            types.String `tfsdk:"origin"`
-	Namespace         types.String `tfsdk:"namespace"`
-	Service           types.String `tfsdk:"service"`
-	Port              types.Int64  `tfsdk:"port"`
-	Timeout           types.String `tfsdk:"timeout"`
-	Status            types.String `tfsdk:"status"`
-	PlatformHostname  types.String `tfsdk:"platform_hostname"`
-	Rev               types.String `tfsdk:"rev"`
+	ID                types.String         `tfsdk:"id"`
+	Name              types.String         `tfsdk:"name"`
+	RoutesNamespaceID types.String         `tfsdk:"routes_namespace_id"`
+	Origin            types.String         `tfsdk:"origin"`
+	Namespace         types.String         `tfsdk:"namespace"`
+	Service           types.String         `tfsdk:"service"`
+	Port              types.Int64          `tfsdk:"port"`
+	Timeout           timetypes.GoDuration `tfsdk:"timeout"`
+	Status            types.String         `tfsdk:"status"`
+	PlatformHostname  types.String         `tfsdk:"platform_hostname"`
+	Rev               types.String         `tfsdk:"rev"`
 }
 
 const defaultUpstreamTimeout = "30s"
@@ -98,11 +99,14 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.Int64{int64validator.Between(1, 65535)},
 			},
 			"timeout": schema.StringAttribute{
-				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(defaultUpstreamTimeout),
-				Validators:          []validator.String{upstreamTimeout()},
+				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
+					durationSpellingNote,
+				CustomType:    timetypes.GoDurationType{},
+				Optional:      true,
+				Computed:      true,
+				Default:       stringdefault.StaticString(defaultUpstreamTimeout),
+				Validators:    []validator.String{upstreamTimeout()},
+				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
 			},
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
@@ -135,7 +139,7 @@ func (m tenantAppModel) record() (rec route.Record, ok bool) {
 			return route.Record{}, false
 		}
 	}
-	timeout, _ := time.ParseDuration(m.Timeout.ValueString())
+	timeout, _ := m.Timeout.ValueGoDuration()
 	return route.Record{
 		App:    m.Name.ValueString(),
 		Status: route.Status(m.Status.ValueString()),
@@ -146,6 +150,26 @@ func (m tenantAppModel) record() (rec route.Record, ok bool) {
 			TimeoutMS: int(timeout.Milliseconds()),
 		},
 	}, true
+}
+
+// fromRecord sets the model from a stored record; a tenant app describes only a dynamic record.
+func (m *tenantAppModel) fromRecord(rec route.Record) bool {
+	if rec.Kind != route.KindDynamic {
+		return false
+	}
+	up, err := route.ParseUpstream(rec.Dynamic.Upstream)
+	if err != nil { // DecodeRecord validated it; kept for safety
+		return false
+	}
+	m.Status = types.StringValue(string(rec.Status))
+	m.Origin = types.StringValue(rec.Dynamic.Origin)
+	m.Namespace = types.StringValue(up.Namespace)
+	m.Service = types.StringValue(up.Service)
+	m.Port = types.Int64Value(int64(up.Port))
+	// Read back as Go prints it; the framework keeps the state's spelling of the same duration.
+	m.Timeout = timetypes.NewGoDurationValue(time.Duration(rec.Dynamic.TimeoutMS) * time.Millisecond)
+	m.Rev = types.StringValue(rec.Rev)
+	return true
 }
 
 // ModifyPlan computes rev and platform_hostname at plan time, so the plan shows exactly
@@ -181,109 +205,46 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 
-func (r *tenantAppResource) store() kvStore[route.Record] {
-	return kvStore[route.Record]{data: r.data, codec: recordCodec, owner: ownerTenantApp}
+// records is the route record's lifecycle, shared with kamuidash_route_record.
+func (r *tenantAppResource) records() routeRecordCRUD[tenantAppModel] {
+	return routeRecordCRUD[tenantAppModel]{
+		data: r.data, owner: ownerTenantApp, keyAttr: "name", what: "tenant app",
+		fields: func(m *tenantAppModel) recordFields {
+			return recordFields{ID: &m.ID, NamespaceID: &m.RoutesNamespaceID, Key: &m.Name, Rev: &m.Rev}
+		},
+		record:     tenantAppModel.record,
+		fromRecord: (*tenantAppModel).fromRecord,
+		refreshed: func(m *tenantAppModel) {
+			m.PlatformHostname = optionalString(r.data.platformHost(m.Name.ValueString()))
+		},
+	}
 }
 
 func (r *tenantAppResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan tenantAppModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	ns := plan.RoutesNamespaceID.ValueString()
-	written, diags := r.store().create(ctx, ns, rec.App, rec, "terraform import <address> "+ns+"/"+rec.App)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(ns + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Create(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	var state tenantAppModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	stored, found, unchanged, diags := r.store().refresh(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), state.Rev.ValueString())
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
-		return
-	}
-	resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, stored.Owner, time.Now())...)
-	state.ID = types.StringValue(state.RoutesNamespaceID.ValueString() + "/" + state.Name.ValueString())
-	state.PlatformHostname = optionalString(r.data.platformHost(state.Name.ValueString()))
-	if unchanged {
-		// The listing shows the revision state has: the record is what state says.
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	rec := stored.Doc
-	if !stored.Valid || rec.Kind != route.KindDynamic {
-		state.Rev = types.StringValue(unreadableRev)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	up, err := route.ParseUpstream(rec.Dynamic.Upstream)
-	if err != nil { // DecodeRecord validated it; kept for safety
-		state.Rev = types.StringValue(unreadableRev)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
-		return
-	}
-	state.Status = types.StringValue(string(rec.Status))
-	state.Origin = types.StringValue(rec.Dynamic.Origin)
-	state.Namespace = types.StringValue(up.Namespace)
-	state.Service = types.StringValue(up.Service)
-	state.Port = types.Int64Value(int64(up.Port))
-	state.Timeout = durationValue(state.Timeout, time.Duration(rec.Dynamic.TimeoutMS)*time.Millisecond)
-	state.Rev = types.StringValue(rec.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	r.records().Read(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	var plan, state tenantAppModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	rec, _ := plan.record()
-	written, diags := r.store().change(ctx, state.RoutesNamespaceID.ValueString(), plan.RoutesNamespaceID.ValueString(), rec.App, rec, r.data.platformHost(rec.App), req.Private)
-	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
-		return
-	}
-	plan.ID = types.StringValue(plan.RoutesNamespaceID.ValueString() + "/" + rec.App)
-	plan.Rev = types.StringValue(written.Rev)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyRecord(ctx, written)...)
+	r.records().Update(ctx, req, resp)
 }
 
 func (r *tenantAppResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	var state tenantAppModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	resp.Diagnostics.Append(r.store().delete(ctx, state.RoutesNamespaceID.ValueString(), state.Name.ValueString(), r.data.platformHost(state.Name.ValueString()))...)
+	r.records().Delete(ctx, req, resp)
 }
 
 // ImportState takes "<routes_namespace_id>/<name>".
 func (r *tenantAppResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRouteKey(ctx, req, resp, "name", "tenant app")
+	r.records().ImportState(ctx, req, resp)
 }
 
 func upstreamTimeout() validator.String {
-	return stringCheck{
-		ok: func(s string) bool {
-			d, err := time.ParseDuration(s)
-			return err == nil && d%time.Millisecond == 0 &&
+	return durationCheck{
+		ok: func(d time.Duration) bool {
+			return d%time.Millisecond == 0 &&
 				d >= route.MinUpstreamTimeoutMS*time.Millisecond && d <= route.MaxUpstreamTimeoutMS*time.Millisecond
 		},
 		rule: "a duration between " + strconv.Itoa(route.MinUpstreamTimeoutMS) + "ms and " +

@@ -53,6 +53,7 @@ func (e *testEdge) storedRecord(s *terraform.State, app string) (route.Record, r
 func TestAccTenantApp_Lifecycle(t *testing.T) {
 	edge := newTestEdge(t)
 	revChanges := statecheck.CompareValue(compare.ValuesDiffer())
+	imported := importVerify{addr: tenantAppAddr, durations: []string{"timeout"}}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             edge.checkNoKVNamespaces,
@@ -98,7 +99,7 @@ func TestAccTenantApp_Lifecycle(t *testing.T) {
 					revChanges.AddStateValue(tenantAppAddr, tfjsonpath.New("rev")),
 					statecheck.ExpectKnownValue(tenantAppAddr, tfjsonpath.New("timeout"), knownvalue.StringExact("2500ms")),
 				},
-				Check: func(s *terraform.State) error {
+				Check: resource.ComposeAggregateTestCheckFunc(func(s *terraform.State) error {
 					rec, _, err := edge.storedRecord(s, "shop")
 					if err != nil {
 						return err
@@ -107,17 +108,61 @@ func TestAccTenantApp_Lifecycle(t *testing.T) {
 						return fmt.Errorf("stored record after the move = %+v", rec.Dynamic)
 					}
 					return edge.expectPurged("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")
+				}, imported.remember),
+			},
+			{
+				ResourceName: tenantAppAddr,
+				ImportState:  true,
+				// An import reads 2500 ms back as Go prints it, "2.5s": the same duration as the
+				// configuration's "2500ms", which is all the check asks of a duration.
+				ImportStateCheck: imported.check,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return s.RootModule().Resources[tenantAppAddr].Primary.ID, nil
+				},
+			},
+		},
+	})
+}
+
+// A timeout spelled otherwise than the state has is the same value, whether the state got its
+// spelling from an apply or from an import (which reads a duration back as Go prints it): the
+// plan shows no change. Another duration is a change.
+func TestAccTenantApp_DurationSpellingsPlanNoChange(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tenantAppConfig(edge, 8080, `timeout = "2.5s"`)},
+			{
+				Config: tenantAppConfig(edge, 8080, `timeout = "2500ms"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(tenantAppAddr, tfjsonpath.New("timeout"), knownvalue.StringExact("2.5s")),
 				},
 			},
 			{
-				ResourceName:      tenantAppAddr,
-				ImportState:       true,
-				ImportStateVerify: true,
-				// An import cannot know the configuration's spelling of the timeout: it reads
-				// 2500 ms back as "2.5s". TODO: a duration type with semantic equality.
-				ImportStateVerifyIgnore: []string{"timeout"},
+				// The import reads "2.5s"; the import block's plan must be the import alone.
+				Config:          tenantAppConfig(edge, 8080, `timeout = "2500ms"`),
+				ResourceName:    tenantAppAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
 				ImportStateIdFunc: func(s *terraform.State) (string, error) {
 					return s.RootModule().Resources[tenantAppAddr].Primary.ID, nil
+				},
+			},
+			{
+				Config: tenantAppConfig(edge, 8080, `timeout = "2501ms"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tenantAppAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(s *terraform.State) error {
+					rec, _, err := edge.storedRecord(s, "shop")
+					if err == nil && rec.Dynamic.TimeoutMS != 2501 {
+						err = fmt.Errorf("stored timeout %d ms, want 2501", rec.Dynamic.TimeoutMS)
+					}
+					return err
 				},
 			},
 		},

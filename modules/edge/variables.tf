@@ -134,7 +134,7 @@ variable "cache_marker" {
 }
 
 variable "routes" {
-  description = "The zone route patterns that send requests to the Worker. Null means the platform domain, its subdomains and `*/*`, which catches the tenants' custom hostnames as on a Cloudflare for SaaS zone."
+  description = "The zone route patterns that send requests to the Worker, in any order (the Worker's routes are a set). Null means the platform domain, its subdomains and `*/*`, which catches the tenants' custom hostnames as on a Cloudflare for SaaS zone."
   type        = list(string)
   default     = null
 
