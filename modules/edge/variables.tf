@@ -156,18 +156,9 @@ variable "log_sample_rate" {
 }
 
 variable "upstream_timeout" {
-  description = "The ceiling on any app's upstream timeout, a duration between 100ms and 90s (for example `30s`, `1m30s`, `500ms`)."
+  description = "The ceiling on any app's upstream timeout, a Go duration between 100ms and 90s (for example `30s`, `1m30s`, `1.5s`, `500ms`), checked by the provider."
   type        = string
   default     = "1m30s"
-
-  validation {
-    condition = can(regex("^([0-9]+m)?([0-9]+s)?([0-9]+ms)?$", var.upstream_timeout)) && var.upstream_timeout != "" && (
-      sum([for i, n in regex("^(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$", var.upstream_timeout) : tonumber(coalesce(n, "0")) * [60000, 1000, 1][i]]) >= 100
-      ) && (
-      sum([for i, n in regex("^(?:([0-9]+)m)?(?:([0-9]+)s)?(?:([0-9]+)ms)?$", var.upstream_timeout) : tonumber(coalesce(n, "0")) * [60000, 1000, 1][i]]) <= 90000
-    )
-    error_message = "The upstream timeout must be a duration of minutes, seconds and milliseconds (such as \"30s\", \"1m30s\" or \"500ms\") between 100ms and 90s."
-  }
 }
 
 variable "edge_url" {
