@@ -38,51 +38,21 @@ func TestMain_SIGTERMStopsEverything(t *testing.T) {
 	requireRuntime(t)
 	stateDir := t.TempDir()
 	ready := filepath.Join(t.TempDir(), "ready")
-	cmd := exec.Command(os.Args[0], "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0", "--ready-file", ready)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	must(t, "start the local edge", cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("exited before ready: %v\n%s\n%s", err, &stdout, &stderr)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("not ready within 3 minutes\n%s\n%s", &stdout, &stderr)
-		}
-	}
+	edge := startMain(t, "", ready, 3*time.Minute, nil, "--state-dir", stateDir, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0", "--ready-file", ready)
 	hostScript := filepath.Join(stateDir, "runtime", "host.mjs")
 	if len(processesRunning(hostScript)) == 0 {
 		t.Fatalf("no process runs %s while the local edge is ready", hostScript)
 	}
 
-	must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v, want 0\n%s", err, &stderr)
-		}
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("still running a minute after SIGTERM")
-	}
+	edge.stop(t)
 	if _, err := os.Stat(ready); !os.IsNotExist(err) {
 		t.Errorf("the ready file outlived the process (stat: %v)", err)
 	}
 	if pids := processesRunning(hostScript); len(pids) > 0 {
 		t.Errorf("Node host processes %v still run after the local edge stopped", pids)
 	}
-	if !strings.Contains(stdout.String(), "ready: ") {
-		t.Errorf("no ready line:\n%s", &stdout)
+	if !strings.Contains(edge.stdout.String(), "ready: ") {
+		t.Errorf("no ready line:\n%s", edge.stdout.String())
 	}
 }
 
@@ -111,30 +81,9 @@ func TestMain_RelativePathFlags(t *testing.T) {
 	dir := t.TempDir()
 	relModules, err := filepath.Rel(dir, nodeModules)
 	must(t, "node_modules relative to the working directory", err)
-	cmd := exec.Command(os.Args[0], "--state-dir", "build/edge", "--ready-file", "build/ready", "--node-modules", relModules,
+	edge := startMain(t, dir, filepath.Join(dir, "build", "ready"), 3*time.Minute, nil,
+		"--state-dir", "build/edge", "--ready-file", "build/ready", "--node-modules", relModules,
 		"--api", "127.0.0.1:0", "--edge", "127.0.0.1:0")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	must(t, "start the local edge", cmd.Start())
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	ready := filepath.Join(dir, "build", "ready")
-	for deadline := time.Now().Add(3 * time.Minute); ; {
-		if _, err := os.Stat(ready); err == nil {
-			break
-		}
-		select {
-		case err := <-exited:
-			t.Fatalf("exited before ready: %v\n%s\n%s", err, &stdout, &stderr)
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("not ready within 3 minutes\n%s\n%s", &stdout, &stderr)
-		}
-	}
 	for _, f := range []string{"env", "runtime/host.mjs"} {
 		if _, err := os.Stat(filepath.Join(dir, "build", "edge", f)); err != nil {
 			t.Errorf("%s is not under the relative state dir: %v", f, err)
@@ -145,18 +94,9 @@ func TestMain_RelativePathFlags(t *testing.T) {
 	hostScript := filepath.Join(dir, "build", "edge", "runtime", "host.mjs")
 	time.Sleep(time.Second)
 	if len(processesRunning(hostScript)) == 0 {
-		t.Errorf("no process runs %s a second after the local edge was ready\nstderr:\n%s", hostScript, &stderr)
+		t.Errorf("no process runs %s a second after the local edge was ready\nstderr:\n%s", hostScript, edge.stderr.String())
 	}
-	must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("exit after SIGTERM: %v, want 0\n%s", err, &stderr)
-		}
-	case <-time.After(time.Minute):
-		_ = cmd.Process.Kill()
-		t.Fatal("still running a minute after SIGTERM")
-	}
+	edge.stop(t)
 }
 
 // TestMain_InstallsItsNodePackagesOutsideACheckout runs the command as an installed provider
@@ -171,39 +111,15 @@ func TestMain_InstallsItsNodePackagesOutsideACheckout(t *testing.T) {
 	start := func(state string) (stdout string) {
 		t.Helper()
 		ready := filepath.Join(dir, state+".ready")
-		cmd := exec.Command(os.Args[0], "--state-dir", filepath.Join(dir, state), "--ready-file", ready,
-			"--api", "127.0.0.1:0", "--edge", "127.0.0.1:0")
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), mainEnv+"=1", nodePackagesEnv+"="+repo, "XDG_CACHE_HOME="+cache)
-		var out, stderr syncBuffer
-		cmd.Stdout, cmd.Stderr = &out, &stderr
-		must(t, "start the local edge", cmd.Start())
-		exited := make(chan error, 1)
-		go func() { exited <- cmd.Wait() }()
-		for deadline := time.Now().Add(5 * time.Minute); ; {
-			if _, err := os.Stat(ready); err == nil {
-				break
-			}
-			select {
-			case err := <-exited:
-				t.Fatalf("exited before ready: %v\n%s\n%s", err, out.String(), stderr.String())
-			case <-time.After(200 * time.Millisecond):
-			}
-			if time.Now().After(deadline) {
-				_ = cmd.Process.Kill()
-				t.Fatalf("not ready within 5 minutes\n%s\n%s", out.String(), stderr.String())
-			}
-		}
+		edge := startMain(t, dir, ready, 5*time.Minute, []string{nodePackagesEnv + "=" + repo, "XDG_CACHE_HOME=" + cache},
+			"--state-dir", filepath.Join(dir, state), "--ready-file", ready, "--api", "127.0.0.1:0", "--edge", "127.0.0.1:0")
 		hostScript := filepath.Join(dir, state, "runtime", "host.mjs")
 		time.Sleep(time.Second)
 		if len(processesRunning(hostScript)) == 0 {
-			t.Errorf("no runtime host runs %s\n%s", hostScript, stderr.String())
+			t.Errorf("no runtime host runs %s\n%s", hostScript, edge.stderr.String())
 		}
-		must(t, "send SIGTERM", cmd.Process.Signal(syscall.SIGTERM))
-		if err := <-exited; err != nil {
-			t.Errorf("exit after SIGTERM: %v\n%s", err, stderr.String())
-		}
-		return out.String()
+		edge.stop(t)
+		return edge.stdout.String()
 	}
 	if out := start("first"); !strings.Contains(out, "installing the local edge's npm packages") || !strings.Contains(out, "npm packages installed in") {
 		t.Errorf("first start outside a checkout did not say it installs its packages:\n%s", out)
@@ -213,5 +129,55 @@ func TestMain_InstallsItsNodePackagesOutsideACheckout(t *testing.T) {
 	}
 	if out := start("second"); strings.Contains(out, "installing") {
 		t.Errorf("the second start installed again:\n%s", out)
+	}
+}
+
+// mainProcess is the local edge's command run by a test as a process of its own (the test
+// binary, through mainEnv), with its output kept.
+type mainProcess struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	exited         chan error
+}
+
+// startMain starts the command with args in dir (the test's own working directory when empty)
+// and the extra environment env, and waits until the ready file exists; the test fails, with
+// the command's output, if it exits first or is not ready within the given time.
+func startMain(t *testing.T, dir, ready string, within time.Duration, env []string, args ...string) *mainProcess {
+	t.Helper()
+	p := &mainProcess{cmd: exec.Command(os.Args[0], args...), stdout: &syncBuffer{}, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p.cmd.Dir = dir
+	p.cmd.Env = append(append(os.Environ(), mainEnv+"=1"), env...)
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	must(t, "start the local edge", p.cmd.Start())
+	go func() { p.exited <- p.cmd.Wait() }()
+	for deadline := time.Now().Add(within); ; {
+		if _, err := os.Stat(ready); err == nil {
+			return p
+		}
+		select {
+		case err := <-p.exited:
+			t.Fatalf("exited before ready: %v\n%s\n%s", err, p.stdout.String(), p.stderr.String())
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			_ = p.cmd.Process.Kill()
+			t.Fatalf("not ready within %v\n%s\n%s", within, p.stdout.String(), p.stderr.String())
+		}
+	}
+}
+
+// stop sends SIGTERM and expects the command to exit 0 within a minute.
+func (p *mainProcess) stop(t *testing.T) {
+	t.Helper()
+	must(t, "send SIGTERM", p.cmd.Process.Signal(syscall.SIGTERM))
+	select {
+	case err := <-p.exited:
+		if err != nil {
+			t.Errorf("exit after SIGTERM: %v, want 0\n%s", err, p.stderr.String())
+		}
+	case <-time.After(time.Minute):
+		_ = p.cmd.Process.Kill()
+		t.Fatal("still running a minute after SIGTERM")
 	}
 }
