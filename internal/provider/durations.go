@@ -5,7 +5,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
@@ -76,6 +78,22 @@ func sameDuration(a, b timetypes.GoDuration) bool {
 	da, errA := time.ParseDuration(a.ValueString())
 	db, errB := time.ParseDuration(b.ValueString())
 	return errA == nil && errB == nil && da == db
+}
+
+// durationWithDefault is the schema of every duration attribute: optional, def when not set,
+// a timetypes.GoDuration whose spellings of one duration are one value in a plan too
+// (sameDurationPlansNoChange), its range checked on the parsed duration. The description
+// gains the default and durationSpellingNote.
+func durationWithDefault(description, def string, check validator.String) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: description + " Defaults to `" + def + "`. " + durationSpellingNote,
+		CustomType:          timetypes.GoDurationType{},
+		Optional:            true,
+		Computed:            true,
+		Default:             stringdefault.StaticString(def),
+		Validators:          []validator.String{check},
+		PlanModifiers:       []planmodifier.String{sameDurationPlansNoChange()},
+	}
 }
 
 // durationSpellingNote ends the description of every duration attribute.

@@ -19,7 +19,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/float64default"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -131,27 +130,11 @@ func edgeWorkerSchemaV1() schema.Schema {
 				Required:            true,
 				Validators:          []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`), "must be a valid R2 bucket name")},
 			},
-			"freshness_budget": schema.StringAttribute{
-				MarkdownDescription: "The worst-case time from a routing change to every edge serving it, a duration between " +
-					route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() + " in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it. Defaults to `" + route.DefaultFreshnessBudget.String() + "`. " +
-					durationSpellingNote,
-				CustomType:    timetypes.GoDurationType{},
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString(route.DefaultFreshnessBudget.String()),
-				Validators:    []validator.String{freshnessBudget()},
-				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
-			},
-			"upstream_timeout": schema.StringAttribute{
-				MarkdownDescription: "The ceiling on any app's upstream timeout, a duration between 100ms and 90s. Defaults to `" + maxUpstreamTimeout.String() + "`. " +
-					durationSpellingNote,
-				CustomType:    timetypes.GoDurationType{},
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString(maxUpstreamTimeout.String()),
-				Validators:    []validator.String{upstreamTimeout()},
-				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
-			},
+			"freshness_budget": durationWithDefault("The worst-case time from a routing change to every edge serving it, a duration between "+
+				route.MinFreshnessBudget.String()+" and "+route.MaxFreshnessBudget.String()+" in whole seconds. The KV, route-cache and negative-cache TTLs are derived from it.",
+				route.DefaultFreshnessBudget.String(), freshnessBudget()),
+			"upstream_timeout": durationWithDefault("The ceiling on any app's upstream timeout, a duration between 100ms and 90s.",
+				maxUpstreamTimeout.String(), upstreamTimeout()),
 			"log_sample_rate": schema.Float64Attribute{
 				MarkdownDescription: "The fraction of successful requests that get a log line (errors are always logged). Defaults to `0.01`.",
 				Optional:            true,

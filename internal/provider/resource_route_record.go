@@ -114,16 +114,8 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 						Required:            true,
 						Validators:          []validator.String{upstreamRef()},
 					},
-					"timeout": schema.StringAttribute{
-						MarkdownDescription: "How long the edge waits for response headers, a duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
-							durationSpellingNote,
-						CustomType:    timetypes.GoDurationType{},
-						Optional:      true,
-						Computed:      true,
-						Default:       stringdefault.StaticString(defaultUpstreamTimeout),
-						Validators:    []validator.String{upstreamTimeout()},
-						PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
-					},
+					"timeout": durationWithDefault("How long the edge waits for response headers, a duration between 100ms and 90s.",
+						defaultUpstreamTimeout, upstreamTimeout()),
 				},
 			},
 			"static": schema.SingleNestedAttribute{

@@ -98,16 +98,8 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Required:            true,
 				Validators:          []validator.Int64{int64validator.Between(1, 65535)},
 			},
-			"timeout": schema.StringAttribute{
-				MarkdownDescription: "How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s. Defaults to `" + defaultUpstreamTimeout + "`. " +
-					durationSpellingNote,
-				CustomType:    timetypes.GoDurationType{},
-				Optional:      true,
-				Computed:      true,
-				Default:       stringdefault.StaticString(defaultUpstreamTimeout),
-				Validators:    []validator.String{upstreamTimeout()},
-				PlanModifiers: []planmodifier.String{sameDurationPlansNoChange()},
-			},
+			"timeout": durationWithDefault("How long the edge waits for the app's response headers, as a Go duration between 100ms and 90s.",
+				defaultUpstreamTimeout, upstreamTimeout()),
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`active` routes the app; `provisioning` and `disabled` make the edge answer 503. Defaults to `active`.",
 				Optional:            true,
