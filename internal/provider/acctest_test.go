@@ -66,33 +66,29 @@ func (e *testEdge) providerBlockWithS3() string {
 
 // providerBlock configures the provider for this edge.
 func (e *testEdge) providerBlock() string {
-	id := e.Identity()
-	return fmt.Sprintf(`
-provider "kamuidash" {
-  api_token       = %q
-  account_id      = %q
-  zone_id         = %q
-  api_base_url    = %q
-  platform_domain = "kamui.test"
-  environment     = "test"
-}
-`, id.APIToken, id.AccountID, id.ZoneID, e.URL)
+	return e.providerBlockWithZone("zone_id", e.Identity().ZoneID)
 }
 
 // providerBlockByZoneName configures the provider for this edge with the zone given by name
 // (zoneName, spelled as the test likes) instead of its ID.
 func (e *testEdge) providerBlockByZoneName(zoneName string) string {
+	return e.providerBlockWithZone("zone_name", zoneName)
+}
+
+// providerBlockWithZone is the provider block for this edge, its zone set by the attribute
+// zoneAttr (zone_id or zone_name).
+func (e *testEdge) providerBlockWithZone(zoneAttr, zone string) string {
 	id := e.Identity()
 	return fmt.Sprintf(`
 provider "kamuidash" {
   api_token       = %q
   account_id      = %q
-  zone_name       = %q
+  %-16s= %q
   api_base_url    = %q
   platform_domain = "kamui.test"
   environment     = "test"
 }
-`, id.APIToken, id.AccountID, zoneName, e.URL)
+`, id.APIToken, id.AccountID, zoneAttr, zone, e.URL)
 }
 
 // importVerify is ImportStateVerify with durations compared by what they parse to: an import
