@@ -67,16 +67,20 @@ func (e *testEdge) storedMapping(s *terraform.State, host string) (route.DomainM
 	return m, meta, err
 }
 
+// checkCustomDomainsDestroyed is the CheckDestroy of a custom-domain configuration: no custom
+// hostname and no KV namespace is left on the edge.
+func (e *testEdge) checkCustomDomainsDestroyed(s *terraform.State) error {
+	if hs := e.CustomHostnames(); len(hs) != 0 {
+		return fmt.Errorf("%d custom hostname(s) left after destroy", len(hs))
+	}
+	return e.checkNoKVNamespaces(s)
+}
+
 func TestAccCustomDomain_Lifecycle(t *testing.T) {
 	edge := newTestEdge(t, autoValidate(time.Second))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(s *terraform.State) error {
-			if hs := edge.CustomHostnames(); len(hs) != 0 {
-				return fmt.Errorf("%d custom hostname(s) left after destroy", len(hs))
-			}
-			return edge.checkNoKVNamespaces(s)
-		},
+		CheckDestroy:             edge.checkCustomDomainsDestroyed,
 		Steps: []resource.TestStep{
 			{
 				Config: customDomainConfig(edge, "shop", ""),
@@ -145,12 +149,7 @@ data "kamuidash_platform" "this" {}
 		customDomainResources("shop", "")
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		CheckDestroy: func(s *terraform.State) error {
-			if hs := edge.CustomHostnames(); len(hs) != 0 {
-				return fmt.Errorf("%d custom hostname(s) left after destroy", len(hs))
-			}
-			return edge.checkNoKVNamespaces(s)
-		},
+		CheckDestroy:             edge.checkCustomDomainsDestroyed,
 		Steps: []resource.TestStep{
 			{
 				Config:      both,
