@@ -28,6 +28,20 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localcluster"
 )
 
+// accCLI is the Terraform or OpenTofu binary an end-to-end test (what) runs: it skips the test
+// without TF_ACC and fails it without TF_ACC_TERRAFORM_PATH.
+func accCLI(t *testing.T, what string) string {
+	t.Helper()
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip(what + ": set TF_ACC=1 and TF_ACC_TERRAFORM_PATH (scripts/test.sh does)")
+	}
+	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if cli == "" {
+		t.Fatal("TF_ACC_TERRAFORM_PATH must name the terraform or tofu binary")
+	}
+	return cli
+}
+
 // TestAccRollout_DevThenProd is the rollout end to end: the real CLI (TF_ACC_TERRAFORM_PATH,
 // Terraform or OpenTofu), the provider binary built from this checkout and installed from an
 // offline filesystem mirror, examples/environments/{dev,prod} with the configuration they
@@ -35,13 +49,7 @@ import (
 // workerd, tunnel emulation, router) in front of a loopback tenant backend. The smoke checks
 // are real requests through each edge.
 func TestAccRollout_DevThenProd(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("end-to-end rollout test: set TF_ACC=1 and TF_ACC_TERRAFORM_PATH (scripts/test.sh does)")
-	}
-	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if cli == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH must name the terraform or tofu binary")
-	}
+	cli := accCLI(t, "end-to-end rollout test")
 	w := newWorld(t, cli)
 
 	// 1. The first deployment creates the Workers: refused without --allow-bootstrap, before

@@ -26,13 +26,7 @@ import (
 // applies the moves, the Worker and the route record are untouched, and the next plan is
 // empty. The real CLI (TF_ACC_TERRAFORM_PATH) and a local edge run it.
 func TestAccRollout_EnvironmentMovesIntoShared(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("end-to-end layout upgrade test: set TF_ACC=1 and TF_ACC_TERRAFORM_PATH (scripts/test.sh does)")
-	}
-	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if cli == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH must name the terraform or tofu binary")
-	}
+	cli := accCLI(t, "end-to-end layout upgrade test")
 	repo := repoRoot(t)
 	tmp := t.TempDir()
 	binary, cliConfig := installProvider(t, repo, tmp)

@@ -36,13 +36,7 @@ const nextSecretFlag = "--next-secret-file=/etc/kamuidash/signing/signing-secret
 // (a rotation that skips step 1) is allowed by the guard, and the same loop sees 403s: the
 // loop's check can fail.
 func TestAccRollout_SigningSecretRotation(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("end-to-end rotation test: set TF_ACC=1 and TF_ACC_TERRAFORM_PATH (scripts/test.sh does)")
-	}
-	cli := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if cli == "" {
-		t.Fatal("TF_ACC_TERRAFORM_PATH must name the terraform or tofu binary")
-	}
+	cli := accCLI(t, "end-to-end rotation test")
 	repo := repoRoot(t)
 	tmp := t.TempDir()
 	binary, cliConfig := installProvider(t, repo, tmp)
