@@ -17,29 +17,13 @@ import (
 // a plan, and the validator checks the range on the parsed duration.
 
 // durationCheck is a plan-time validator of a duration attribute from a predicate on the parsed
-// duration. It skips null and unknown values (they are checked once known) and values that do
-// not parse, which the type itself reports, and reports on the attribute's own path.
-type durationCheck struct {
-	ok   func(time.Duration) bool
-	rule string
-}
-
-func (v durationCheck) Description(context.Context) string             { return "value must be " + v.rule }
-func (v durationCheck) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v durationCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	s := req.ConfigValue.ValueString()
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return
-	}
-	if !v.ok(d) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-			"The value "+quote(s)+" is not "+v.rule+".")
-	}
+// duration: stringCheck's (null and unknown values skipped, the error on the attribute's own
+// path), where a value that does not parse passes, since the type itself reports it.
+func durationCheck(ok func(time.Duration) bool, rule string) validator.String {
+	return stringCheck{rule: rule, ok: func(s string) bool {
+		d, err := time.ParseDuration(s)
+		return err != nil || ok(d)
+	}}
 }
 
 // sameDurationPlansNoChange plans the state's spelling of a duration when the configuration

@@ -566,17 +566,17 @@ func (r *edgeWorkerResource) ImportState(ctx context.Context, req resource.Impor
 }
 
 func freshnessBudget() validator.String {
-	return durationCheck{
-		ok: func(d time.Duration) bool {
+	return durationCheck(
+		func(d time.Duration) bool {
 			if d%time.Second != 0 {
 				return false
 			}
 			_, err := route.DeriveTTLs(d)
 			return err == nil
 		},
-		rule: "a duration in whole seconds between " + route.MinFreshnessBudget.String() + " and " + route.MaxFreshnessBudget.String() +
-			" (the KV edge cache alone holds values for " + route.MinKVCacheTTL.String() + ")",
-	}
+		"a duration in whole seconds between "+route.MinFreshnessBudget.String()+" and "+route.MaxFreshnessBudget.String()+
+			" (the KV edge cache alone holds values for "+route.MinKVCacheTTL.String()+")",
+	)
 }
 
 func str(v any) string {

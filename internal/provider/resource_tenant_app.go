@@ -234,14 +234,14 @@ func (r *tenantAppResource) ImportState(ctx context.Context, req resource.Import
 }
 
 func upstreamTimeout() validator.String {
-	return durationCheck{
-		ok: func(d time.Duration) bool {
+	return durationCheck(
+		func(d time.Duration) bool {
 			return d%time.Millisecond == 0 &&
 				d >= route.MinUpstreamTimeoutMS*time.Millisecond && d <= route.MaxUpstreamTimeoutMS*time.Millisecond
 		},
-		rule: "a duration between " + strconv.Itoa(route.MinUpstreamTimeoutMS) + "ms and " +
-			strconv.Itoa(route.MaxUpstreamTimeoutMS/1000) + "s in whole milliseconds, such as 30s",
-	}
+		"a duration between "+strconv.Itoa(route.MinUpstreamTimeoutMS)+"ms and "+
+			strconv.Itoa(route.MaxUpstreamTimeoutMS/1000)+"s in whole milliseconds, such as 30s",
+	)
 }
 
 func notReservedAppName() validator.String {
