@@ -2,6 +2,7 @@ package cfapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -148,17 +149,12 @@ func (s *Server) listZones(r *http.Request) (any, any, func(), error) {
 	default:
 		return nil, nil, nil, errBadRequest("match must be any or all")
 	}
-	selected := len(checks) == 0 || !matchAny
-	for _, ok := range checks {
-		if matchAny {
-			selected = selected || ok
-		} else {
-			selected = selected && ok
-		}
+	// Without a filter every zone matches, whichever way they combine.
+	selected := !slices.Contains(checks, false)
+	if matchAny && len(checks) > 0 {
+		selected = slices.Contains(checks, true)
 	}
-	if !typeSelected(q["type"], zone.Type) {
-		selected = false
-	}
+	selected = selected && typeSelected(q["type"], zone.Type)
 	zones := []zoneView{}
 	if selected {
 		zones = append(zones, zone)
