@@ -8,32 +8,11 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
 
-// importConfig is the shape of examples/environments/local's routing data: a fallback origin,
-// both namespaces, a dynamic app, a static site's route record and a custom domain of the app.
+// importConfig is the shape of examples/environments/local's routing data: a dynamic app (the
+// tenant app tests' configuration), a fallback origin, the DOMAINS namespace and a custom domain
+// of the app (the custom domain tests' resources), and a static site's route record.
 func importConfig(edge *testEdge) string {
-	return edge.providerBlock() + `
-resource "kamuidash_fallback_origin" "this" {
-  hostname = "fallback.kamui.test"
-}
-
-resource "kamuidash_kv_namespace" "routes" {
-  title = "kamuidash-test-routes"
-}
-
-resource "kamuidash_kv_namespace" "domains" {
-  title = "kamuidash-test-domains"
-}
-
-resource "kamuidash_tenant_app" "shop" {
-  name                = "shop"
-  routes_namespace_id = kamuidash_kv_namespace.routes.id
-  origin              = "origin.kamui.test"
-  namespace           = "tenant-shop"
-  service             = "web"
-  port                = 8080
-  timeout             = "10s"
-}
-
+	return tenantAppConfig(edge, 8080, `timeout = "10s"`) + customDomainResources("shop", "") + `
 resource "kamuidash_route_record" "docs" {
   app                 = "docs"
   routes_namespace_id = kamuidash_kv_namespace.routes.id
@@ -41,14 +20,6 @@ resource "kamuidash_route_record" "docs" {
     prefix    = "sites/docs/"
     not_found = "404.html"
   }
-}
-
-resource "kamuidash_custom_domain" "www" {
-  hostname             = "www.shop.example"
-  app                  = kamuidash_tenant_app.shop.name
-  domains_namespace_id = kamuidash_kv_namespace.domains.id
-
-  depends_on = [kamuidash_fallback_origin.this]
 }
 `
 }
