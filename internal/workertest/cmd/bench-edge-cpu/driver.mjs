@@ -6,10 +6,14 @@
 // means each Worker's own warm path: the edge's in-isolate memo, js-seed's content-cache
 // miss and route-cache hit, the pass-through's one KV read.
 // Then the same again cold: every request to an app the Worker has never seen.
+// Prints µs per request: warm edge, seed, js; cold edge, seed, js; the first 500 (warm-up)
+// edge, seed, js; a static site's GET edge, seed.
 // Usage: node driver.mjs <dir> <requests>; <dir> holds worker.mjs (its edge.wasm import
 // rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
-// deliver.mjs, record.json (a valid ROUTES record for app "shop") and cold.json (app → record
-// for the cold requests: e0… for the edge, s0… for js-seed, p0… for the pass-through).
+// deliver.mjs, record.json (a valid ROUTES record for app "shop"), cold.json (app → record
+// for the cold requests: e0… for the edge, s0… for js-seed, p0… for the pass-through) and
+// site.json (app "docs": its record, its manifest's key and text, its one object's key and
+// text).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -20,9 +24,12 @@ const edge = (await import(pathToFileURL(join(dir, "worker.mjs")))).default;
 const js = (await import(pathToFileURL(join(dir, "passthrough.mjs")))).default;
 const seed = (await import(pathToFileURL(join(dir, "js-seed.mjs")))).default;
 
-// Bindings: a one-record KV, an empty R2 bucket, a cache that keeps entries by URL.
+// Bindings: a KV of the records, a bucket of one content-addressed site (its manifest and
+// object), a cache that keeps entries by URL but the site's content (so that every static
+// request reads its object).
 const cold = JSON.parse(readFileSync(join(dir, "cold.json"), "utf8"));
-const value = (key) => (key === "shop" ? record : cold[key]);
+const site = JSON.parse(readFileSync(join(dir, "site.json"), "utf8"));
+const value = (key) => (key === "shop" ? record : key === "docs" ? site.record : cold[key]);
 const kv = { get: async (key, opts) => {
   const v = value(key);
   if (v === undefined || (opts && opts.type === "arrayBuffer")) return null; // no name filter
@@ -36,12 +43,26 @@ globalThis.caches = { default: {
     return e ? new Response(e.body, { status: e.status, headers: e.headers }) : undefined;
   },
   put: async (k, response) => {
-    stored.set(cacheKey(k), { status: response.status, headers: [...response.headers], body: await response.text() });
+    const body = await response.text();
+    if (cacheKey(k).startsWith("https://docs.kamui.test/")) return;
+    stored.set(cacheKey(k), { status: response.status, headers: [...response.headers], body });
   },
 } };
+// workerd's stream that sends a known length; Node has none, and a pass-through is enough here.
+globalThis.FixedLengthStream ??= class extends TransformStream { constructor() { super(); } };
+const siteObject = (key, withBody) => ({
+  key, size: Buffer.byteLength(key === site.manifestKey ? site.manifest : site.body), httpEtag: '"' + key.split("/").pop() + '"',
+  uploaded: new Date(0), httpMetadata: { contentType: "text/html" },
+  body: withBody ? new Response(key === site.manifestKey ? site.manifest : site.body).body : undefined,
+  text: async () => (key === site.manifestKey ? site.manifest : site.body),
+});
+const bucket = {
+  get: async (key) => (key === site.manifestKey || key === site.objectKey ? siteObject(key, true) : null),
+  head: async (key) => (key === site.objectKey ? siteObject(key, false) : null),
+};
 globalThis.fetch = async () => new Response('{"ok":true}', { status: 200, headers: { "Content-Type": "application/json" } });
 const env = {
-  ROUTES: kv, DOMAINS: kv, STATIC: { get: async () => null, head: async () => null },
+  ROUTES: kv, DOMAINS: kv, STATIC: bucket,
   PLATFORM_DOMAIN: "kamui.test", FRESHNESS_BUDGET_SECONDS: "120", UPSTREAM_TIMEOUT_MS: "30000",
   LOG_SAMPLE_RATE: "1", SIGNING_SECRET: "bench-signing-secret-0123456789abcdef", CACHE_MARKER: "bench-marker-0123456789abcdef",
 };
@@ -59,6 +80,15 @@ async function once(worker, i, prefix) {
   if (response.status !== 200) throw new Error("status " + response.status);
 }
 
+// staticOnce is a GET of the site's page: a content miss, the route and the manifest from
+// memory (edge) or from the route cache and the isolate's manifest map (js-seed), and the
+// object read from the bucket.
+async function staticOnce(worker, i) {
+  const request = new Request("https://docs.kamui.test/" + (i % 2 ? "a.html" : ""), { headers: { Accept: "*/*", "User-Agent": "bench" } });
+  const response = await worker.fetch(request, env, ctx);
+  if ((await response.text()) !== site.body || response.status !== 200) throw new Error("static status " + response.status);
+}
+
 // Alternating blocks, each Worker scored by its total time over all its blocks (garbage
 // collection included): the same process, the same JIT state and the same machine moments
 // for both.
@@ -67,8 +97,22 @@ async function block(worker, count, prefix) {
   for (let i = 0; i < count; i++) await once(worker, i, prefix);
   return performance.now() - t0;
 }
-// warm: memo, route cache, JIT
-for (let i = 0; i < 500; i++) { await once(edge, i); await once(seed, i); await once(js, i); }
+// Warm-up: memo, route cache, and the engine's compilers. Each Worker's first requests are
+// timed on their own: a new isolate runs its code unoptimised until the engine has compiled
+// the hot functions again, which for the Go Wasm (thousands of functions, each tiered up on
+// its own) takes far more requests than for the JS Workers.
+// Each Worker's very first request (the Wasm instance's start, a new isolate's cold start,
+// which bench-edge measures in workerd) is not part of it.
+const warmup = 500;
+const warmMS = [0, 0, 0];
+for (const worker of [edge, seed, js]) await once(worker, 0);
+for (let i = 0; i < warmup; i++) {
+  for (const [k, worker] of [edge, seed, js].entries()) {
+    const t0 = performance.now();
+    await once(worker, i);
+    warmMS[k] += performance.now() - t0;
+  }
+}
 if (!stored.has("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")) throw new Error("no route-cache entry: js-seed's warm path is not the one measured");
 const blocks = 10, size = Math.ceil(n / blocks);
 let edgeMS = 0, seedMS = 0, jsMS = 0;
@@ -76,6 +120,17 @@ for (let b = 0; b < blocks; b++) {
   edgeMS += await block(edge, size);
   seedMS += await block(seed, size);
   jsMS += await block(js, size);
+}
+// Static: the same alternation over the site's GETs, for the two Workers that serve sites.
+for (let i = 0; i < warmup; i++) { await staticOnce(edge, i); await staticOnce(seed, i); }
+let staticEdgeMS = 0, staticSeedMS = 0;
+for (let b = 0; b < blocks; b++) {
+  for (const [k, worker] of [edge, seed].entries()) {
+    const t0 = performance.now();
+    for (let i = 0; i < size; i++) await staticOnce(worker, i);
+    if (k === 0) staticEdgeMS += performance.now() - t0;
+    else staticSeedMS += performance.now() - t0;
+  }
 }
 // Cold: the same alternation, each request to an app the Worker has never seen (its records
 // are in cold.json, n per Worker): content and route-cache misses, a KV read, the puts.
@@ -89,4 +144,5 @@ for (let b = 0; b < blocks; b++) {
 const us = (t) => ((t / (blocks * size)) * 1000).toFixed(1);
 const coldUS = (t) => ((t / (blocks * coldSize)) * 1000).toFixed(1);
 if (logLines === 0) throw new Error("the Workers logged nothing: they did not run");
-process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)}\n`);
+const warmUS = (t) => ((t / warmup) * 1000).toFixed(1);
+process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)} ${warmUS(warmMS[0])} ${warmUS(warmMS[1])} ${warmUS(warmMS[2])} ${us(staticEdgeMS)} ${us(staticSeedMS)}\n`);

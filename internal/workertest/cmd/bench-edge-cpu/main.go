@@ -6,15 +6,26 @@
 // varies with the machine's load; this isolates what the Worker's code costs, the part a
 // change to the Go core or the shim moves. The last line is machine-readable:
 //
-//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cold_cpu_vs_seed=<ratio> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
+//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cold_cpu_vs_seed=<ratio> warmup_cpu_vs_seed=<ratio> static_cpu_vs_seed=<ratio> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
 //
 // It also measures a cold request of each Worker (a new app every time, so every cache
 // misses and the record is read from KV and validated): what a change to the Worker's cold
 // path (decoding, the adapter's calls into Go) moves.
+//
+// And a static site's GET that misses the content cache (the route and the manifest already
+// in memory, the object read from the bucket), for the edge and js-seed, the two Workers that
+// serve sites.
+//
+// And it times each Worker's first 500 warm requests on their own (warm-up): the engine runs
+// a new isolate's code unoptimised at first and compiles hot functions again as they run,
+// and the Go Wasm, with thousands of functions tiered up one by one, takes far longer to get
+// there than the JS Workers. That is what a fresh isolate's first minutes cost.
 package main
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -89,7 +100,11 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec, "cold.json": coldJSON}
+	siteJSON, err := staticSite()
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec, "cold.json": coldJSON, "site.json": siteJSON}
 	for _, name := range []string{"js-seed.mjs", "passthrough.mjs", "deliver.mjs"} {
 		b, err := os.ReadFile(filepath.Join(root, "internal", "workertest", "testdata", name))
 		if err != nil {
@@ -108,14 +123,38 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
 	}
-	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS float64
-	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 {
+	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS, warmupEdgeUS, warmupSeedUS, warmupJSUS, staticEdgeUS, staticSeedUS float64
+	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS, &warmupEdgeUS, &warmupSeedUS, &warmupJSUS,
+		&staticEdgeUS, &staticSeedUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 || warmupSeedUS <= 0 || staticSeedUS <= 0 {
 		return fmt.Errorf("unexpected driver output %q", out)
 	}
 	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
-	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, edgeUS/jsUS, edgeUS/seedUS)
+	fmt.Printf("bench-edge-cpu: warm-up (each Worker's first 500 warm requests after its first): edge_us=%.1f seed_us=%.1f js_us=%.1f warmup_cpu_vs_seed=%.2f\n", warmupEdgeUS, warmupSeedUS, warmupJSUS, warmupEdgeUS/warmupSeedUS)
+	fmt.Printf("bench-edge-cpu: static site GET (content miss, route and manifest in memory, the object read from the bucket): edge_us=%.1f seed_us=%.1f static_cpu_vs_seed=%.2f\n", staticEdgeUS, staticSeedUS, staticEdgeUS/staticSeedUS)
+	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f warmup_cpu_vs_seed=%.2f static_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, warmupEdgeUS/warmupSeedUS, staticEdgeUS/staticSeedUS, edgeUS/jsUS, edgeUS/seedUS)
 	return nil
+}
+
+// staticSite is the static app "docs" the driver serves, as site.json: a content-addressed
+// site of two paths sharing one object, its valid record, its manifest and the object.
+func staticSite() ([]byte, error) {
+	const prefix, body = "sites/docs/", "<!doctype html><title>docs</title><p>bench page</p>\n"
+	sum := sha256.Sum256([]byte(body))
+	object := hex.EncodeToString(sum[:])
+	file := route.SiteFile{Object: object, Type: "text/html; charset=utf-8", Size: int64(len(body))}
+	manifest, err := route.EncodeSiteManifest(route.SiteManifest{Files: map[string]route.SiteFile{"index.html": file, "a.html": file}})
+	if err != nil {
+		return nil, err
+	}
+	manifestKey := route.SiteManifestKey(prefix, "v1")
+	rec, _, err := route.EncodeRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: manifestKey}})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(map[string]string{"record": string(rec), "manifestKey": manifestKey, "manifest": string(manifest),
+		"objectKey": route.SiteObjectKey(prefix, object), "body": body})
 }
 
 // loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
