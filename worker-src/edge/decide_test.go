@@ -9,20 +9,26 @@ import (
 
 // adapt drives a request the way the wasm adapter does: Decide, then each cache lookup it
 // names, one at a time (content first, as when that one comes back first), deciding again
-// after each, and Run only when nothing is left to look up. steps records the way taken;
-// the route-cache entries of the plan are stored afterwards, as the adapter does.
+// after each, then the static object it names, and Run only when nothing is left to look up
+// or read. steps records the way taken; the route-cache entries of the plan are stored
+// afterwards, as the adapter does.
 func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 	ex = h.Begin(req)
 	steps = "decide"
 	for !ex.Decide() {
 		content, rk := ex.Lookups()
-		switch {
+		switch object := ex.ObjectKey(); {
 		case content != "":
 			req.Content = w.lookup(content)
 			steps += ",content,decide"
 		case rk != "":
 			req.Route = w.lookup(rk)
 			steps += ",route,decide"
+		case object != "":
+			r := new(ObjectRead)
+			r.Object, r.Found, r.Err = w.objects.Get(object, true)
+			req.Object = r
+			steps += ",object,decide"
 		default:
 			steps += ",run"
 			ex.Run()

@@ -25,6 +25,17 @@ type Request struct {
 	// Nil: not made; the core makes the lookup itself when it may block.
 	Content *Lookup
 	Route   *Lookup
+	// Object is the static object the adapter read because a Decide named it
+	// (Exchange.ObjectKey): a site's file, once everything else about the answer is known.
+	// Nil: not read; the core reads it itself when it may block.
+	Object *ObjectRead
+}
+
+// ObjectRead is the outcome of one static object read (Objects.Get with its body).
+type ObjectRead struct {
+	Object Object
+	Found  bool
+	Err    error
 }
 
 // Lookup is the outcome of one Cache.Match.
@@ -181,10 +192,13 @@ type Exchange struct {
 	// the cache lookups that would let it go further.
 	blocking, pending      bool
 	needContent, needRoute string
-	early                  *earlyResolution
+	// needObject is the static object a Decide stopped for, and askedObject the one the
+	// adapter was asked to read (Request.Object is its outcome).
+	needObject, askedObject string
+	early                   *earlyResolution
 	// prefetch is the route-cache lookup started next to the content lookup.
 	prefetch *pendingMatch
-	// asked is the lookups Decide named for the adapter so far (1 content, 2 route) and
+	// asked is the reads Decide named for the adapter so far (1 content, 2 route, 4 object) and
 	// askedRounds how many times it named a new one: the adapter makes each named key once,
 	// side by side with any still pending. Kept across passes; the log line is rebuilt by
 	// every pass.
@@ -241,7 +255,14 @@ func (ex *Exchange) Decide() bool {
 		if ex.needRoute != "" {
 			named |= 2
 		}
-		if named != ex.asked {
+		// An object other than the one asked for before (the route changed between passes)
+		// is a read, and a round, of its own.
+		newObject := ex.needObject != "" && ex.needObject != ex.askedObject
+		if newObject {
+			named |= 4
+			ex.askedObject = ex.needObject
+		}
+		if named != ex.asked || newObject {
 			ex.asked = named
 			ex.askedRounds++
 		}
@@ -254,6 +275,11 @@ func (ex *Exchange) Decide() bool {
 // Lookups names the Cache API lookups a Decide that returned false was missing: the
 // content key (Request.Content) and the route-cache key (Request.Route); "" for none.
 func (ex *Exchange) Lookups() (content, route string) { return ex.needContent, ex.needRoute }
+
+// ObjectKey names the static object a Decide that returned false needs read, with its body
+// (Request.Object); "" for none. It is named only once everything else about the answer is
+// known, so the read is the request's last I/O before the response.
+func (ex *Exchange) ObjectKey() string { return ex.needObject }
 
 // Run decides, making (and waiting for) every lookup and read that takes.
 func (ex *Exchange) Run() {
@@ -270,7 +296,7 @@ func (ex *Exchange) Run() {
 }
 
 func (ex *Exchange) reset() {
-	ex.pending, ex.needContent, ex.needRoute, ex.puts, ex.host = false, "", "", nil, ""
+	ex.pending, ex.needContent, ex.needRoute, ex.needObject, ex.puts, ex.host = false, "", "", "", nil, ""
 	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(ex.method),
 		ContentCache: "skip", RouteCache: "skip"}
 }

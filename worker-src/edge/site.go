@@ -281,11 +281,11 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	if !withBody || (p.Status != 200 && p.Status != 206 && p.Status != 404) {
 		return p // HEAD, 304, 416: decided from the manifest alone
 	}
-	if !ex.blocking {
-		return ex.wait() // the body is I/O
-	}
 	key := route.SiteObjectKey(st.Prefix, object)
-	obj, found, err := h.getObject(ex, key, true)
+	obj, found, read, err := h.siteObject(ex, req, key)
+	if !read {
+		return ex.wait() // the body is I/O: the adapter reads it and decides again
+	}
 	switch {
 	case err != nil:
 		ex.line.Error = "STATIC: " + err.Error()
@@ -302,4 +302,27 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	}
 	ex.line.Outcome = OutcomeStaticError
 	return ex.fixed(fixedStaticError)
+}
+
+// siteObject reads the object of a site's file with its body: the adapter's read when it
+// made the one an earlier Decide named (Request.Object), else from the bucket when Run may
+// block. A Decide without that read names the key (Exchange.ObjectKey) and read is false:
+// the adapter makes the read itself, so the commonest static request never needs Run.
+func (h *Handler) siteObject(ex *Exchange, req *Request, key string) (obj Object, found, read bool, err error) {
+	if r := req.Object; r != nil && ex.askedObject == key {
+		ex.line.R2Reads++ // its round was counted when the Decide named it
+		return r.Object, r.Found, true, r.Err
+	}
+	if !ex.blocking {
+		ex.needObject = key
+		return Object{}, false, false, nil
+	}
+	if ex.askedObject == key {
+		// A Decide named it and the adapter left the read to Run: the round is counted.
+		ex.line.R2Reads++
+		obj, found, err = h.Static.Get(key, true)
+		return obj, found, true, err
+	}
+	obj, found, err = h.getObject(ex, key, true)
+	return obj, found, true, err
 }

@@ -173,10 +173,47 @@ func TestSiteDecidesBeforeReadingObject(t *testing.T) {
 	if ex, steps := w.adapt(w.h, req); ex.Plan.Status != 304 || steps != "decide,content,decide" {
 		t.Errorf("revalidation through Decide: %d steps %q", ex.Plan.Status, steps)
 	}
-	// A body is I/O: Decide leaves it to Run.
-	if ex, steps := w.adapt(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 200 || steps != "decide,content,decide,run" ||
+	// A body is I/O: Decide names the object, and the adapter's read of it decides, with no
+	// Run; the log counts the read and its round as Run's read would.
+	o0, _ = w.objects.counts()
+	if ex, steps := w.adapt(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 200 || steps != "decide,content,decide,object,decide" ||
 		sent(t, ex.Plan) != "start" {
 		t.Errorf("body through Decide: %d steps %q", ex.Plan.Status, steps)
+	}
+	if l := logLineOf(t, w); l["r2_reads"] != 1.0 || l["io_rounds"] != 2.0 || l["manifest_reads"] != nil {
+		t.Errorf("body through Decide: log %v", l)
+	}
+	if objects, _ := w.objects.counts(); objects != o0+1 {
+		t.Errorf("body through Decide: %d object reads, want 1", objects-o0)
+	}
+}
+
+// The object a Decide reads is the one it named: an adapter's read of another key (the
+// route moved to another version between two passes) is not served; the new key is named,
+// as a round of its own.
+func TestSiteObjectOfAnotherKeyIsNamedAgain(t *testing.T) {
+	w := newWorld(t)
+	w.serve(w.h, get("cas.kamui.test", "/data.txt")) // the manifest and the route, in memory
+	req := get("cas.kamui.test", "/guide/start.html")
+	ex := w.h.Begin(req)
+	if ex.Decide() {
+		t.Fatal("decided without the content lookup")
+	}
+	req.Content = &Lookup{}
+	if ex.Decide() || ex.ObjectKey() == "" {
+		t.Fatalf("after the content miss: object %q", ex.ObjectKey())
+	}
+	key, rounds := ex.ObjectKey(), ex.askedRounds
+	ex.askedObject = route.SiteObjectKey("sites/cas/", objectOf("an older version"))
+	req.Object = &ObjectRead{Found: true, Object: Object{Header: Header{{"Content-Length", "16"}}, Body: TextBody("an older version")}}
+	if ex.Decide() || ex.ObjectKey() != key || ex.askedRounds != rounds+1 {
+		t.Fatalf("another key's read: decided, or named %q (want %q) in %d rounds (want %d)", ex.ObjectKey(), key, ex.askedRounds, rounds+1)
+	}
+	r := new(ObjectRead)
+	r.Object, r.Found, r.Err = w.objects.Get(key, true)
+	req.Object = r
+	if !ex.Decide() || ex.Plan.Status != 200 || sent(t, ex.Plan) != "start" {
+		t.Errorf("the named key's read: status %d", ex.Plan.Status)
 	}
 }
 
@@ -420,10 +457,24 @@ func TestSiteObjectMissingOrOfAnotherSize(t *testing.T) {
 			t.Errorf("HEAD %s: %d", c.path, p.Status)
 		}
 	}
-	// The bucket failing is a 502 too.
+	// The adapter's read, for a Decide that named the object, is held to the same checks.
+	for _, c := range []struct{ path, key, want string }{
+		{"/", homeObj, "not found"},
+		{"/data.txt", dataObj, "size 21, manifest says 20"},
+	} {
+		ex, steps := w.adapt(w.h, get("cas.kamui.test", c.path))
+		assertFixed(t, ex, 502)
+		if e := ex.line.Error; steps != "decide,content,decide,object,decide" || !strings.Contains(e, c.key) || !strings.Contains(e, c.want) {
+			t.Errorf("%s through Decide: steps %q error %q", c.path, steps, e)
+		}
+	}
+	// The bucket failing is a 502 too, on either way.
 	w.objects.err = errBoom
 	if ex := w.serve(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 502 || !strings.Contains(ex.line.Error, "boom") {
 		t.Errorf("bucket failure: %d %q", ex.Plan.Status, ex.line.Error)
+	}
+	if ex, _ := w.adapt(w.h, get("cas.kamui.test", "/guide/start.html")); ex.Plan.Status != 502 || !strings.Contains(ex.line.Error, "boom") {
+		t.Errorf("bucket failure through Decide: %d %q", ex.Plan.Status, ex.line.Error)
 	}
 }
 

@@ -14,19 +14,22 @@
 //   decide(n)           request: id, method, url, header count, name, value, ...
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
-//                       entry is all in its headers; a content entry's body stays here)
+//                       entry is all in its headers; a content entry's body stays here);
+//                       then the static object read: "", "M", "E" message, or "H" and the
+//                       object's fields (as io.r2's; its body stays here)
 //   run(token)          a runner decides with I/O, reading the bindings through io (below);
 //                       0 while it waits, else its answer (and io.object, the body object)
 //   settle(id, ok)      a binding read is back, its value (or rejection message) in
 //                       io.value; 0, or the answer of the run it let finish (by its token)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
 // Every answer starts with kind, token, log line count, lines...; then by kind:
-//   L  content key, route key: make these lookups, call lookups
+//   L  content key, route key, object key: make these lookups and the object read, call
+//      lookups
 //   W  call run
 //   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
-//   R  status, body kind (N none, T text, C the looked-up content entry's, O run's object),
-//      body text, range offset and length ("" "": the whole body), header, store key,
-//      store header; puts
+//   R  status, body kind (N none, T text, C the looked-up content entry's, O the object run
+//      handed back or the one read), body text, range offset and length ("" "": the whole
+//      body), header, store key, store header; puts
 //   E  delete count, names..., header to set (finish's answer to "ok")
 //   X  the token is unknown (answered as an adapter failure)
 // puts: count, then key, status, header, body text each (route-cache entries to store).
@@ -168,6 +171,35 @@ async function lookup(key) {
   }
 }
 
+// objectFields are the metadata of a static object the core uses, in wire.ObjectHeader's
+// order: Content-Type, ETag, Last-Modified, Content-Length ("" when unknown).
+function objectFields(o) {
+  const ct = o.httpMetadata && typeof o.httpMetadata.contentType === "string" ? o.httpMetadata.contentType : "";
+  const etag = typeof o.httpEtag === "string" ? o.httpEtag : "";
+  const modified = o.uploaded instanceof Date ? o.uploaded.toUTCString() : "";
+  const size = Number.isSafeInteger(o.size) ? String(o.size) : "";
+  return [ct, etag, modified, size];
+}
+
+// readObject makes the static object read the core named (a site's file, with its body) and
+// returns its fields and the object, whose body stays here. The bucket is the one the core
+// reads too (io.static, set by init from the binding contract).
+async function readObject(key) {
+  try {
+    const o = await io.static.get(key);
+    if (!o) return { f: ["M"] };
+    return { f: ["H", ...objectFields(o)], o };
+  } catch (err) {
+    return { f: ["E", "get: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected")] };
+  }
+}
+
+// release cancels the body of a looked-up entry or a read object the answer does not use,
+// rather than leave it to the runtime.
+function release(source) {
+  if (source && source.body && !source.bodyUsed) source.body.cancel().catch(() => {});
+}
+
 // io is what the Go adapter reads the bindings through when it runs a request with I/O.
 // Go calls each helper with the id of its wait last; the helper returns nothing and settles
 // the wait through settle (the kamuiSettle export) with io.value holding the answer (null for
@@ -195,11 +227,7 @@ const io = settling({
   async r2(bucket, key, withBody) {
     const o = withBody ? await bucket.get(key) : await bucket.head(key);
     if (!o) return null;
-    const ct = o.httpMetadata && typeof o.httpMetadata.contentType === "string" ? o.httpMetadata.contentType : "";
-    const etag = typeof o.httpEtag === "string" ? o.httpEtag : "";
-    const modified = o.uploaded instanceof Date ? o.uploaded.toUTCString() : "";
-    const size = Number.isSafeInteger(o.size) ? String(o.size) : "";
-    return { h: [ct, etag, modified, size].join("\0") + "\0", o };
+    return { h: objectFields(o).join("\0") + "\0", o };
   },
   // text reads a whole object as text (a site manifest); null when absent. Its size is
   // checked before its body is read: a larger object rejects and its stream is released.
@@ -251,27 +279,39 @@ async function serve(request, env, ctx) {
   let a = new Answer(answer(wasm.kamuiDecide(write(fields))));
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
+  // The object read comes last, once the core knows everything else about the answer.
   let cached, object;
-  const pending = [undefined, undefined]; // content, route
+  const pending = [undefined, undefined, undefined]; // content, route, object
   while (a.kind === "L") {
-    const keys = [a.next(), a.next()];
+    const keys = [a.next(), a.next(), a.next()];
     // The route lookup is made first: a dynamic route needs only it, and a cache that serves
     // lookups in order then answers it before the content lookup.
     for (const i of [1, 0]) {
       if (keys[i] && !pending[i]) pending[i] = lookup(keys[i]).then((r) => [i, r]);
     }
-    let [i, r] = await Promise.race(pending.filter(Boolean));
+    if (keys[2]) {
+      // Another object than the one read before (the route moved between two passes): the
+      // first one's body is not going to be sent.
+      release(object);
+      object = undefined;
+      if (pending[2]) pending[2].then(([, r]) => release(r.o));
+      pending[2] = readObject(keys[2]).then((r) => [2, r]);
+    }
+    const [i, r] = await Promise.race(pending.filter(Boolean));
     pending[i] = undefined;
-    let fields = i === 0 ? r.f.concat("") : [""].concat(r.f);
+    const parts = [[""], [""], [""]];
+    parts[i] = r.f;
     if (i === 1 && r.f[0] === "M" && pending[0]) {
       // A route-cache miss alone lets the core decide nothing (the route is then KV's, and a
       // GET still needs its content lookup): the core hears of it with the content lookup.
-      [i, r] = await pending[0];
+      const [, c] = await pending[0];
       pending[0] = undefined;
-      fields = r.f.concat(fields.slice(1));
+      parts[0] = c.f;
+      if (c.hit) cached = c.hit;
     }
     if (i === 0 && r.hit) cached = r.hit;
-    a = new Answer(answer(wasm.kamuiLookups(a.token, write(fields))));
+    if (i === 2 && r.o) object = r.o;
+    a = new Answer(answer(wasm.kamuiLookups(a.token, write(parts.flat()))));
   }
   if (a.kind === "W") {
     const token = a.token;
@@ -279,9 +319,15 @@ async function serve(request, env, ctx) {
     ran(wasm.kamuiRun(token));
     const [fields, obj] = await done;
     a = new Answer(fields);
-    object = obj;
+    if (obj) {
+      if (obj !== object) release(object);
+      object = obj;
+    }
   }
-  if (a.kind === "F") return forward(request, a, ctx);
+  if (a.kind === "F") {
+    release(object);
+    return forward(request, a, ctx);
+  }
   return respond(a, cached, object, ctx);
 }
 
@@ -298,7 +344,7 @@ function respond(a, cached, object, ctx) {
   else if (bodyKind === "O" && object) body = object.body;
   // A body the core did not ask for (a 304's) is released rather than left to the runtime.
   for (const source of [cached, object]) {
-    if (source && source.body && source.body !== body && !source.bodyUsed) source.body.cancel().catch(() => {});
+    if (source && source.body !== body) release(source);
   }
   if (storeKey !== "" && body) {
     let copy = body;

@@ -6,9 +6,10 @@
 // package edge.
 //
 // One Go instance serves every request of an isolate. Most requests never wait inside the
-// Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups the
-// core names itself and asks again (lookups), and only when that is not enough (KV, R2, a
-// concurrent lookup of the same host) hands the request to a runner goroutine (run) that
+// Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups and
+// the site object read the core names itself and asks again (lookups), and only when that is
+// not enough (KV, a manifest, a layout-by-prefix object, a concurrent lookup of the same
+// host) hands the request to a runner goroutine (run) that
 // reads the bindings through io and waits for their promises. worker.mjs does every
 // upstream fetch and then asks for the response edits (finish).
 //
@@ -53,7 +54,8 @@ var (
 	initOnce sync.Once
 	handler  *edge.Handler
 
-	// io holds worker.mjs's helpers for the bindings (kv, match, r2, text).
+	// io holds worker.mjs's helpers for the bindings (kv, match, r2, text), and the static
+	// bucket for the object reads worker.mjs makes itself (static).
 	io js.Value
 
 	// in is where worker.mjs writes a message (kamuiIn hands it out, large enough), and out
@@ -79,6 +81,9 @@ func main() {
 	export("init", func(a []js.Value) any {
 		io = a[1]
 		initOnce.Do(func() { handler = newHandler(a[0]) })
+		// The bucket worker.mjs reads a site's objects from when the core names one
+		// (Exchange.ObjectKey), by the binding contract's name, as the core's own reads.
+		io.Set("static", a[0].Get(edge.BindingStatic))
 		return nil
 	})
 	// poke(): nothing; the event lets the goroutines the exports made ready run.
@@ -190,22 +195,25 @@ func lookups(token int, msg []byte) int32 {
 	if x == nil {
 		return lost(token)
 	}
-	content, route, err := wire.DecodeLookups(msg)
+	reads, err := wire.DecodeLookups(msg)
 	if err != nil {
 		return lost(token)
 	}
-	if content != nil {
-		x.Req.Content = content
+	if reads.Content != nil {
+		x.Req.Content = reads.Content
 	}
-	if route != nil {
-		x.Req.Route = route
+	if reads.Route != nil {
+		x.Req.Route = reads.Route
+	}
+	if reads.Object != nil {
+		x.Req.Object = reads.Object
 	}
 	return settle(x, token, x.Ex.Decide())
 }
 
-// settle answers a Decide: the plan when it decided, else the lookups it needs
-// (wire.AnswerLookups) or a request to run it with I/O (wire.AnswerRun); the exchange is
-// kept until worker.mjs comes back.
+// settle answers a Decide: the plan when it decided, else the lookups and the object read
+// it needs (wire.AnswerLookups) or a request to run it with I/O (wire.AnswerRun); the
+// exchange is kept until worker.mjs comes back.
 func settle(x *wire.Exchange, token int, decided bool) int32 {
 	if decided && x.Ex.Plan.Forward == nil {
 		return sendPlan(token, x.Ex.Plan)
@@ -220,11 +228,12 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	}
 	l := drain()
 	content, route := x.Ex.Lookups()
-	if content == "" && route == "" {
+	object := x.Ex.ObjectKey()
+	if content == "" && route == "" && object == "" {
 		b, err := wire.Run(token, l)
 		return send(token, l, b, err)
 	}
-	b, err := wire.Lookups(token, l, content, route)
+	b, err := wire.Lookups(token, l, content, route, object)
 	return send(token, l, b, err)
 }
 

@@ -138,15 +138,52 @@ func DecodeRequest(msg []byte) (*edge.Request, error) {
 	return req, nil
 }
 
-// DecodeLookups reads lookups's message: the content lookup, then the route-cache lookup.
-func DecodeLookups(msg []byte) (content, route *edge.Lookup, err error) {
-	r := NewReader(msg)
-	content = r.Lookup()
-	route = r.Lookup()
-	if err := r.End(); err != nil {
-		return nil, nil, err
+// Object reads one static object read's outcome: nil when it was not made. The fields are
+// a LookupKind, then a miss has none, an error its message, and a hit ObjectHeader's; a
+// hit's body is ReadObject.
+func (r *Reader) Object() *edge.ObjectRead {
+	switch LookupKind(r.Str()) {
+	case LookupNotMade:
+		return nil
+	case LookupMiss:
+		return &edge.ObjectRead{}
+	case LookupError:
+		return &edge.ObjectRead{Err: errors.New(r.Str())}
+	case LookupHit:
+		o := &edge.ObjectRead{Found: true}
+		o.Object.Header = r.objectHeader()
+		o.Object.Body = ReadObject{}
+		return o
 	}
-	return content, route, nil
+	r.fail(errKind)
+	return nil
+}
+
+// ReadObject is the body of the static object worker.mjs read for a Decide: it stays there,
+// and a plan with it says BodyObject.
+type ReadObject struct{}
+
+// Text fails: the bytes are in JS, and the core never reads an adapter's body.
+func (ReadObject) Text() (string, error) { return "", errors.New("the object's body stays in JS") }
+
+// HeldByJS makes a plan with this body say BodyObject.
+func (ReadObject) HeldByJS() {}
+
+// Reads is lookups's message: what worker.mjs looked up and read for a Decide (nil: not made).
+type Reads struct {
+	Content, Route *edge.Lookup
+	Object         *edge.ObjectRead
+}
+
+// DecodeLookups reads lookups's message: the content lookup, the route-cache lookup, then
+// the static object read.
+func DecodeLookups(msg []byte) (Reads, error) {
+	r := NewReader(msg)
+	reads := Reads{Content: r.Lookup(), Route: r.Lookup(), Object: r.Object()}
+	if err := r.End(); err != nil {
+		return Reads{}, err
+	}
+	return reads, nil
 }
 
 // DecodeLookup reads the one lookup of io.match's answer; a miss when it says none was made.
@@ -196,14 +233,20 @@ func DecodeUpstream(msg []byte) (Upstream, error) {
 // the empty ones.
 func DecodeObjectHeader(msg []byte) (edge.Header, error) {
 	r := NewReader(msg)
+	h := r.objectHeader()
+	if err := r.End(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// objectHeader reads ObjectHeader's fields into a header, leaving out the empty ones.
+func (r *Reader) objectHeader() edge.Header {
 	var h edge.Header
 	for _, name := range ObjectHeader {
 		if s := r.Str(); s != "" {
 			h.Set(name, s)
 		}
 	}
-	if err := r.End(); err != nil {
-		return nil, err
-	}
-	return h, nil
+	return h
 }

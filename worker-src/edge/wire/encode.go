@@ -57,11 +57,13 @@ func Begin(kind AnswerKind, token int, lines []string) *Writer {
 	return w
 }
 
-// Lookups is the answer naming the cache lookups to make ("" for none).
-func Lookups(token int, lines []string, content, route string) ([]byte, error) {
+// Lookups is the answer naming the cache lookups and the static object read to make ("" for
+// none).
+func Lookups(token int, lines []string, content, route, object string) ([]byte, error) {
 	w := Begin(AnswerLookups, token, lines)
 	w.Str(content)
 	w.Str(route)
+	w.Str(object)
 	return w.Bytes()
 }
 
@@ -147,7 +149,7 @@ func Plan(token int, lines []string, p edge.Plan) ([]byte, error) {
 
 // bodyKind says where a respond answer's body is. A body of none of these kinds is
 // answered without one, as it always has been: the core only makes TextBody, and the
-// adapter's bodies are CachedBody or Held.
+// adapter's bodies are CachedBody or Held (ReadObject among them).
 func bodyKind(b edge.Body) (BodyKind, string) {
 	switch b := b.(type) {
 	case edge.TextBody:

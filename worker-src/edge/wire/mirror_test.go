@@ -45,8 +45,26 @@ func lookupFields(l *edge.Lookup) []string {
 	return append([]string{"H", strconv.Itoa(l.Entry.Status)}, headerFields(l.Entry.Header)...)
 }
 
-func lookupsMessage(content, route *edge.Lookup) []byte {
-	return message(append(lookupFields(content), lookupFields(route)...)...)
+// objectFields is worker.mjs's readObject(): nil is a read not made.
+func objectFields(o *edge.ObjectRead) []string {
+	switch {
+	case o == nil:
+		return []string{""}
+	case o.Err != nil:
+		return []string{"E", o.Err.Error()}
+	case !o.Found:
+		return []string{"M"}
+	}
+	f := []string{"H"}
+	for _, name := range ObjectHeader {
+		f = append(f, o.Object.Header.Get(name))
+	}
+	return f
+}
+
+func lookupsMessage(r Reads) []byte {
+	f := append(lookupFields(r.Content), lookupFields(r.Route)...)
+	return message(append(f, objectFields(r.Object)...)...)
 }
 
 func upstreamMessage(u Upstream) []byte {

@@ -15,7 +15,8 @@
 // Shim to adapter (the JS side writes, Decode* reads):
 //
 //	decide(n)          request: id, method, url, header
-//	lookups(token, n)  content lookup, route-cache lookup (see LookupKind)
+//	lookups(token, n)  content lookup, route-cache lookup (see LookupKind), static object read
+//	                   (a LookupKind; a hit is followed by ObjectHeader's fields)
 //	run(token)         (no message)
 //	settle(id, ok)     (no message: the value or rejection is io.value)
 //	finish(token, n)   upstream outcome (see UpstreamOutcome), status, detail, name count, names...
@@ -24,7 +25,7 @@
 // Adapter to shim: every answer starts with its kind (see AnswerKind), the token and the log
 // lines to print (count, lines...); then by kind:
 //
-//	L  content key, route key
+//	L  content key, route key, static object key (read with its body)
 //	W  (nothing)
 //	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; puts
 //	R  status, body kind (see BodyKind), body text, range offset and length ("" "": the whole
@@ -41,7 +42,7 @@ package wire
 type AnswerKind string
 
 const (
-	// AnswerLookups: make the cache lookups named, then call lookups.
+	// AnswerLookups: make the cache lookups and the object read named, then call lookups.
 	AnswerLookups AnswerKind = "L"
 	// AnswerRun: call run; the answer is run's, or that of the settle that lets the runner finish.
 	AnswerRun AnswerKind = "W"
@@ -82,7 +83,7 @@ const (
 	// BodyCached: the body of the content entry worker.mjs looked up itself.
 	BodyCached BodyKind = "C"
 	// BodyObject: the JS object handed back beside the answer (an R2 object, or a Cache API
-	// entry the adapter matched during Run).
+	// entry the adapter matched during Run), or the static object worker.mjs read itself.
 	BodyObject BodyKind = "O"
 )
 

@@ -21,7 +21,8 @@ func TestAnswersKeepTheShimsLayout(t *testing.T) {
 		got  func() ([]byte, error)
 		want string
 	}{
-		{"lookups", func() ([]byte, error) { return Lookups(7, lines, "https://c/k", "") }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k||"},
+		{"lookups", func() ([]byte, error) { return Lookups(7, lines, "https://c/k", "", "") }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k|||"},
+		{"object read", func() ([]byte, error) { return Lookups(6, nil, "", "", "sites/a/objects/e1") }, "L|6|0|||sites/a/objects/e1|"},
 		{"run", func() ([]byte, error) { return Run(8, nil) }, "W|8|0|"},
 		{"lost", func() ([]byte, error) { return Lost(9, nil) }, "X|9|0|"},
 		{"edits", func() ([]byte, error) {
@@ -78,7 +79,7 @@ func TestEncoderRefusesNUL(t *testing.T) {
 	if _, err := Plan(1, nil, edge.Plan{Status: 200, Header: edge.Header{{Name: "X", Value: "a\x00b"}}}); err == nil {
 		t.Error("a header value with a NUL was encoded")
 	}
-	if _, err := Lookups(1, []string{"line\x00"}, "", ""); err == nil {
+	if _, err := Lookups(1, []string{"line\x00"}, "", "", ""); err == nil {
 		t.Error("a log line with a NUL was encoded")
 	}
 }
@@ -98,11 +99,18 @@ func TestDecodeRequest(t *testing.T) {
 func TestDecodeLookups(t *testing.T) {
 	hit := &edge.Lookup{Found: true, Entry: edge.Entry{Status: 200, Header: hdr, Body: CachedBody{}}}
 	failed := &edge.Lookup{Err: errors.New("match: boom")}
-	for _, c := range [][2]*edge.Lookup{{nil, nil}, {hit, nil}, {nil, hit}, {{}, failed}, {failed, {}}} {
-		content, route, err := DecodeLookups(lookupsMessage(c[0], c[1]))
-		if err != nil || !reflect.DeepEqual(content, c[0]) || !reflect.DeepEqual(route, c[1]) {
-			t.Errorf("%+v: got %+v %+v, %v", c, content, route, err)
+	object := &edge.ObjectRead{Found: true, Object: edge.Object{Header: edge.Header{{Name: "Content-Type", Value: "text/css"},
+		{Name: "ETag", Value: `"e1"`}, {Name: "Content-Length", Value: "12"}}, Body: ReadObject{}}}
+	for _, want := range []Reads{{}, {Content: hit}, {Route: hit}, {Content: &edge.Lookup{}, Route: failed}, {Content: failed, Route: &edge.Lookup{}},
+		{Object: object}, {Object: &edge.ObjectRead{}}, {Object: &edge.ObjectRead{Err: errors.New("get: boom")}}} {
+		got, err := DecodeLookups(lookupsMessage(want))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%+v: got %+v, %v", want, got, err)
 		}
+	}
+	// The object's body stays in JS: a plan with it answers BodyObject.
+	if b, err := Plan(1, nil, edge.Plan{Status: 200, Body: object.Object.Body}); err != nil || !strings.Contains(string(b), "\x00O\x00") {
+		t.Errorf("plan with the read object's body: %q, %v", b, err)
 	}
 	if l, err := DecodeLookup(message(lookupFields(hit)...)); err != nil || !reflect.DeepEqual(&l, hit) {
 		t.Errorf("match hit: %+v, %v", l, err)
@@ -152,10 +160,13 @@ func TestDecodersRefuseMalformedMessages(t *testing.T) {
 	for name, msg := range map[string][]byte{
 		"unknown kind": message("Q", ""),
 		"one lookup":   message("M"),
-		"hit status":   message("H", "ok", "0", ""),
-		"three":        message("M", "M", "M"),
+		"two":          message("M", "M"),
+		"hit status":   message("H", "ok", "0", "", ""),
+		"four":         message("M", "M", "M", "M"),
+		"short object": message("", "", "H", "text/html", `"e1"`),
+		"object kind":  message("", "", "Q"),
 	} {
-		if _, _, err := DecodeLookups(msg); err == nil {
+		if _, err := DecodeLookups(msg); err == nil {
 			t.Errorf("lookups, %s: accepted", name)
 		}
 	}
