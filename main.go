@@ -25,9 +25,11 @@ import (
 )
 
 // bundledSources are the Worker and router sources the provider builds and uploads. They live
-// here because //go:embed cannot reach above its package's directory.
+// here because //go:embed cannot reach above its package's directory. A plain pattern leaves
+// out names beginning with _ or ., so the router's third-party packages (bundle.RouterDepsDir,
+// a directory named _deps to keep the go command from treating them as ours) need all:.
 //
-//go:embed worker-src internal/route
+//go:embed worker-src internal/route all:worker-src/router/_deps
 var bundledSources embed.FS
 
 // nodePackages pins the npm packages the local edge runs (Miniflare with workerd): it installs

@@ -10,6 +10,11 @@
 #                                      standard library twice)
 #
 # ROUTER_OUT_DIR overrides the output directory.
+#
+# These are not the provider's bytes (internal/bundle) since the router has third-party packages:
+# this script builds in module mode, whose build info records each dependency's go.sum hash; the
+# provider builds the embedded copies (worker-src/router/_deps) in vendor mode, which records
+# none, and every address after that string moves. The code is the same.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

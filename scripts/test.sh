@@ -3,7 +3,8 @@
 # Terraform and OpenTofu CLIs and kube-apiserver built from the Go module proxy, etcd from Debian,
 # the linters (scripts/lint.sh: go vet, staticcheck, golangci-lint), unit tests
 # (internal/kubetest's against that etcd and kube-apiserver), the Worker in workerd,
-# the local edge's API contract, acceptance tests (every package's TestAcc*) on both CLIs, and the docs drift check.
+# the local edge's API contract, acceptance tests (every package's TestAcc*) on both CLIs, and the
+# drift checks of the docs and of the router's dependency tree.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -57,6 +58,9 @@ TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/tofu" TF_ACC_PROVIDER_HOST=registry.o
 
 step "generated docs are up to date"
 scripts/check-docs.sh
+
+step "the router's dependency tree is up to date"
+make --no-print-directory check-router-deps
 
 echo
 echo "all tests passed"

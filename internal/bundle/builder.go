@@ -38,14 +38,6 @@ type Builder struct {
 	toolchain *toolchainInfo // memoized on success only: a toolchain installed later is found
 }
 
-// modulePath is the synthetic module's path: this repository's, so that worker-src imports
-// of internal/route resolve inside it.
-const modulePath = "github.com/kamuidash/terraform-provider-kamuidash"
-
-// syntheticGoMod has no requirements: the bundled sources use the standard library only, so
-// a build needs nothing from any module proxy (and GOPROXY=off makes sure of it).
-const syntheticGoMod = "module " + modulePath + "\n\ngo " + minGoVersion + "\n"
-
 func (b *Builder) cacheDir() (string, error) {
 	if b.CacheDir != "" {
 		return b.CacheDir, nil

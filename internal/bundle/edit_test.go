@@ -116,7 +116,7 @@ func TestWorker_TestFilesAndTestdataDoNotCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := &toolchainInfo{version: "go1.26.0"}
-	if inputKey(workerRecipe, tc, a, nil) != inputKey(workerRecipe, tc, b, nil) {
+	if inputKey(workerRecipe, tc, a, nil, nil) != inputKey(workerRecipe, tc, b, nil, nil) {
 		t.Error("a test file, testdata or a README changed the input key")
 	}
 	for _, s := range a {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,11 +86,13 @@ func newTempDir(t testing.TB, pattern string) string {
 	return dir
 }
 
-// goCounter wraps RunGo and counts invocations by sub-command (build, env).
+// goCounter wraps RunGo and counts invocations by sub-command (build, env), keeping the
+// builds' invocations for tests of their environment.
 type goCounter struct {
-	mu    sync.Mutex
-	calls map[string]int
-	total atomic.Int64
+	mu         sync.Mutex
+	calls      map[string]int
+	buildCalls []Invocation
+	total      atomic.Int64
 }
 
 func (c *goCounter) run(ctx context.Context, inv Invocation) ([]byte, error) {
@@ -98,6 +101,9 @@ func (c *goCounter) run(ctx context.Context, inv Invocation) ([]byte, error) {
 		c.calls = map[string]int{}
 	}
 	c.calls[inv.Args[0]]++
+	if inv.Args[0] == "build" {
+		c.buildCalls = append(c.buildCalls, inv)
+	}
 	c.mu.Unlock()
 	c.total.Add(1)
 	return RunGo(ctx, inv)
@@ -108,6 +114,13 @@ func (c *goCounter) builds() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.calls["build"]
+}
+
+// buildInvocations returns the go build invocations so far.
+func (c *goCounter) buildInvocations() []Invocation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.buildCalls)
 }
 
 // countingBuilder builds sources (the repository when nil) into a fresh artifact cache

@@ -54,17 +54,21 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 	if err != nil {
 		return nil, err
 	}
+	mod, err := newSyntheticModule(sources)
+	if err != nil {
+		return nil, err
+	}
 	extras, err := r.extras(tc, sources)
 	if err != nil {
 		return nil, err
 	}
-	key := inputKey(r, tc, sources, extras)
+	key := inputKey(r, tc, sources, mod.goMod, extras)
 	cache := artifactCache{dir: cacheDir}
 	if a := cache.load(key); a != nil {
 		a.GoVersion = tc.version
 		return a, nil
 	}
-	compiled, err := b.compile(ctx, tc, cacheDir, sources, r.targets)
+	compiled, err := b.compile(ctx, tc, cacheDir, mod, r.targets)
 	if err != nil {
 		return nil, err
 	}
@@ -77,16 +81,17 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 }
 
 // inputKey hashes everything that determines r's bytes: the recipe (targets, flags, the
-// pinned environment, the synthetic go.mod), the toolchain version, every source path and
-// content, and the copied files. Each field is length-prefixed so that no two different
-// inputs can produce the same byte stream.
-func inputKey(r recipe, tc *toolchainInfo, sources []sourceFile, extras []File) string {
+// pinned environment), the synthetic go.mod, the toolchain version, every source path and
+// content (the router's dependency tree and its manifest among them, from which vendor/ and
+// vendor/modules.txt are derived), and the copied files. Each field is length-prefixed so
+// that no two different inputs can produce the same byte stream.
+func inputKey(r recipe, tc *toolchainInfo, sources []sourceFile, goMod []byte, extras []File) string {
 	h := sha256.New()
 	field := func(s string) { writeField(h, []byte(s)) }
-	field("kamuidash-bundle-key-v1")
+	field("kamuidash-bundle-key-v2")
 	field(r.name)
 	field(tc.version)
-	field(syntheticGoMod)
+	writeField(h, goMod)
 	for _, kv := range pinnedEnv {
 		field(kv)
 	}
@@ -119,13 +124,13 @@ func writeField(h hash.Hash, b []byte) {
 }
 
 // compile writes the synthetic module into a temporary directory and runs each target's build.
-func (b *Builder) compile(ctx context.Context, tc *toolchainInfo, cacheDir string, sources []sourceFile, targets []target) ([]File, error) {
+func (b *Builder) compile(ctx context.Context, tc *toolchainInfo, cacheDir string, mod *syntheticModule, targets []target) ([]File, error) {
 	dir, err := os.MkdirTemp("", "kamuidash-bundle-")
 	if err != nil {
 		return nil, fmt.Errorf("bundle: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(dir) }() // a temporary module: a leftover only takes space
-	if err := writeModule(dir, sources); err != nil {
+	if err := mod.write(dir); err != nil {
 		return nil, err
 	}
 	outDir := filepath.Join(dir, ".out") // the go command ignores dot directories
@@ -150,20 +155,4 @@ func (b *Builder) compile(ctx context.Context, tc *toolchainInfo, cacheDir strin
 		files = append(files, File{Name: t.output, MIMEType: t.mimeType, Content: content})
 	}
 	return files, nil
-}
-
-func writeModule(dir string, sources []sourceFile) error {
-	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(syntheticGoMod), 0o644); err != nil {
-		return fmt.Errorf("bundle: %w", err)
-	}
-	for _, s := range sources {
-		p := filepath.Join(dir, filepath.FromSlash(s.path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fmt.Errorf("bundle: %w", err)
-		}
-		if err := os.WriteFile(p, s.content, 0o644); err != nil {
-			return fmt.Errorf("bundle: %w", err)
-		}
-	}
-	return nil
 }

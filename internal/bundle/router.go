@@ -3,6 +3,7 @@ package bundle
 import (
 	"context"
 	"fmt"
+	"slices"
 )
 
 // RouterPlatforms are the platforms the router is built for.
@@ -37,7 +38,8 @@ var routerRecipe = func() recipe {
 		r.targets = append(r.targets, target{
 			platform: p,
 			pkg:      "./worker-src/router/cmd/kamuidash-router",
-			flags:    reproducibleFlags,
+			// The third-party packages come from the dependency tree as vendor/ only.
+			flags:    append(slices.Clone(reproducibleFlags), "-mod=vendor"),
 			output:   RouterBinaryName(p),
 			mimeType: MIMEExecutable,
 		})

@@ -21,7 +21,9 @@ type sourceFile struct {
 
 // readSources collects the files under roots that a build needs, sorted by path. Test files,
 // testdata and the directories the go command itself ignores (., _ prefixes, node_modules)
-// are skipped, so editing a test never changes an artifact's cache key.
+// are skipped, so editing a test never changes an artifact's cache key. The one exception is
+// the router's dependency tree (RouterDepsDir): all of it is read, since its generator copies
+// only what the build needs (sources, assembly, embedded files, licenses) and its manifest.
 func readSources(fsys fs.FS, roots []string) ([]sourceFile, error) {
 	var files []sourceFile
 	for _, root := range roots {
@@ -30,13 +32,14 @@ func readSources(fsys fs.FS, roots []string) ([]sourceFile, error) {
 				return err
 			}
 			name := d.Name()
+			inDeps := p == RouterDepsDir || strings.HasPrefix(p, RouterDepsDir+"/")
 			if d.IsDir() {
-				if p != root && skippedDir(name) {
+				if p != root && !inDeps && skippedDir(name) {
 					return fs.SkipDir
 				}
 				return nil
 			}
-			if !d.Type().IsRegular() || !neededFile(name) {
+			if !d.Type().IsRegular() || !(inDeps || neededFile(name)) {
 				return nil
 			}
 			content, err := fs.ReadFile(fsys, p)

@@ -1,0 +1,7 @@
+package encoder
+
+func assert(cond bool) {
+	if !cond {
+		panic("assertion failure")
+	}
+}
