@@ -33,8 +33,8 @@ const (
 	OutcomeClientGone
 	// OutcomeAborted: the response was cut off mid-body (either side closed the stream).
 	OutcomeAborted
-	// OutcomeMalformed: the request's framing is ambiguous (Transfer-Encoding beside
-	// Content-Length), which only a request smuggling attempt sends (400).
+	// OutcomeMalformed: the request head is ambiguous (Transfer-Encoding beside Content-Length,
+	// obs-fold), which only a request smuggling attempt sends (400).
 	OutcomeMalformed
 
 	outcomeCount = iota

@@ -111,21 +111,28 @@ func hasToken(value []byte, token string) bool {
 	return false
 }
 
-// hasAmbiguousFraming reports a request that announced both Transfer-Encoding and
-// Content-Length. fasthttp frames such a request by Transfer-Encoding alone and closes the
-// connection after it (RFC 9112 §6.1 allows that), but only a request smuggling attempt sends
-// both, so the router refuses it. fasthttp keeps no trace of the dropped Content-Length but the
-// raw head, which is looked at only for a chunked request.
-func hasAmbiguousFraming(h *fasthttp.RequestHeader) bool {
-	if h.ContentLength() != -1 {
-		return false
+// ambiguousHead reports a request head that two HTTP parsers could read differently, which
+// only a request smuggling attempt sends, so the router refuses it (fasthttp refuses a duplicate
+// Content-Length and unknown transfer codings itself):
+//   - Transfer-Encoding beside Content-Length: fasthttp frames it by Transfer-Encoding alone and
+//     closes the connection after it (RFC 9112 §6.1 allows that), keeping no trace of the
+//     Content-Length but the raw head, which is looked at only for a chunked request;
+//   - obs-fold (a header line continued on the next, starting with a space or tab), which
+//     fasthttp unfolds where other parsers take the continuation for a header of its own
+//     (RFC 9112 §5.2: a server must reject it or replace it).
+func ambiguousHead(h *fasthttp.RequestHeader) (string, bool) {
+	raw := h.RawHeaders()
+	if bytes.Contains(raw, []byte("\n ")) || bytes.Contains(raw, []byte("\n\t")) {
+		return "obs-fold in the request head", true
 	}
-	for name := range h.AllInOrder() {
-		if equalFold(name, "Content-Length") {
-			return true
+	if h.ContentLength() == -1 {
+		for name := range h.AllInOrder() {
+			if equalFold(name, "Content-Length") {
+				return "Transfer-Encoding together with Content-Length", true
+			}
 		}
 	}
-	return false
+	return "", false
 }
 
 // cleanResponseHeaders removes the hop-by-hop and platform headers from a tenant's response.

@@ -117,9 +117,8 @@ func (rt *Router) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 // into ex, and builds the upstream request's head in fwd; a non-nil Failure means the request
 // goes no further.
 func (rt *Router) admit(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) *Failure {
-	if hasAmbiguousFraming(&ctx.Request.Header) {
-		return &Failure{Status: http.StatusBadRequest, Outcome: OutcomeMalformed,
-			Err: errors.New("Transfer-Encoding together with Content-Length")}
+	if why, ambiguous := ambiguousHead(&ctx.Request.Header); ambiguous {
+		return &Failure{Status: http.StatusBadRequest, Outcome: OutcomeMalformed, Err: errors.New(why)}
 	}
 	target := ctx.Request.Header.RequestURI()
 	sig := fwd.build(ctx, rt.forwardedProto)
