@@ -32,8 +32,8 @@ func TestRouter_ReplacesAnIdleConnectionTheUpstreamClosed(t *testing.T) {
 		t.Fatalf("first request: got %d", res.StatusCode)
 	}
 	// The upstream drops its idle keep-alive connection, as a server restarting or timing out
-	// idle connections does; the router finds out when it takes the connection from its pool
-	// (or, had the close crossed the request, by the one retry).
+	// idle connections does; the router finds out before writing the next request on it, and
+	// sends that request on a fresh connection.
 	b.CloseClientConnections()
 	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-again"), "/", nil))
 	if res.StatusCode != http.StatusOK || body != "ok from backend" {
