@@ -99,6 +99,24 @@ func TestRouter_HeadAndOptions(t *testing.T) {
 	}
 }
 
+func TestRouter_RelaysTrailers(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Trailer", "X-Checksum, Kamui-App")
+		_, _ = io.WriteString(w, "body")
+		w.Header().Set("X-Checksum", "abc")
+		w.Header().Set("Kamui-App", "forged")
+		w.Header().Set(http.TrailerPrefix+"X-Late", "late")
+	})
+	h := newHarness(t, b, nil)
+	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-trailer"), "/", nil))
+	if body != "body" || res.Trailer.Get("X-Checksum") != "abc" || res.Trailer.Get("X-Late") != "late" {
+		t.Errorf("body %q, trailers %v; want the backend's", body, res.Trailer)
+	}
+	if v, ok := res.Trailer["Kamui-App"]; ok {
+		t.Errorf("a Kamui-* trailer reached the client (announced or sent): %q", v)
+	}
+}
+
 // An event stream must reach the client event by event, not when the upstream is done.
 func TestRouter_FlushesEventStreams(t *testing.T) {
 	release := make(chan struct{})

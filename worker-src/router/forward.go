@@ -191,8 +191,15 @@ func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 // relay hands the upstream's response to the server: the head now, the body as a stream the
 // server copies to the client after the handler returns. res is released when that is done.
 func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Response) {
+	var announced []byte // the tenant's Trailer header, which cleanResponseHeaders removes
+	if len(res.Header.PeekTrailerKeys()) > 0 {
+		announced = res.Header.Peek(fasthttp.HeaderTrailer) // a copy
+	}
 	cleanResponseHeaders(&res.Header)
 	res.Header.CopyTo(&ctx.Response.Header)
+	if announced != nil {
+		announceTrailers(&ctx.Response.Header, announced)
+	}
 	status := res.StatusCode()
 	stream := res.BodyStream()
 	if stream == nil { // HEAD, 204, 304: the connection is back in the pool already
@@ -214,7 +221,7 @@ func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Re
 	if length < 0 {
 		length = -1 // chunked to the client, whether the upstream chunked or closed to end it
 	}
-	ctx.Response.SetBodyStream(&relayBody{rt: rt, ex: ex, res: res, status: status}, length)
+	ctx.Response.SetBodyStream(&relayBody{rt: rt, ex: ex, res: res, out: &ctx.Response.Header, status: status}, length)
 }
 
 // logPath is the target's path for the access log: never the query (it may carry tokens),

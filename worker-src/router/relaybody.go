@@ -13,16 +13,24 @@ import (
 type relayBody struct {
 	rt      *Router
 	ex      *exchange
-	res     *fasthttp.Response // the upstream response; its stream holds the connection
+	res     *fasthttp.Response       // the upstream response; its stream holds the connection
+	out     *fasthttp.ResponseHeader // the client's response header, written before the body
 	status  int
 	n       int64
 	readErr error
+	ended   bool // the upstream body reached its end (and its trailers were copied)
 }
 
 func (b *relayBody) Read(p []byte) (int, error) {
 	n, err := b.res.BodyStream().Read(p)
 	b.n += int64(n)
-	if err != nil && err != io.EOF {
+	switch {
+	case err == io.EOF && !b.ended:
+		b.ended = true
+		// The upstream's trailer section has been read; the server writes the client's
+		// after this body (trailers.go).
+		copyTrailers(b.out, &b.res.Header)
+	case err != nil && err != io.EOF:
 		b.readErr = err
 	}
 	return n, err
