@@ -180,6 +180,10 @@ func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
 		return
 	}
+	// Interim responses (103 Early Hints, the tenant's 100 Continue) never reach the client:
+	// HostClient.Do reads past every 1xx but 101 inside Response.ReadLimitBody and offers no
+	// hook to see them, so only the final response arrives here. A client's "Expect:
+	// 100-continue" is still answered, by the router's server itself (headers.go).
 	if res.StatusCode() == http.StatusSwitchingProtocols {
 		fasthttp.ReleaseResponse(res) // closes the connection: it speaks another protocol now
 		rt.fail(ctx, ex, &Failure{Status: http.StatusBadGateway, Outcome: OutcomeUpstreamError, RequestID: ex.ctx.RequestID, Err: errBadUpgrade})

@@ -16,11 +16,16 @@ import (
 // Towards the tenant, a client header stays behind when it is
 //   - hop-by-hop (RFC 9110 §7.6.1), or named by the request's Connection header;
 //   - framing (Content-Length, Transfer-Encoding): the client fasthttp frames the body again;
-//   - Host (the public host replaces it), Expect (the router's server already answered it);
+//   - Host (the public host replaces it);
 //   - the platform's own (Kamui-*), which only the signed context may speak for;
 //   - forwarding information (Forwarded, X-Forwarded-*, X-Real-Ip, X-Request-Id), which the
 //     router sets itself from the verified context;
 //   - named with an underscore (see hasUnderscore).
+//
+// Expect is end to end, so it goes upstream as it came (RFC 9110 §10.1.1, as ReverseProxy
+// forwards it). The router's server has answered "100 Continue" itself before the handler runs
+// (fasthttp's default: it then streams the body), and fasthttp's client sends the body without
+// waiting and reads past the tenant's own 100 Continue (see forward.go on 1xx).
 //
 // Towards the client, hop-by-hop and Kamui-* headers of the tenant's response stay behind.
 
@@ -47,7 +52,7 @@ func dropRequestHeader(name []byte) bool {
 		hasPrefixFold(name, "X-Forwarded-"):
 		return true
 	}
-	for _, h := range [...]string{"Host", "Content-Length", "Expect", "Forwarded", "X-Real-Ip", "X-Request-Id"} {
+	for _, h := range [...]string{"Host", "Content-Length", "Forwarded", "X-Real-Ip", "X-Request-Id"} {
 		if equalFold(name, h) {
 			return true
 		}

@@ -152,8 +152,11 @@ func TestRouter_ForwardsTheSignedTargetExactly(t *testing.T) {
 		}
 	}
 	// The one difference fasthttp's client still makes: an empty query ("/path?") goes out
-	// without its "?" (URI.RequestURI rebuilds the target from the parsed URI). No server
-	// tells the two apart; it is pinned here so that a change shows.
+	// without its "?" (HostClient.Do parses the URI, and Request.Write then rebuilds the target
+	// from it, leaving out an empty query; no setting keeps it). The Worker never signs such a
+	// target: it signs the path, then "?" and the query only when the query is not empty
+	// (worker-src/edge/deliver.go), so a "/path?" reaching the router was not sent by the
+	// Worker's forwarding path. It is pinned here so that a change shows.
 	if res := rawExchange(t, h, signedHead(t, h, http.MethodGet, "/empty-query?")+"\r\n"); res == nil || res.StatusCode != http.StatusOK {
 		t.Errorf("/empty-query?: got %v, want 200", res)
 	}
