@@ -63,7 +63,7 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 	if !c.reading {
 		// The request is written: the wait for its response head starts now.
 		c.reading = true
-		if err := c.Conn.SetReadDeadline(time.Now().Add(c.headerTimeout)); err != nil {
+		if err := c.SetReadDeadline(time.Now().Add(c.headerTimeout)); err != nil {
 			return 0, err
 		}
 	}
@@ -71,7 +71,7 @@ func (c *upstreamConn) Read(p []byte) (int, error) {
 }
 
 // headReceived lifts the response header timeout: the body may take as long as it needs.
-func (c *upstreamConn) headReceived() error { return c.Conn.SetReadDeadline(time.Time{}) }
+func (c *upstreamConn) headReceived() error { return c.SetReadDeadline(time.Time{}) }
 
 // LocalAddr is how the router finds the connection a response came on: fasthttp hands the
 // response the connection's addresses (Response.LocalAddr) and nothing else of it.
