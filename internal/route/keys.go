@@ -4,7 +4,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"strings"
 	"time"
@@ -52,8 +51,8 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 		return Context{}, -1, ErrContextMalformed
 	}
 	got, ok := strings.CutPrefix(sig, signatureVersion)
-	gotMAC, err := hex.DecodeString(got)
-	if !ok || err != nil {
+	var gotMAC [sha256.Size]byte // decoded and summed into arrays: verifying allocates less
+	if !ok || !decodeHex(gotMAC[:], got) {
 		return Context{}, -1, ErrSignatureInvalid
 	}
 	msg := c.canonical()
@@ -61,7 +60,8 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 	for i, k := range keys {
 		mac := hmac.New(sha256.New, k)
 		mac.Write(msg)
-		equal := subtle.ConstantTimeCompare(gotMAC, mac.Sum(nil))
+		var sum [sha256.Size]byte
+		equal := subtle.ConstantTimeCompare(gotMAC[:], mac.Sum(sum[:0]))
 		first := equal & subtle.ConstantTimeEq(int32(matched), -1)
 		matched = subtle.ConstantTimeSelect(first, i, matched)
 	}
@@ -74,4 +74,33 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 		return Context{}, -1, err
 	}
 	return c, matched, nil
+}
+
+// decodeHex decodes s, which must be exactly 2*len(dst) hex digits (either case, as
+// hex.DecodeString accepts), into dst.
+func decodeHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for i := range dst {
+		hi, ok1 := fromHexChar(s[2*i])
+		lo, ok2 := fromHexChar(s[2*i+1])
+		if !ok1 || !ok2 {
+			return false
+		}
+		dst[i] = hi<<4 | lo
+	}
+	return true
+}
+
+func fromHexChar(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

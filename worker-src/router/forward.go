@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,7 @@ func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) 
 			upgrade = value
 		}
 	}
+	f.signed.freeze() // before anything else walks the header
 	f.upgrade = f.upgrade && len(upgrade) > 0
 	for name, value := range in.AllInOrder() {
 		if dropRequestHeader(name) || f.namedByConnection(name) {
@@ -70,8 +72,10 @@ func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) 
 	}
 	out.Set("X-Forwarded-Proto", forwardedProto)
 	// The router's peer is the tunnel connector, so that is the only address it can vouch for.
+	// (Written as net.IP.String writes it, without the allocation.)
 	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
-		out.Set("X-Forwarded-For", a.IP.String())
+		var buf [64]byte
+		out.SetBytesV("X-Forwarded-For", a.AddrPort().Addr().Unmap().WithZone("").AppendTo(buf[:0]))
 	}
 	return &f.signed
 }
@@ -95,49 +99,83 @@ func (f *forwardRequest) setContext(c route.Context) {
 }
 
 // signedHeaders are the Kamui-* headers of a request, by name in any spelling; the first of
-// each name counts (every one of them is removed before forwarding).
+// each name counts (every one of them is removed before forwarding). record keeps views into
+// the request's header, valid while the handler runs; freeze copies them, in one allocation,
+// before they are verified and kept in the exchange.
 type signedHeaders struct {
-	host, app, upstream, requestID, time, signature string
+	raw    [signedCount][]byte
+	values [signedCount]string
+}
+
+// The signed headers, by their index in signedHeaders.
+const (
+	signedHost = iota
+	signedApp
+	signedUpstream
+	signedRequestID
+	signedTime
+	signedSignature
+	signedCount
+)
+
+func signedIndex(name []byte) int {
+	switch {
+	case equalFold(name, route.HeaderHost):
+		return signedHost
+	case equalFold(name, route.HeaderApp):
+		return signedApp
+	case equalFold(name, route.HeaderUpstream):
+		return signedUpstream
+	case equalFold(name, route.HeaderRequestID):
+		return signedRequestID
+	case equalFold(name, route.HeaderContextTime):
+		return signedTime
+	case equalFold(name, route.HeaderContextSignature):
+		return signedSignature
+	}
+	return -1
 }
 
 func (s *signedHeaders) record(name, value []byte) {
-	var field *string
-	switch {
-	case equalFold(name, route.HeaderHost):
-		field = &s.host
-	case equalFold(name, route.HeaderApp):
-		field = &s.app
-	case equalFold(name, route.HeaderUpstream):
-		field = &s.upstream
-	case equalFold(name, route.HeaderRequestID):
-		field = &s.requestID
-	case equalFold(name, route.HeaderContextTime):
-		field = &s.time
-	case equalFold(name, route.HeaderContextSignature):
-		field = &s.signature
-	default:
-		return
-	}
-	if *field == "" {
-		*field = string(value)
+	if i := signedIndex(name); i >= 0 && len(s.raw[i]) == 0 {
+		s.raw[i] = value
 	}
 }
 
-// Get is route.HeaderGetter over the recorded headers.
+// freeze copies the recorded values out of the request's header into one string.
+func (s *signedHeaders) freeze() {
+	n := 0
+	for _, v := range s.raw {
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, v := range s.raw {
+		b.Write(v)
+	}
+	all, off := b.String(), 0
+	for i, v := range s.raw {
+		s.values[i] = all[off : off+len(v)]
+		off += len(v)
+		s.raw[i] = nil
+	}
+}
+
+// Get is route.HeaderGetter over the frozen headers.
 func (s *signedHeaders) Get(key string) string {
 	switch key {
 	case route.HeaderHost:
-		return s.host
+		return s.values[signedHost]
 	case route.HeaderApp:
-		return s.app
+		return s.values[signedApp]
 	case route.HeaderUpstream:
-		return s.upstream
+		return s.values[signedUpstream]
 	case route.HeaderRequestID:
-		return s.requestID
+		return s.values[signedRequestID]
 	case route.HeaderContextTime:
-		return s.time
+		return s.values[signedTime]
 	case route.HeaderContextSignature:
-		return s.signature
+		return s.values[signedSignature]
 	}
 	return ""
 }
@@ -225,7 +263,8 @@ func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Re
 	if length < 0 {
 		length = -1 // chunked to the client, whether the upstream chunked or closed to end it
 	}
-	ctx.Response.SetBodyStream(&relayBody{rt: rt, ex: ex, res: res, out: &ctx.Response.Header, status: status}, length)
+	ex.body = relayBody{rt: rt, ex: ex, res: res, out: &ctx.Response.Header, status: status}
+	ctx.Response.SetBodyStream(&ex.body, length)
 }
 
 // logPath is the target's path for the access log: never the query (it may carry tokens),

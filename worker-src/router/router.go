@@ -89,9 +89,10 @@ type exchange struct {
 	method     string // copied: the request's buffers are reused once its response is written
 	path       string // the target's path, for the log only (never the query)
 	ctx        route.Context
-	signingKey string // which key verified it: "current" or "next"
-	addr       string // the upstream's "host:port"
-	reason     error  // why it failed or was cut off, for the log only
+	signingKey string    // which key verified it: "current" or "next"
+	addr       string    // the upstream's "host:port"
+	reason     error     // why it failed or was cut off, for the log only
+	body       relayBody // the response body's relay, allocated with the exchange (relaybody.go)
 }
 
 // ServeFastHTTP admits or refuses the request, then forwards it. The exchange is recorded
