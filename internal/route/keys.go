@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"hash"
 	"strings"
 	"time"
 )
@@ -18,6 +19,24 @@ import (
 // Every key is tried whichever matches, each compared in constant time, so the time taken
 // says nothing about which key (if any) matched. Every key must be non-empty.
 func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte, now time.Time, maxSkew time.Duration) (c Context, key int, err error) {
+	return verifyHeaders(h, method, target, keys, freshMACs(keys), now, maxSkew)
+}
+
+// macSource gives the MAC keyed with keys[i] and takes it back after one use.
+type macSource interface {
+	get(i int) hash.Hash
+	put(i int, m hash.Hash)
+}
+
+// freshMACs keys a new MAC for every use.
+type freshMACs [][]byte
+
+func (k freshMACs) get(i int) hash.Hash { return hmac.New(sha256.New, k[i]) }
+func (freshMACs) put(int, hash.Hash)    {}
+
+// verifyHeaders is VerifyHeadersWithKeys with the MACs from macs.
+func verifyHeaders(h HeaderGetter, method, target string, keys [][]byte, macs macSource,
+	now time.Time, maxSkew time.Duration) (c Context, key int, err error) {
 	sig := h.Get(HeaderContextSignature)
 	if sig == "" {
 		return Context{}, -1, ErrSignatureMissing
@@ -57,11 +76,12 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 	}
 	msg := c.canonical()
 	matched := -1
-	for i, k := range keys {
-		mac := hmac.New(sha256.New, k)
-		mac.Write(msg)
+	for i := range keys {
+		m := macs.get(i)
+		m.Write(msg)
 		var sum [sha256.Size]byte
-		equal := subtle.ConstantTimeCompare(gotMAC[:], mac.Sum(sum[:0]))
+		equal := subtle.ConstantTimeCompare(gotMAC[:], m.Sum(sum[:0]))
+		macs.put(i, m)
 		first := equal & subtle.ConstantTimeEq(int32(matched), -1)
 		matched = subtle.ConstantTimeSelect(first, i, matched)
 	}

@@ -3,6 +3,7 @@ package router
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -21,7 +22,7 @@ import (
 // that context names. Build one with New and serve it with Serve (or any fasthttp.Server, with
 // the settings Serve uses); it is safe for concurrent use.
 type Router struct {
-	keys           [][]byte // Secret, then NextSecret when set (see signingKeyNames)
+	verifier       *route.Verifier // Secret, then NextSecret when set (see signingKeyNames)
 	nsPrefix       string
 	maxSkew        time.Duration
 	forwardedProto string
@@ -50,8 +51,12 @@ func New(cfg Config) (*Router, error) {
 	if len(cfg.NextSecret) > 0 {
 		keys = append(keys, cfg.NextSecret)
 	}
+	verifier, err := route.NewVerifier(keys)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
 	rt := &Router{
-		keys:           keys,
+		verifier:       verifier,
 		nsPrefix:       cfg.AllowedNamespacePrefix,
 		maxSkew:        cfg.MaxSkew,
 		forwardedProto: cfg.ForwardedProto,
@@ -125,7 +130,7 @@ func (rt *Router) admit(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequ
 	sig := fwd.build(ctx, rt.forwardedProto)
 	// The signature binds the request target exactly as received; the Host is the tunnel's
 	// origin hostname, and the public host arrives, signed, in the context.
-	c, key, err := route.VerifyHeadersWithKeys(sig, ex.method, string(target), rt.keys, rt.now(), rt.maxSkew)
+	c, key, err := rt.verifier.VerifyHeaders(sig, ex.method, string(target), rt.now(), rt.maxSkew)
 	if err != nil {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
 	}
@@ -166,7 +171,7 @@ func upstreamAddress(u *url.URL) (string, error) {
 	return u.Host, nil
 }
 
-// signingKeyNames name the keys for the access log, by their index in Router.keys.
+// signingKeyNames name the keys for the access log, by their index in the verifier's keys.
 var signingKeyNames = [...]string{"current", "next"}
 
 // fail answers the request itself and records it.
