@@ -47,6 +47,14 @@
 // CGI-style stacks read X_Forwarded_Host and X-Forwarded-Host as one HTTP_X_FORWARDED_HOST.
 // Kamui-* headers in the service's response are removed too.
 //
+// Besides headers and bodies, trailers cross (trailers.go), and a client's Expect goes upstream
+// (the router's server answers its 100 Continue). Two things fasthttp's client cannot do, so the
+// router does not: relay interim responses (103 Early Hints and the tenant's 100 Continue are
+// read past inside HostClient.Do), and cancel the upstream exchange when the client leaves
+// before the response head arrives (HostClient.Do names no connection until it returns, so
+// nothing can close the one it waits on; the exchange ends at the response header timeout, and
+// a client gone during the body is noticed by the failed write, logged as aborted).
+//
 // Metrics (Prometheus text format on the admin handler): kamui_router_requests_total{class,outcome},
 // the kamui_router_request_duration_seconds histogram, kamui_router_in_flight_requests and
 // kamui_router_ready.
