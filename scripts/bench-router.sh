@@ -12,7 +12,15 @@
 # p99_vs_nginx <= 1.2, post_rps_vs_nginx >= 0.8. Neither side writes access logs (nginx
 # access_log off; router success lines sampled at 0, failures still logged). Installs nginx and
 # wrk from Debian when missing (needs root). Tunables: BENCH_THREADS (2), BENCH_CONNECTIONS (32),
-# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), POST_BYTES (16384), FIXED_CONNECTIONS (64).
+# BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), POST_BYTES (16384), FIXED_CONNECTIONS (64),
+# ROUTER_BIN (a prebuilt router binary to measure instead of this checkout's, for comparing
+# candidate designs in one harness).
+#
+# The floor: a bare fasthttp server (benchtool backend -fasthttp) answering the same fixed body
+# is driven by the same wrk GET load, and its CPU per request is printed beside the router's and
+# nginx's. The router is built on that server, so no design of it can cost less per request;
+# when the budget for 0.9 x nginx is below the floor, the goal is out of reach on this machine.
+# The machine's load average is printed first: judge on the ratios within one run.
 #
 # Placement: wrk, the backend and the proxy under test share this machine's CPUs and the
 # scheduler places them, so a proxy's CPU cost per request is also taken from the backend and
@@ -70,11 +78,16 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 log "building the router and the bench backend…"
-go build -trimpath -o "$TMP/kamuidash-router" ./worker-src/router/cmd/kamuidash-router
+if [ -n "${ROUTER_BIN:-}" ]; then
+  cp "$ROUTER_BIN" "$TMP/kamuidash-router"
+else
+  go build -trimpath -o "$TMP/kamuidash-router" ./worker-src/router/cmd/kamuidash-router
+fi
 go build -trimpath -o "$TMP/benchtool" ./worker-src/router/internal/benchtool
+log "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mapfile -t PORTS < <("$TMP/benchtool" ports 4)
-BACKEND_PORT=${PORTS[0]} ROUTER_PORT=${PORTS[1]} ADMIN_PORT=${PORTS[2]} NGINX_PORT=${PORTS[3]}
+mapfile -t PORTS < <("$TMP/benchtool" ports 5)
+BACKEND_PORT=${PORTS[0]} ROUTER_PORT=${PORTS[1]} ADMIN_PORT=${PORTS[2]} NGINX_PORT=${PORTS[3]} BARE_PORT=${PORTS[4]}
 
 wait_port() { # wait_port <port> <name>: up to 10 s for a listener
   local i
@@ -90,6 +103,10 @@ wait_port() { # wait_port <port> <name>: up to 10 s for a listener
 BACKEND_PID=$!
 PIDS+=($BACKEND_PID)
 wait_port "$BACKEND_PORT" backend
+"$TMP/benchtool" backend -fasthttp -listen "127.0.0.1:$BARE_PORT" &
+BARE_PID=$!
+PIDS+=($BARE_PID)
+wait_port "$BARE_PORT" "bare fasthttp server"
 
 # The secret is random per run, lives only in a 0600 file and is never printed.
 mkdir -m 700 "$TMP/secret"
@@ -238,6 +255,14 @@ for round in $(seq "$ROUNDS"); do
   better "$r" "$best_post_router" 1 more && best_post_router=$r
   better "$n" "$best_post_nginx" 1 more && best_post_nginx=$n
 done
+# The floor, under the same wrk GET load: the bare fasthttp server answering by itself.
+best_bare=$zero
+for round in $(seq "$ROUNDS"); do
+  b=$(run_wrk bare "$BARE_PORT" "$DURATION" "$(lua nginx GET 0)" "$BARE_PID")
+  better "$b" "$best_bare" 1 more && best_bare=$b
+done
+read -r bare_rps _ _ bare_cpu _ _ <<<"$best_bare"
+printf '%-14s bare fasthttp server: %9s req/s  cpu %6s us/req\n' "GET floor" "$bare_rps" "$bare_cpu"
 report "GET best" "$best_get_router" "$best_get_nginx"
 report "POST best" "$best_post_router" "$best_post_nginx"
 
@@ -290,9 +315,9 @@ read -r _ _ fnp99 _ _ _ <<<"$best_fixed_nginx"
 # backend, the kernel's share) stays the same when the proxy changes. The backend is itself a
 # plain net/http server answering a fixed body, so its cost is a floor for any proxy fronted by
 # net/http (which also has to make the upstream request).
-awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v cpus="$NCPU" -v prcpu="$prcpu" -v pncpu="$pncpu" 'BEGIN {
+awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v cpus="$NCPU" -v prcpu="$prcpu" -v pncpu="$pncpu" -v bare="$bare_cpu" 'BEGIN {
   budget = cpus * 1e6 / (0.9 * nr) - (cpus * 1e6 / nr - ncpu)
-  printf "cpu per request: GET router %.1f us, nginx %.1f us, plain net/http server (the backend) %.1f us; POST router %.1f us, nginx %.1f us; budget for 0.9 x nginx GET req/s on a saturated machine: %.1f us\n", rcpu, ncpu, nb, prcpu, pncpu, budget
+  printf "cpu per request: GET router %.1f us, nginx %.1f us, bare fasthttp server %.1f us, plain net/http server (the backend) %.1f us; POST router %.1f us, nginx %.1f us; budget for 0.9 x nginx GET req/s on a saturated machine: %.1f us\n", rcpu, ncpu, bare, nb, prcpu, pncpu, budget
 }'
 # wrk stops with requests in flight, which the router rightly logs as client_gone; anything
 # else it logged as a failure means the numbers are not of a healthy run.
@@ -302,5 +327,6 @@ if [ -n "$failures" ]; then
   head -5 <<<"$failures" >&2
   exit 1
 fi
+log "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 awk -v rr="$rr" -v nr="$nr" -v rp="$frp99" -v np="$fnp99" -v prr="$prr" -v pnr="$pnr" \
   'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", rr / nr, rp / np, prr / pnr }'

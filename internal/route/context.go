@@ -70,21 +70,36 @@ func (c Context) Sign(secret []byte) string {
 // canonical is the signed message. Each field is length-prefixed, so no choice of values can
 // make two different contexts produce the same bytes.
 func (c Context) canonical() []byte {
+	var unix [20]byte // the time's decimal digits, without a string of their own
 	return lengthPrefixed("kamui-context-v1",
 		c.Method, c.Host, c.Target, c.App, c.Upstream, c.RequestID,
-		strconv.FormatInt(c.Time.Unix(), 10))
+		string(strconv.AppendInt(unix[:0], c.Time.Unix(), 10)))
 }
 
 // lengthPrefixed joins fields as "<len>:<field>" each, so no choice of values can make two
-// different field lists produce the same bytes.
+// different field lists produce the same bytes. The result is allocated once, at its size
+// (this runs for every request the router verifies).
 func lengthPrefixed(fields ...string) []byte {
-	var b []byte
+	n := 0
+	for _, f := range fields {
+		n += len(f) + 1 + decimalDigits(len(f))
+	}
+	b := make([]byte, 0, n)
 	for _, f := range fields {
 		b = strconv.AppendInt(b, int64(len(f)), 10)
 		b = append(b, ':')
 		b = append(b, f...)
 	}
 	return b
+}
+
+// decimalDigits is the length of n (≥ 0) written in decimal.
+func decimalDigits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // parseUnixSeconds parses a signed time: decimal seconds, no sign.

@@ -6,6 +6,7 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"strings"
 	"time"
 )
@@ -19,6 +20,24 @@ import (
 // Every key is tried whichever matches, each compared in constant time, so the time taken
 // says nothing about which key (if any) matched. Every key must be non-empty.
 func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte, now time.Time, maxSkew time.Duration) (c Context, key int, err error) {
+	return verifyHeaders(h, method, target, keys, freshMACs(keys), now, maxSkew)
+}
+
+// macSource gives the MAC keyed with keys[i] and takes it back after one use.
+type macSource interface {
+	get(i int) hash.Hash
+	put(i int, m hash.Hash)
+}
+
+// freshMACs keys a new MAC for every use.
+type freshMACs [][]byte
+
+func (k freshMACs) get(i int) hash.Hash { return hmac.New(sha256.New, k[i]) }
+func (freshMACs) put(int, hash.Hash)    {}
+
+// verifyHeaders is VerifyHeadersWithKeys with the MACs from macs.
+func verifyHeaders(h HeaderGetter, method, target string, keys [][]byte, macs macSource,
+	now time.Time, maxSkew time.Duration) (c Context, key int, err error) {
 	sig := h.Get(HeaderContextSignature)
 	if sig == "" {
 		return Context{}, -1, ErrSignatureMissing
@@ -52,16 +71,18 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 		return Context{}, -1, ErrContextMalformed
 	}
 	got, ok := strings.CutPrefix(sig, signatureVersion)
-	gotMAC, err := hex.DecodeString(got)
-	if !ok || err != nil {
+	var gotMAC [sha256.Size]byte // decoded and summed into arrays: verifying allocates less
+	if !ok || !decodeHex(gotMAC[:], got) {
 		return Context{}, -1, ErrSignatureInvalid
 	}
 	msg := c.canonical()
 	matched := -1
-	for i, k := range keys {
-		mac := hmac.New(sha256.New, k)
-		mac.Write(msg)
-		equal := subtle.ConstantTimeCompare(gotMAC, mac.Sum(nil))
+	for i := range keys {
+		m := macs.get(i)
+		m.Write(msg)
+		var sum [sha256.Size]byte
+		equal := subtle.ConstantTimeCompare(gotMAC[:], m.Sum(sum[:0]))
+		macs.put(i, m)
 		first := equal & subtle.ConstantTimeEq(int32(matched), -1)
 		matched = subtle.ConstantTimeSelect(first, i, matched)
 	}
@@ -74,4 +95,21 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 		return Context{}, -1, err
 	}
 	return c, matched, nil
+}
+
+// decodeHex decodes s, which must be exactly 2*len(dst) hex digits, into dst. It decodes in
+// halves of at most 32 digits: converting a string that short to a []byte that does not escape
+// needs no allocation (hex.DecodeString would make two per request).
+func decodeHex(dst []byte, s string) bool {
+	if len(s) != 2*len(dst) {
+		return false
+	}
+	for len(s) > 0 {
+		n := min(len(s), 32)
+		if _, err := hex.Decode(dst, []byte(s[:n])); err != nil {
+			return false
+		}
+		dst, s = dst[n/2:], s[n:]
+	}
+	return true
 }

@@ -34,15 +34,26 @@ func TestVerifyHeadersWithKeys(t *testing.T) {
 			if !tt.now.IsZero() {
 				now = tt.now
 			}
-			got, key, err := VerifyHeadersWithKeys(hdr, c.Method, c.Target, tt.keys, now, 0)
-			if tt.wantErr != nil {
-				if !errors.Is(err, tt.wantErr) || key != -1 {
-					t.Fatalf("key %d, err %v; want -1, %v", key, err, tt.wantErr)
-				}
-				return
+			v, err := NewVerifier(tt.keys)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if err != nil || key != tt.want || got.RequestID != c.RequestID {
-				t.Fatalf("key %d, context %+v, err %v; want key %d", key, got, err, tt.want)
+			// A Verifier answers as VerifyHeadersWithKeys does, the second time too (its MACs
+			// are reused).
+			for _, way := range []string{"VerifyHeadersWithKeys", "Verifier", "Verifier again"} {
+				got, key, err := VerifyHeadersWithKeys(hdr, c.Method, c.Target, tt.keys, now, 0)
+				if way != "VerifyHeadersWithKeys" {
+					got, key, err = v.VerifyHeaders(hdr, c.Method, c.Target, now, 0)
+				}
+				if tt.wantErr != nil {
+					if !errors.Is(err, tt.wantErr) || key != -1 {
+						t.Fatalf("%s: key %d, err %v; want -1, %v", way, key, err, tt.wantErr)
+					}
+					continue
+				}
+				if err != nil || key != tt.want || got.RequestID != c.RequestID {
+					t.Fatalf("%s: key %d, context %+v, err %v; want key %d", way, key, got, err, tt.want)
+				}
 			}
 		})
 	}
@@ -54,6 +65,9 @@ func TestVerifyHeadersWithKeysRefusesEmptyKeys(t *testing.T) {
 	for name, keys := range map[string][][]byte{"no keys": nil, "an empty key": {testSecret, nil}} {
 		if _, _, err := VerifyHeadersWithKeys(h, c.Method, c.Target, keys, testNow, 0); err == nil {
 			t.Errorf("%s: verified", name)
+		}
+		if _, err := NewVerifier(keys); err == nil {
+			t.Errorf("%s: NewVerifier accepted them", name)
 		}
 	}
 }

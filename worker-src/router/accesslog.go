@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"net/http"
 	"sync/atomic"
 	"time"
 )
@@ -17,7 +16,7 @@ const maxLoggedPath = 2048
 // appear only once verified, so a forged request cannot write its own app name into the log;
 // signing_key says which key verified the context ("current" or "next", never the key), so an
 // operator rotating the secret sees when the Worker has switched.
-func (rt *Router) logAccess(r *http.Request, ex *exchange, status int, outcome Outcome, bytes int64, d time.Duration) {
+func (rt *Router) logAccess(ex *exchange, status int, outcome Outcome, bytes int64, d time.Duration) {
 	failed := outcome != OutcomeProxied || status >= 500
 	if !failed && rt.sampleSuccess != nil && !rt.sampleSuccess() {
 		return
@@ -25,10 +24,6 @@ func (rt *Router) logAccess(r *http.Request, ex *exchange, status int, outcome O
 	level := slog.LevelInfo
 	if outcome != OutcomeProxied {
 		level = slog.LevelWarn
-	}
-	path := r.URL.Path
-	if len(path) > maxLoggedPath {
-		path = path[:maxLoggedPath]
 	}
 	attrs := make([]slog.Attr, 0, 13)
 	if c := ex.ctx; c.RequestID != "" {
@@ -40,14 +35,14 @@ func (rt *Router) logAccess(r *http.Request, ex *exchange, status int, outcome O
 			slog.String("signing_key", ex.signingKey))
 	}
 	attrs = append(attrs,
-		slog.String("method", r.Method),
-		slog.String("path", path),
+		slog.String("method", ex.method),
+		slog.String("path", ex.path),
 		slog.Int("status", status),
 		slog.Int64("bytes", bytes),
 		slog.Float64("duration_ms", float64(d.Microseconds())/1000),
 		slog.String("outcome", outcome.String()))
-	if ex.failure != nil && ex.failure.Err != nil {
-		attrs = append(attrs, slog.String("reason", ex.failure.Err.Error()))
+	if ex.reason != nil {
+		attrs = append(attrs, slog.String("reason", ex.reason.Error()))
 	}
 	rt.logger.LogAttrs(context.Background(), level, "access", attrs...)
 }

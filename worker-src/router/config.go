@@ -2,9 +2,11 @@ package router
 
 import (
 	"log/slog"
-	"net/http"
+	"net"
 	"net/url"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -14,9 +16,6 @@ const (
 	DefaultDialTimeout           = 5 * time.Second
 	DefaultResponseHeaderTimeout = 30 * time.Second
 	DefaultForwardedProto        = "https"
-	// DefaultMaxIdleConnsPerHost keeps enough warm connections per tenant service that a burst
-	// does not pay a TCP handshake per request (Go's own default is 2).
-	DefaultMaxIdleConnsPerHost = 256
 )
 
 // Config configures a Router. Secret and AllowedNamespacePrefix are required; every other field
@@ -41,12 +40,12 @@ type Config struct {
 	MaxSkew time.Duration
 
 	// DialTimeout bounds connecting to an upstream (exceeded: 504).
-	// Zero means DefaultDialTimeout. Ignored when Transport is set.
+	// Zero means DefaultDialTimeout. Ignored when Dial is set.
 	DialTimeout time.Duration
 
 	// ResponseHeaderTimeout bounds the wait for an upstream's response headers once the request
 	// is sent (exceeded: 504). Bodies are not bounded: they may stream for as long as they need.
-	// Zero means DefaultResponseHeaderTimeout. Ignored when Transport is set.
+	// Zero means DefaultResponseHeaderTimeout.
 	ResponseHeaderTimeout time.Duration
 
 	// ForwardedProto is the X-Forwarded-Proto sent upstream: the scheme the public request used
@@ -54,27 +53,25 @@ type Config struct {
 	// Empty means DefaultForwardedProto.
 	ForwardedProto string
 
-	// Transport carries requests to upstreams. Nil means the router's own: bodiless GET, HEAD
-	// and OPTIONS requests (most dynamic traffic) go over a pool of keep-alive connections
-	// that the handler drives directly, everything else over an http.Transport; both use
-	// DialTimeout and ResponseHeaderTimeout, no proxy from the environment, no transparent
-	// compression and up to DefaultMaxIdleConnsPerHost idle connections per upstream. A
-	// non-nil Transport carries every request.
-	Transport http.RoundTripper
+	// Dial connects to an upstream address ("host:port"). Nil means a TCP dial bounded by
+	// DialTimeout. Whatever it returns is still wrapped by the router (idleconn.go), so the
+	// idle-connection check and the response header timeout hold for any Dial.
+	Dial func(addr string) (net.Conn, error)
 
-	// Resolve maps a verified upstream to the URL to forward to (scheme and host; a path is
-	// joined in front of the request path). Nil means ClusterResolve.
+	// Resolve maps a verified upstream to the URL to forward to: scheme "http" and a host, nothing
+	// else (the request target goes upstream exactly as the Worker signed it, so there is no
+	// path to join it to; any other URL is a 502). Nil means ClusterResolve.
 	Resolve func(route.Upstream) (*url.URL, error)
 
 	// ErrorHandler writes the client's response when the router refuses a request or cannot
 	// reach the upstream. It must not reveal f.Err. Nil means WriteFailure.
-	ErrorHandler func(w http.ResponseWriter, r *http.Request, f *Failure)
+	ErrorHandler func(ctx *fasthttp.RequestCtx, f *Failure)
 
 	// Now is the clock for context freshness and durations. Nil means time.Now.
 	Now func() time.Time
 
-	// Logger receives one access-log record per request (message "access") and the proxy's own
-	// warnings. Nil means a JSON slog.Logger on standard error.
+	// Logger receives one access-log record per request (message "access") and the HTTP
+	// server's and client's own warnings. Nil means a JSON slog.Logger on standard error.
 	Logger *slog.Logger
 
 	// SampleSuccess reports whether to log the access line of a successful request (anything

@@ -4,23 +4,33 @@
 // While the signing secret rotates, a context signed with the current key or the next one
 // verifies (Config.NextSecret), so the Worker can switch keys with no request refused.
 //
-// A Router is a plain http.Handler. Bodies stream both ways and WebSocket upgrades pass through
-// (httputil.ReverseProxy); bodiless GET, HEAD and OPTIONS requests, the bulk of dynamic traffic,
-// take a shorter path over pooled keep-alive connections (see upstream.go for why). Its
-// behaviour varies only through the documented hooks of Config. Admin returns the second,
-// operator-facing handler (/healthz, /readyz, /metrics), and Serve runs both with a graceful
-// drain.
+// The router is built on valyala/fasthttp: its server (request bodies streamed) in front, one
+// HostClient per upstream address (response bodies streamed) behind, with one forwarding path
+// for every request shape; a WebSocket upgrade gets a connection of its own and, after the 101,
+// bytes are copied both ways over the hijacked client connection (upgrade.go). fasthttp's
+// defaults that would change what crosses are set on purpose, each where it is set
+// (NewServer, upstreams.go): targets are forwarded exactly as signed (no path normalisation),
+// header names as spelled, nothing is replayed by the library, no default Server, Date,
+// Content-Type or User-Agent is added, multipart bodies are not parsed. Its behaviour varies
+// only through the documented hooks of Config. Admin returns the second, operator-facing
+// handler (/healthz, /readyz, /metrics, on net/http), and Serve runs both with a graceful drain.
 //
-// One exchange's bytes never reach another's client while a connection idles: on either path,
-// an upstream connection that receives anything (a late or unsolicited response, its close)
-// while it sits unused is closed, never reused, as net/http's Transport does. The direct path
-// checks with a non-blocking peek when it takes the connection from its pool; a platform
-// without that peek gets no reuse on the direct path. What HTTP/1.1 cannot tell apart remains:
-// bytes an upstream sends just as the next request is written, or after, read as that
-// request's answer. Only a misbehaving upstream can cause that, and no proxy can prevent it.
+// One exchange's bytes never reach another's client while a connection idles: fasthttp's client
+// reads whatever is on a reused socket as the next answer, so before a request's first write on
+// a reused connection the router checks it without blocking (idleconn.go), and one that
+// received anything while idle (a late or unsolicited response, its close) is closed and the
+// request goes out on another connection: the one case a request is sent again, since nothing
+// of it was written. What HTTP/1.1 cannot tell apart remains: bytes an upstream sends just as
+// the next request is written, or after, read as that request's answer. Only a misbehaving
+// upstream can cause that, and no proxy can prevent it.
+//
+// A request head that two parsers could read differently (Transfer-Encoding beside
+// Content-Length, obs-fold, a duplicate Content-Length) is refused with 400 before anything is
+// forwarded, and the connection closed.
 //
 // What the router answers itself, always with a fixed plain-text body and Cache-Control: no-store:
 //
+//   - 400 when the request head is ambiguous (above);
 //   - 403 when the signed context is missing, wrong, stale or from the future, or the Host is not
 //     a valid DNS name (the body never says which; the access log does), and when the upstream's
 //     namespace lacks the allowed prefix;
@@ -37,10 +47,19 @@
 // CGI-style stacks read X_Forwarded_Host and X-Forwarded-Host as one HTTP_X_FORWARDED_HOST.
 // Kamui-* headers in the service's response are removed too.
 //
+// Besides headers and bodies, trailers cross (trailers.go), and a client's Expect goes upstream
+// (the router's server answers its 100 Continue). Two things fasthttp's client cannot do, so the
+// router does not: relay interim responses (103 Early Hints and the tenant's 100 Continue are
+// read past inside HostClient.Do), and cancel the upstream exchange when the client leaves
+// before the response head arrives (HostClient.Do names no connection until it returns, so
+// nothing can close the one it waits on; the exchange ends at the response header timeout, and
+// a client gone during the body is noticed by the failed write, logged as aborted).
+//
 // Metrics (Prometheus text format on the admin handler): kamui_router_requests_total{class,outcome},
 // the kamui_router_request_duration_seconds histogram, kamui_router_in_flight_requests and
 // kamui_router_ready.
 //
-// Only the standard library and internal/route are imported, so the binary builds offline and
-// hermetically.
+// Imports: the standard library, internal/route and github.com/valyala/fasthttp (with what it
+// needs). The provider builds the binary offline from the sources it embeds, the dependency's
+// included.
 package router

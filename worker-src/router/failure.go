@@ -1,10 +1,12 @@
 package router
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
+	"os"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Outcome says how the router handled a request. It labels metrics and access-log lines, so the
@@ -31,13 +33,16 @@ const (
 	OutcomeClientGone
 	// OutcomeAborted: the response was cut off mid-body (either side closed the stream).
 	OutcomeAborted
+	// OutcomeMalformed: the request head is ambiguous (Transfer-Encoding beside Content-Length,
+	// obs-fold), which only a request smuggling attempt sends (400).
+	OutcomeMalformed
 
 	outcomeCount = iota
 )
 
 var outcomeNames = [outcomeCount]string{
 	"proxied", "denied", "namespace_refused", "bad_upstream", "unreachable",
-	"upstream_error", "timeout", "client_gone", "aborted",
+	"upstream_error", "timeout", "client_gone", "aborted", "malformed",
 }
 
 func (o Outcome) String() string { return outcomeNames[o] }
@@ -47,7 +52,7 @@ const StatusClientClosedRequest = 499
 
 // Failure describes a request the router answered itself.
 type Failure struct {
-	Status    int     // 403, 502 or 504
+	Status    int     // 400, 403, 502 or 504
 	Outcome   Outcome // why
 	RequestID string  // the verified request id; empty when the context was refused
 	Err       error   // the cause, for the log only: never shown to the client
@@ -55,7 +60,10 @@ type Failure struct {
 
 // The fixed bodies. A refusal says nothing about why (that would help whoever forges contexts);
 // gateway errors name the request id so a tenant can quote it to the operators.
-const forbiddenBody = "403 forbidden\n"
+const (
+	forbiddenBody  = "403 forbidden\n"
+	badRequestBody = "400 bad request\n"
+)
 
 func gatewayBody(status int, requestID string) string {
 	return statusLine(status) + " (request id " + requestID + ")\n"
@@ -71,31 +79,36 @@ func statusLine(status int) string {
 }
 
 // WriteFailure is the default ErrorHandler: a fixed plain-text body that is never cached.
-func WriteFailure(w http.ResponseWriter, _ *http.Request, f *Failure) {
-	body := forbiddenBody
-	if f.Status != http.StatusForbidden {
+func WriteFailure(ctx *fasthttp.RequestCtx, f *Failure) {
+	var body string
+	switch f.Status {
+	case http.StatusForbidden:
+		body = forbiddenBody
+	case http.StatusBadRequest:
+		body = badRequestBody
+	default:
 		body = gatewayBody(f.Status, f.RequestID)
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h := &ctx.Response.Header
+	h.SetContentType("text/plain; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(f.Status)
-	_, _ = w.Write([]byte(body))
+	ctx.SetStatusCode(f.Status)
+	ctx.SetBodyString(body)
 }
 
-// classifyProxyError maps an error from the transport to the router's answer.
-func classifyProxyError(r *http.Request, err error) (int, Outcome) {
-	if r.Context().Err() != nil {
-		return StatusClientClosedRequest, OutcomeClientGone
-	}
+// classifyUpstreamError maps a failed upstream exchange (before any response byte reached the
+// client) to the router's answer.
+func classifyUpstreamError(err error) (int, Outcome) {
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) {
+	timeout := errors.Is(err, fasthttp.ErrTimeout) || errors.Is(err, fasthttp.ErrDialTimeout) ||
+		errors.Is(err, os.ErrDeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+	switch {
+	case timeout:
 		return http.StatusGatewayTimeout, OutcomeTimeout
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && op.Op == "dial" {
+	case isDialError(err):
 		return http.StatusBadGateway, OutcomeUnreachable
+	default:
+		return http.StatusBadGateway, OutcomeUpstreamError
 	}
-	return http.StatusBadGateway, OutcomeUpstreamError
 }

@@ -1,12 +1,14 @@
 package router_test
 
 import (
-	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
@@ -53,28 +55,24 @@ func (timeoutError) Error() string   { return "i/o timeout" }
 func (timeoutError) Timeout() bool   { return true }
 func (timeoutError) Temporary() bool { return true }
 
-type roundTripFunc func(*http.Request) (*http.Response, error)
-
-func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
-
 func TestRouter_DialTimeoutIsGatewayTimeout(t *testing.T) {
 	// A real dial timeout needs an address that drops packets, which loopback cannot provide;
-	// the Transport hook returns the error such a dial produces.
+	// the Dial hook returns the error such a dial produces.
 	h := newHarness(t, newBackend(t, nil), func(c *router.Config) {
-		c.Transport = roundTripFunc(func(*http.Request) (*http.Response, error) {
+		c.Dial = func(string) (net.Conn, error) {
 			return nil, &net.OpError{Op: "dial", Net: "tcp", Err: timeoutError{}}
-		})
+		}
 	})
 	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-dial"), "/", nil))
 	assertGatewayFailure(t, res, body, http.StatusGatewayTimeout, "504 gateway timeout (request id req-dial)\n")
+	assertLastOutcome(t, h, "timeout", 504)
 }
 
 func TestRouter_BrokenUpstreamIsBadGateway(t *testing.T) {
-	h := newHarness(t, newBackend(t, nil), func(c *router.Config) {
-		c.Transport = roundTripFunc(func(*http.Request) (*http.Response, error) {
-			return nil, errors.New("malformed HTTP response")
-		})
+	up := newRawUpstream(t, func(conn net.Conn, _ int, _ *http.Request) {
+		_, _ = io.WriteString(conn, "this is not HTTP\r\n\r\n") // the router's answer is checked
 	})
+	h := newHarnessTo(t, up.url(), nil)
 	res, body := do(t, h.request(t, validContext(http.MethodGet, "req-broken"), "/", nil))
 	assertGatewayFailure(t, res, body, http.StatusBadGateway, "502 bad gateway (request id req-broken)\n")
 	assertLastOutcome(t, h, "upstream_error", 502)
@@ -83,9 +81,9 @@ func TestRouter_BrokenUpstreamIsBadGateway(t *testing.T) {
 func TestRouter_ErrorHandlerHook(t *testing.T) {
 	var got *router.Failure
 	h := newHarness(t, newBackend(t, nil), func(c *router.Config) {
-		c.ErrorHandler = func(w http.ResponseWriter, _ *http.Request, f *router.Failure) {
+		c.ErrorHandler = func(ctx *fasthttp.RequestCtx, f *router.Failure) {
 			got = f
-			w.WriteHeader(f.Status)
+			ctx.SetStatusCode(f.Status)
 		}
 	})
 	c := validContext(http.MethodGet, "req-hook")

@@ -1,178 +1,291 @@
 package router
 
 import (
-	"bufio"
+	"errors"
 	"net"
 	"net/http"
-	"net/http/httputil"
-	"net/textproto"
-	"net/url"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
-// exchange is one request's state, shared by ServeHTTP and the proxy hooks through the request
-// context (the hooks only see the request).
-type exchange struct {
-	ctx            route.Context // verified
-	signingKey     string        // which key verified it: "current" or "next"
-	target         *url.URL
-	upstreamStatus int // seen in ModifyResponse; an upgrade's 101 never passes through WriteHeader
-	failure        *Failure
+// forwardRequest is the upstream request being built for one client request, and the signed
+// context headers found on the way (a single pass over the client's headers does both).
+type forwardRequest struct {
+	req     fasthttp.Request
+	signed  signedHeaders
+	upgrade bool // the client asked for a protocol upgrade (upgrade.go)
+	tokens  []string
 }
 
-type exchangeKey struct{}
+var forwardPool = sync.Pool{New: func() any { return new(forwardRequest) }}
 
-func exchangeFrom(r *http.Request) *exchange {
-	ex, _ := r.Context().Value(exchangeKey{}).(*exchange)
-	return ex
+func acquireForward() *forwardRequest {
+	return forwardPool.Get().(*forwardRequest) //nolint:forcetypeassert // the pool holds *forwardRequest only
 }
 
-// rewrite builds the upstream request. ReverseProxy has already dropped hop-by-hop headers and
-// the client's Forwarded and X-Forwarded-For/-Host/-Proto; still untrusted are the platform's own
-// headers, which only the signed context may speak for, the rest of the X-Forwarded-* family
-// (-Port, -Prefix, …), which frameworks also believe, and every name with an underscore (see
-// hasUnderscore).
-func (rt *Router) rewrite(pr *httputil.ProxyRequest) {
-	ex := exchangeFrom(pr.In)
-	pr.SetURL(ex.target)
-	// Tenants see their public host, as behind any ingress; the service address is in the URL.
-	pr.Out.Host = ex.ctx.Host
-	h := pr.Out.Header
-	for name := range h {
-		if route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) || hasUnderscore(name) {
-			delete(h, name)
+func releaseForward(f *forwardRequest) {
+	f.req.Reset()
+	f.signed = signedHeaders{}
+	f.upgrade = false
+	f.tokens = f.tokens[:0]
+	forwardPool.Put(f)
+}
+
+// build copies what may cross from the client's request into f.req (see headers.go), keeping
+// names as spelled and the target exactly as received, and returns the signed context headers.
+func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) *signedHeaders {
+	in := &ctx.Request.Header
+	out := &f.req.Header
+	out.DisableNormalizing()
+	// fasthttp adds "Content-Type: application/octet-stream" to a body without one by default.
+	out.SetNoDefaultContentType(true)
+	out.SetMethodBytes(in.Method())
+	out.SetRequestURIBytes(in.RequestURI())
+	var upgrade []byte
+	for name, value := range in.AllInOrder() {
+		switch {
+		case hasPrefixFold(name, route.HeaderPrefix):
+			f.signed.record(name, value)
+		case equalFold(name, "Connection"):
+			f.tokens = connectionTokens(f.tokens, value)
+			f.upgrade = f.upgrade || hasToken(value, "upgrade")
+		case equalFold(name, "Upgrade"):
+			upgrade = value
 		}
 	}
-	h.Del("X-Real-Ip")
-	h.Set("X-Request-Id", ex.ctx.RequestID)
-	h.Set("X-Forwarded-Host", ex.ctx.Host)
-	h.Set("X-Forwarded-Proto", rt.forwardedProto)
-	// The router's peer is the tunnel connector, so that is the only address it can vouch for.
-	if ip, _, err := net.SplitHostPort(pr.In.RemoteAddr); err == nil {
-		h.Set("X-Forwarded-For", ip)
-	}
-}
-
-const forwardedPrefix = "X-Forwarded-"
-
-// hasUnderscore reports whether a header name contains "_". Such names are dropped, as nginx
-// does by default (underscores_in_headers off): CGI-style stacks (PHP, WSGI, Rack) turn both
-// X_Forwarded_Host and X-Forwarded-Host into HTTP_X_FORWARDED_HOST, so a client's underscore
-// spelling of a header the router sets (or strips) would sit beside it or replace it.
-func hasUnderscore(name string) bool { return strings.IndexByte(name, '_') >= 0 }
-
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
-}
-
-// modifyResponse keeps platform headers from leaking out of the cluster and notes the status.
-func (rt *Router) modifyResponse(res *http.Response) error {
-	for name := range res.Header {
-		if route.IsContextHeader(name) {
-			delete(res.Header, name)
-		}
-	}
-	if ex := exchangeFrom(res.Request); ex != nil {
-		ex.upstreamStatus = res.StatusCode
-	}
-	return nil
-}
-
-// writeRequestHead writes the upstream request line and headers for a bodiless request: the
-// same message rewrite makes ReverseProxy send. The header names and values were parsed and
-// validated by net/http's server, and the values set here come from the verified context. A
-// failed write stays in bw, and the caller's Flush reports it.
-func writeRequestHead(bw *bufio.Writer, r *http.Request, ex *exchange, forwardedProto string) {
-	bw.WriteString(r.Method)
-	bw.WriteByte(' ')
-	bw.WriteString(r.URL.RequestURI())
-	bw.WriteString(" HTTP/1.1\r\nHost: ")
-	bw.WriteString(ex.ctx.Host)
-	bw.WriteString("\r\n")
-	connection := r.Header["Connection"]
-	for name, values := range r.Header {
-		if dropRequestHeader(name) || namedByConnection(connection, name) {
+	f.signed.freeze() // before anything else walks the header
+	f.upgrade = f.upgrade && len(upgrade) > 0
+	for name, value := range in.AllInOrder() {
+		if dropRequestHeader(name) || f.namedByConnection(name) {
 			continue
 		}
-		for _, v := range values {
-			if v == "" && name == "User-Agent" {
-				continue // an empty one means "send none", as for ReverseProxy
-			}
-			writeHeaderLine(bw, name, v)
-		}
+		out.AddBytesKV(name, value)
 	}
-	if headerHasToken(r.Header["Te"], "trailers") {
-		bw.WriteString("Te: trailers\r\n")
+	if f.upgrade {
+		out.Set("Connection", "Upgrade")
+		out.SetBytesV("Upgrade", upgrade)
 	}
-	if r.Method == http.MethodOptions {
-		bw.WriteString("Content-Length: 0\r\n") // what net/http's client sends for it
+	out.Set("X-Forwarded-Proto", forwardedProto)
+	// The router's peer is the tunnel connector, so that is the only address it can vouch for.
+	// (Written as net.IP.String writes it, without the allocation.)
+	if a, ok := ctx.RemoteAddr().(*net.TCPAddr); ok {
+		var buf [64]byte
+		out.SetBytesV("X-Forwarded-For", a.AddrPort().Addr().Unmap().WithZone("").AppendTo(buf[:0]))
 	}
-	writeHeaderLine(bw, "X-Request-Id", ex.ctx.RequestID)
-	writeHeaderLine(bw, "X-Forwarded-Host", ex.ctx.Host)
-	writeHeaderLine(bw, "X-Forwarded-Proto", forwardedProto)
-	if ip, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		writeHeaderLine(bw, "X-Forwarded-For", ip)
-	}
-	bw.WriteString("\r\n")
+	return &f.signed
 }
 
-func writeHeaderLine(bw *bufio.Writer, name, value string) {
-	bw.WriteString(name)
-	bw.WriteString(": ")
-	bw.WriteString(value)
-	bw.WriteString("\r\n")
-}
-
-// dropRequestHeader reports whether a client header (canonical name, as net/http's server
-// stores it) stays behind: hop-by-hop, platform, forwarding and framing headers, which the router
-// removes or writes itself, and names with an underscore (see hasUnderscore).
-func dropRequestHeader(name string) bool {
-	switch name {
-	case "Host", "Content-Length", "Forwarded", "X-Real-Ip", "X-Request-Id":
-		return true
-	}
-	return isHopByHop(name) || route.IsContextHeader(name) || hasPrefixFold(name, forwardedPrefix) || hasUnderscore(name)
-}
-
-// namedByConnection reports whether the Connection header lists name as hop-by-hop.
-func namedByConnection(connection []string, name string) bool {
-	for _, f := range connection {
-		for sf := range strings.SplitSeq(f, ",") {
-			if sf = textproto.TrimString(sf); sf != "" && textproto.CanonicalMIMEHeaderKey(sf) == name {
-				return true
-			}
+func (f *forwardRequest) namedByConnection(name []byte) bool {
+	for _, t := range f.tokens {
+		if equalFold(name, t) {
+			return true
 		}
 	}
 	return false
 }
 
-// headerHasToken reports whether a comma-separated header lists token (any case).
-func headerHasToken(values []string, token string) bool {
-	for _, v := range values {
-		for t := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(textproto.TrimString(t), token) {
-				return true
-			}
-		}
+// setContext adds what the verified context says: the public host, the request id.
+func (f *forwardRequest) setContext(c route.Context) {
+	// Tenants see their public host, as behind any ingress; the HostClient knows the address.
+	f.req.Header.SetHost(c.Host)
+	f.req.UseHostHeader = true
+	f.req.Header.Set("X-Request-Id", c.RequestID)
+	f.req.Header.Set("X-Forwarded-Host", c.Host)
+}
+
+// signedHeaders are the Kamui-* headers of a request, by name in any spelling; the first of
+// each name counts (every one of them is removed before forwarding). record keeps views into
+// the request's header, valid while the handler runs; freeze copies them, in one allocation,
+// before they are verified and kept in the exchange.
+type signedHeaders struct {
+	raw    [signedCount][]byte
+	values [signedCount]string
+}
+
+// The signed headers, by their index in signedHeaders.
+const (
+	signedHost = iota
+	signedApp
+	signedUpstream
+	signedRequestID
+	signedTime
+	signedSignature
+	signedCount
+)
+
+func signedIndex(name []byte) int {
+	switch {
+	case equalFold(name, route.HeaderHost):
+		return signedHost
+	case equalFold(name, route.HeaderApp):
+		return signedApp
+	case equalFold(name, route.HeaderUpstream):
+		return signedUpstream
+	case equalFold(name, route.HeaderRequestID):
+		return signedRequestID
+	case equalFold(name, route.HeaderContextTime):
+		return signedTime
+	case equalFold(name, route.HeaderContextSignature):
+		return signedSignature
 	}
-	return false
+	return -1
 }
 
-// proxyError is ReverseProxy's ErrorHandler: a failed upstream exchange, before any response
-// byte was written.
-func (rt *Router) proxyError(w http.ResponseWriter, r *http.Request, err error) {
-	rt.upstreamFailed(w, r, exchangeFrom(r), err)
+func (s *signedHeaders) record(name, value []byte) {
+	if i := signedIndex(name); i >= 0 && len(s.raw[i]) == 0 {
+		s.raw[i] = value
+	}
 }
 
-// upstreamFailed answers a failed upstream exchange (called before any response byte is written).
-func (rt *Router) upstreamFailed(w http.ResponseWriter, r *http.Request, ex *exchange, err error) {
-	status, outcome := classifyProxyError(r, err)
-	f := &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err}
-	if outcome == OutcomeClientGone {
-		ex.failure = f // nobody is left to read an answer
+// freeze copies the recorded values out of the request's header into one string.
+func (s *signedHeaders) freeze() {
+	n := 0
+	for _, v := range s.raw {
+		n += len(v)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, v := range s.raw {
+		b.Write(v)
+	}
+	all, off := b.String(), 0
+	for i, v := range s.raw {
+		s.values[i] = all[off : off+len(v)]
+		off += len(v)
+		s.raw[i] = nil
+	}
+}
+
+// Get is route.HeaderGetter over the frozen headers.
+func (s *signedHeaders) Get(key string) string {
+	switch key {
+	case route.HeaderHost:
+		return s.values[signedHost]
+	case route.HeaderApp:
+		return s.values[signedApp]
+	case route.HeaderUpstream:
+		return s.values[signedUpstream]
+	case route.HeaderRequestID:
+		return s.values[signedRequestID]
+	case route.HeaderContextTime:
+		return s.values[signedTime]
+	case route.HeaderContextSignature:
+		return s.values[signedSignature]
+	}
+	return ""
+}
+
+// maxUnsentAttempts bounds how often a request goes out again after a reused connection
+// refused it unsent (errSpokeWhileIdle): each such failure retires one pooled connection, and
+// a fresh connection is never refused, so a handful covers an upstream that restarted.
+const maxUnsentAttempts = 8
+
+// errBadUpgrade is an upstream answering 101 to a request that asked for no upgrade.
+var errBadUpgrade = errors.New("upstream switched protocols without being asked to")
+
+// forward sends the request upstream over the address's HostClient and relays the answer.
+func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) {
+	defer releaseForward(fwd)
+	var body *replayableBody
+	if length := ctx.Request.Header.ContentLength(); length > 0 || length == -1 {
+		// The server's read deadline covered the head; a body may take as long as it needs.
+		// A connection whose deadline cannot be changed is broken, which the body read reports.
+		_ = ctx.Conn().SetReadDeadline(time.Time{})
+		body = acquireReplayableBody(ctx.RequestBodyStream())
+		defer releaseReplayableBody(body)
+	}
+	hc := rt.upstreams.client(ex.addr)
+	res := fasthttp.AcquireResponse()
+	for attempt := 1; ; attempt++ {
+		if body != nil {
+			fwd.req.SetBodyStream(body, ctx.Request.Header.ContentLength())
+		}
+		err := hc.Do(&fwd.req, res)
+		if err == nil {
+			break
+		}
+		// The only failure that is sent again: the request never left (see upstreamConn).
+		if errors.Is(err, errSpokeWhileIdle) && attempt < maxUnsentAttempts && body.rewind() {
+			continue
+		}
+		fasthttp.ReleaseResponse(res)
+		status, outcome := classifyUpstreamError(err)
+		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
 		return
 	}
-	rt.fail(w, r, ex, f)
+	// Interim responses (103 Early Hints, the tenant's 100 Continue) never reach the client:
+	// HostClient.Do reads past every 1xx but 101 inside Response.ReadLimitBody and offers no
+	// hook to see them, so only the final response arrives here. A client's "Expect:
+	// 100-continue" is still answered, by the router's server itself (headers.go).
+	if res.StatusCode() == http.StatusSwitchingProtocols {
+		fasthttp.ReleaseResponse(res) // closes the connection: it speaks another protocol now
+		rt.fail(ctx, ex, &Failure{Status: http.StatusBadGateway, Outcome: OutcomeUpstreamError, RequestID: ex.ctx.RequestID, Err: errBadUpgrade})
+		return
+	}
+	rt.relay(ctx, ex, res)
+}
+
+// relay hands the upstream's response to the server: the head now, the body as a stream the
+// server copies to the client after the handler returns. res is released when that is done.
+func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Response) {
+	var announced []byte // the tenant's Trailer header, which cleanResponseHeaders removes
+	if len(res.Header.PeekTrailerKeys()) > 0 {
+		announced = res.Header.Peek(fasthttp.HeaderTrailer) // a copy
+	}
+	cleanResponseHeaders(&res.Header)
+	res.Header.CopyTo(&ctx.Response.Header)
+	if announced != nil {
+		announceTrailers(&ctx.Response.Header, announced)
+	}
+	status := res.StatusCode()
+	stream := res.BodyStream()
+	if stream == nil { // HEAD, 204, 304: the connection is back in the pool already
+		fasthttp.ReleaseResponse(res)
+		rt.finish(ex, status, OutcomeProxied, 0)
+		return
+	}
+	// The head is in: the rest of the body is not bounded by the header timeout. The
+	// connection is this exchange's until the stream closes.
+	if c := connOf(res.LocalAddr()); c != nil {
+		if err := c.headReceived(); err != nil {
+			_ = res.CloseBodyStream() // the failure below is the one to report
+			fasthttp.ReleaseResponse(res)
+			rt.fail(ctx, ex, &Failure{Status: http.StatusBadGateway, Outcome: OutcomeUpstreamError, RequestID: ex.ctx.RequestID, Err: err})
+			return
+		}
+	}
+	length := res.Header.ContentLength()
+	if length < 0 {
+		length = -1 // chunked to the client, whether the upstream chunked or closed to end it
+	}
+	ex.body = relayBody{rt: rt, ex: ex, res: res, out: &ctx.Response.Header, status: status}
+	ctx.Response.SetBodyStream(&ex.body, length)
+}
+
+// logPath is the target's path for the access log: never the query (it may carry tokens),
+// bounded in size.
+func logPath(target []byte) string {
+	for i, c := range target {
+		if c == '?' {
+			target = target[:i]
+			break
+		}
+	}
+	return string(target[:min(len(target), maxLoggedPath)])
+}
+
+// methodString returns the method as a string, without allocating for the common ones.
+func methodString(m []byte) string {
+	for _, known := range [...]string{http.MethodGet, http.MethodPost, http.MethodHead, http.MethodPut,
+		http.MethodDelete, http.MethodOptions, http.MethodPatch} {
+		if string(m) == known {
+			return known
+		}
+	}
+	return string(m)
 }

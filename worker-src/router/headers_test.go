@@ -86,7 +86,7 @@ func TestRouter_StripsPlatformHeadersFromResponses(t *testing.T) {
 // underscore spelling would sit beside (or override) the router's own. nginx drops them too.
 func TestRouter_DropsHeaderNamesWithUnderscores(t *testing.T) {
 	spoofed := []string{"X_Forwarded_Host", "X_Forwarded_For", "X_Forwarded_Proto", "X_Real_IP", "X_Request_Id", "Kamui_App", "My_Header"}
-	for _, p := range forwardingPaths {
+	for _, p := range requestShapes {
 		t.Run(p.name, func(t *testing.T) {
 			h := newHarness(t, newBackend(t, nil), nil)
 			req := p.request(t, h, "req-underscore", "/")

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -102,6 +103,19 @@ func (u *rawUpstream) connOf(path string) int {
 	return id
 }
 
+// count is how many times a request for path arrived.
+func (u *rawUpstream) count(path string) int {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	n := 0
+	for _, r := range u.requests {
+		if r.path == path {
+			n++
+		}
+	}
+	return n
+}
+
 func (u *rawUpstream) isClosed(connID int) bool {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -114,10 +128,11 @@ func writeResponse(conn net.Conn, extraHeaders, body string) {
 }
 
 // An upstream that writes a second response nobody asked for, on a connection the router keeps
-// for reuse, must not get it delivered to the next client: on every forwarding path, a
-// connection that receives anything while idle is closed, never reused.
+// for reuse, must not get it delivered to the next client: a connection that received anything
+// while idle is closed, never reused, and the next request goes out on another one, whole
+// (a body the HostClient had started to read included).
 func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
-	for _, p := range forwardingPaths {
+	for _, p := range requestShapes {
 		t.Run(p.name, func(t *testing.T) {
 			sendLate, lateWritten := make(chan struct{}), make(chan struct{})
 			up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
@@ -143,12 +158,6 @@ func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 			close(sendLate)
 			<-lateWritten
 			aliceConn := up.connOf("/alice")
-			if p.watchesIdleConns {
-				// Its readLoop drops the connection on its own; waiting for that keeps the
-				// test out of the race no HTTP/1.1 proxy can win: bytes that arrive after
-				// the next request was written look like its answer.
-				eventually(t, "the router closed the connection that spoke out of turn", func() bool { return up.isClosed(aliceConn) })
-			}
 
 			res, body = do(t, p.request(t, h, "req-bob", "/bob"))
 			if res.StatusCode != http.StatusOK || body != "page for /bob" {
@@ -165,45 +174,86 @@ func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 	}
 }
 
-// The one retry of the direct path is kept: a reused connection the upstream closes after
-// reading the request, before any byte of an answer, is replaced by a fresh one (a bodiless
-// GET never reached a live handler); a fresh connection doing the same is a 502.
-func TestRouter_RetriesOnceWhenAReusedConnectionClosesUnanswered(t *testing.T) {
-	var mu sync.Mutex
-	perConn := map[int]int{}
-	up := newRawUpstream(t, func(conn net.Conn, connID int, req *http.Request) {
-		mu.Lock()
-		perConn[connID]++
-		n := perConn[connID]
-		mu.Unlock()
-		if n > 1 || req.URL.Path == "/hang-up" {
-			// A server that stops keeping connections alive.
-			tcp, ok := conn.(*net.TCPConn)
-			if !ok {
-				t.Errorf("the upstream's connection is a %T, not TCP", conn)
-				return
+// A request is never sent twice once any of it may have reached the upstream: a reused
+// connection the upstream closes after reading the request, before answering, is a 502, and
+// the upstream saw the request once. (A connection it closed while idle is replaced before
+// anything is written: TestRouter_ReplacesAnIdleConnectionTheUpstreamClosed.)
+func TestRouter_NeverReplaysAWrittenRequest(t *testing.T) {
+	for _, p := range requestShapes {
+		t.Run(p.name, func(t *testing.T) {
+			var mu sync.Mutex
+			perConn := map[int]int{}
+			up := newRawUpstream(t, func(conn net.Conn, connID int, req *http.Request) {
+				mu.Lock()
+				perConn[connID]++
+				n := perConn[connID]
+				mu.Unlock()
+				if n > 1 {
+					// A server that stops keeping connections alive, after reading the
+					// second request.
+					tcp, ok := conn.(*net.TCPConn)
+					if !ok {
+						t.Errorf("the upstream's connection is a %T, not TCP", conn)
+						return
+					}
+					if err := tcp.CloseWrite(); err != nil {
+						t.Error(err)
+					}
+					return
+				}
+				writeResponse(conn, "", "page for "+req.URL.Path)
+			})
+			h := newHarnessTo(t, up.url(), nil)
+			if res, body := do(t, p.request(t, h, "req-first", "/first")); res.StatusCode != http.StatusOK || body != "page for /first" {
+				t.Fatalf("first: got %d %q", res.StatusCode, body)
 			}
-			if err := tcp.CloseWrite(); err != nil {
-				t.Error(err)
+			res, _ := do(t, p.request(t, h, "req-second", "/second"))
+			if res.StatusCode != http.StatusBadGateway {
+				t.Errorf("second, on a reused connection closed after reading it: got %d, want 502", res.StatusCode)
 			}
-			return
-		}
-		writeResponse(conn, "", "page for "+req.URL.Path)
-	})
-	h := newHarnessTo(t, up.url(), nil)
-	get := func(path string) (*http.Response, string) {
-		return do(t, h.request(t, validContext(http.MethodGet, "req"+path), path, nil))
+			if n := up.count("/second"); n != 1 {
+				t.Errorf("the upstream received /second %d times, want once (no replay)", n)
+			}
+		})
 	}
-	if res, body := get("/first"); res.StatusCode != http.StatusOK || body != "page for /first" {
-		t.Fatalf("first: got %d %q", res.StatusCode, body)
-	}
-	if res, body := get("/second"); res.StatusCode != http.StatusOK || body != "page for /second" {
-		t.Errorf("second, on a reused connection that closes unanswered: got %d %q, want the retry's 200", res.StatusCode, body)
-	}
-	if a, b := up.connOf("/first"), up.connOf("/second"); a == b {
-		t.Errorf("/second was answered on connection %d, the one that hung up", a)
-	}
-	if res, _ := get("/hang-up"); res.StatusCode != http.StatusBadGateway {
-		t.Errorf("a fresh connection closed unanswered: got %d, want 502 (no retry)", res.StatusCode)
+}
+
+// An upstream may close keep-alive connections while they idle in the pool (a restart, its
+// own idle timeout). Each request finds that out before writing anything and goes out on a
+// fresh connection: no client sees an error, however many pooled connections went stale.
+func TestRouter_ReplacesEveryStaleIdleConnection(t *testing.T) {
+	for _, p := range requestShapes {
+		t.Run(p.name, func(t *testing.T) {
+			// Three connections in the pool: three requests in flight at once.
+			release := make(chan struct{})
+			var started sync.WaitGroup
+			started.Add(3)
+			var warming atomic.Int64
+			slow := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+				if warming.Add(1) <= 3 {
+					started.Done()
+					<-release
+				}
+				_, _ = io.WriteString(w, "ok from backend")
+			})
+			hs := newHarnessTo(t, slow.URL, nil)
+			results := make([]<-chan result, 3)
+			for i := range results {
+				results[i] = send(p.request(t, hs, "req-warm", "/"))
+			}
+			started.Wait()
+			close(release)
+			for _, r := range results {
+				if got := <-r; got.status != http.StatusOK {
+					t.Fatalf("warming up: %d %v", got.status, got.err)
+				}
+			}
+			slow.CloseClientConnections() // every pooled connection goes stale
+			for i := range 3 {
+				if res, body := do(t, p.request(t, hs, "req-after", "/")); res.StatusCode != http.StatusOK || body != "ok from backend" {
+					t.Errorf("request %d after the upstream closed its idle connections: %d %q", i, res.StatusCode, body)
+				}
+			}
+		})
 	}
 }

@@ -7,10 +7,6 @@ import (
 	"syscall"
 )
 
-// reuseIdleConns: this platform can tell a quiet idle connection from one that received
-// something while it sat in the pool, so the direct path keeps connections for reuse.
-const reuseIdleConns = true
-
 // idleProbe looks at an idle connection without reading from it. Its function value and
 // buffer are made once per connection, so a check allocates nothing.
 type idleProbe struct {

@@ -29,7 +29,7 @@ func TestRouter_AcceptsTheNextSigningKey(t *testing.T) {
 		{"next", next, http.StatusOK},
 		{"unknown", stranger, http.StatusForbidden},
 	} {
-		for _, p := range forwardingPaths {
+		for _, p := range requestShapes {
 			if res, _ := do(t, p.requestSignedWith(t, h, tt.key, "req-"+tt.name, "/")); res.StatusCode != tt.wantStatus {
 				t.Errorf("signed with the %s key, %s path: got %d, want %d", tt.name, p.name, res.StatusCode, tt.wantStatus)
 			}
@@ -57,7 +57,7 @@ func TestRouter_AcceptsTheNextSigningKey(t *testing.T) {
 func TestRouter_RefusesTheNextKeyItWasNotGiven(t *testing.T) {
 	next := newSecret(t)
 	h := newHarness(t, newBackend(t, nil), nil)
-	for _, p := range forwardingPaths {
+	for _, p := range requestShapes {
 		if res, _ := do(t, p.requestSignedWith(t, h, next, "req-early", "/")); res.StatusCode != http.StatusForbidden {
 			t.Errorf("%s path, signed with a key the router does not have: got %d, want 403", p.name, res.StatusCode)
 		}

@@ -3,35 +3,39 @@ package router
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httputil"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
-// Router is the request handler: it verifies the signed context, then reverse-proxies to the
-// upstream that context names. Build one with New; it is safe for concurrent use.
+// Router is the request handler: it verifies the signed context, then forwards to the upstream
+// that context names. Build one with New and serve it with Serve (or any fasthttp.Server, with
+// the settings Serve uses); it is safe for concurrent use.
 type Router struct {
-	keys           [][]byte // Secret, then NextSecret when set (see signingKeyNames)
+	verifier       *route.Verifier // Secret, then NextSecret when set (see signingKeyNames)
 	nsPrefix       string
 	maxSkew        time.Duration
 	forwardedProto string
 	resolve        func(route.Upstream) (*url.URL, error)
-	errorHandler   func(http.ResponseWriter, *http.Request, *Failure)
+	errorHandler   func(*fasthttp.RequestCtx, *Failure)
 	now            func() time.Time
 	logger         *slog.Logger
 	sampleSuccess  func() bool
 
-	proxy    *httputil.ReverseProxy
-	pool     *connPool // the direct path's connections; nil when Config.Transport is set
-	metrics  metrics
-	draining atomic.Bool
+	upstreams *upstreams
+	metrics   metrics
+	draining  atomic.Bool
+	tunnels   sync.Map // upgraded connections, closed when a drain runs out of time (upgrade.go)
 }
 
 // New checks cfg and returns a Router with cfg's defaults filled in.
@@ -47,8 +51,12 @@ func New(cfg Config) (*Router, error) {
 	if len(cfg.NextSecret) > 0 {
 		keys = append(keys, cfg.NextSecret)
 	}
+	verifier, err := route.NewVerifier(keys)
+	if err != nil {
+		return nil, fmt.Errorf("router: %w", err)
+	}
 	rt := &Router{
-		keys:           keys,
+		verifier:       verifier,
 		nsPrefix:       cfg.AllowedNamespacePrefix,
 		maxSkew:        cfg.MaxSkew,
 		forwardedProto: cfg.ForwardedProto,
@@ -76,49 +84,59 @@ func New(cfg Config) (*Router, error) {
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.NewJSONHandler(os.Stderr, nil))
 	}
-	transport := cfg.Transport
-	if transport == nil {
-		transport = newTransport(cfg.DialTimeout, cfg.ResponseHeaderTimeout)
-		rt.pool = newConnPool(cfg.DialTimeout, cfg.ResponseHeaderTimeout)
-	}
-	rt.proxy = &httputil.ReverseProxy{
-		Rewrite:        rt.rewrite,
-		Transport:      transport,
-		ModifyResponse: rt.modifyResponse,
-		ErrorHandler:   rt.proxyError,
-		BufferPool:     newBufferPool(),
-		ErrorLog:       slog.NewLogLogger(rt.logger.Handler(), slog.LevelWarn),
-	}
+	rt.upstreams = newUpstreams(cfg.Dial, cfg.DialTimeout, cfg.ResponseHeaderTimeout)
 	return rt, nil
 }
 
-// ServeHTTP admits or refuses r, then proxies it.
-func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := rt.now()
-	rt.metrics.inFlight.Add(1)
-	rec := &recorder{ResponseWriter: w}
-	ex := &exchange{}
-	defer rt.finish(rec, r, ex, start)
-
-	if f := rt.admit(r, ex); f != nil {
-		rt.fail(rec, r, ex, f)
-		return
-	}
-	if rt.directEligible(r, ex.target) {
-		rt.forwardDirect(rec, r, ex)
-		return
-	}
-	rt.proxy.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), exchangeKey{}, ex)))
+// exchange is one request's state, from admission to the access-log line.
+type exchange struct {
+	start      time.Time
+	method     string // copied: the request's buffers are reused once its response is written
+	path       string // the target's path, for the log only (never the query)
+	ctx        route.Context
+	signingKey string    // which key verified it: "current" or "next"
+	addr       string    // the upstream's "host:port"
+	reason     error     // why it failed or was cut off, for the log only
+	body       relayBody // the response body's relay, allocated with the exchange (relaybody.go)
 }
 
-// admit verifies the signed context and resolves its upstream into ex; a non-nil Failure means
-// the request goes no further.
-func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
-	// The signature binds the request target exactly as received; r.Host is the tunnel's origin
-	// hostname, and the public host arrives, signed, in the context.
-	c, key, err := route.VerifyHeadersWithKeys(r.Header, r.Method, r.RequestURI, rt.keys, rt.now(), rt.maxSkew)
+// ServeFastHTTP admits or refuses the request, then forwards it. The exchange is recorded
+// (metrics, access log) when its response is complete: here for answers without a body, when
+// the body stream closes for the others (relaybody.go), when the tunnel closes for upgrades.
+func (rt *Router) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
+	rt.metrics.inFlight.Add(1)
+	ex := &exchange{start: rt.now(), method: methodString(ctx.Method()), path: logPath(ctx.RequestURI())}
+	fwd := acquireForward()
+	f := rt.admit(ctx, ex, fwd)
+	switch {
+	case f != nil:
+		releaseForward(fwd)
+		rt.fail(ctx, ex, f)
+	case fwd.upgrade:
+		rt.upgrade(ctx, ex, fwd) // takes fwd
+	default:
+		rt.forward(ctx, ex, fwd) // takes fwd
+	}
+}
+
+// admit checks the request's framing, verifies the signed context and resolves its upstream
+// into ex, and builds the upstream request's head in fwd; a non-nil Failure means the request
+// goes no further.
+func (rt *Router) admit(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) *Failure {
+	if why, ambiguous := ambiguousHead(&ctx.Request.Header); ambiguous {
+		return &Failure{Status: http.StatusBadRequest, Outcome: OutcomeMalformed, Err: errors.New(why)}
+	}
+	target := ctx.Request.Header.RequestURI()
+	sig := fwd.build(ctx, rt.forwardedProto)
+	// The signature binds the request target exactly as received; the Host is the tunnel's
+	// origin hostname, and the public host arrives, signed, in the context.
+	c, key, err := rt.verifier.VerifyHeaders(sig, ex.method, string(target), rt.now(), rt.maxSkew)
 	if err != nil {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
+	}
+	if len(target) == 0 || target[0] != '/' {
+		// Only origin form ("/path?query") is forwarded as it is; the Worker sends nothing else.
+		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: errors.New("request target not in origin form")}
 	}
 	ex.ctx, ex.signingKey = c, signingKeyNames[key]
 	up, err := route.ParseUpstream(c.Upstream)
@@ -129,47 +147,49 @@ func (rt *Router) admit(r *http.Request, ex *exchange) *Failure {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeNamespaceRefused, RequestID: c.RequestID,
 			Err: errors.New("upstream namespace outside the allowed prefix")}
 	}
-	target, err := rt.resolve(up)
+	u, err := rt.resolve(up)
 	if err != nil {
 		return &Failure{Status: http.StatusBadGateway, Outcome: OutcomeBadUpstream, RequestID: c.RequestID, Err: err}
 	}
-	ex.target = target
+	if ex.addr, err = upstreamAddress(u); err != nil {
+		return &Failure{Status: http.StatusBadGateway, Outcome: OutcomeBadUpstream, RequestID: c.RequestID, Err: err}
+	}
+	fwd.setContext(c)
 	return nil
 }
 
-// signingKeyNames name the keys for the access log, by their index in Router.keys.
-var signingKeyNames = [...]string{"current", "next"}
-
-func (rt *Router) fail(w http.ResponseWriter, r *http.Request, ex *exchange, f *Failure) {
-	ex.failure = f
-	rt.errorHandler(w, r, f)
+// upstreamAddress is the "host:port" of a resolved upstream URL, which must be plain http and
+// name nothing but a host.
+func upstreamAddress(u *url.URL) (string, error) {
+	if u.Scheme != "http" || u.Host == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return "", errors.New("resolved upstream is not a plain http://host[:port] URL")
+	}
+	if u.Port() == "" {
+		return u.Host + ":80", nil
+	}
+	return u.Host, nil
 }
 
-// finish records the request in the metrics and the access log. ReverseProxy panics with
-// http.ErrAbortHandler when a body copy fails mid-stream; that is recorded, then re-raised so
-// net/http tears the connection down as intended.
-func (rt *Router) finish(rec *recorder, r *http.Request, ex *exchange, start time.Time) {
-	p := recover()
-	defer rt.metrics.inFlight.Add(-1)
-	status, outcome := rec.status, OutcomeProxied
-	switch {
-	case ex.failure != nil:
-		status, outcome = ex.failure.Status, ex.failure.Outcome
-	case p != nil:
-		outcome = OutcomeAborted
+// signingKeyNames name the keys for the access log, by their index in the verifier's keys.
+var signingKeyNames = [...]string{"current", "next"}
+
+// fail answers the request itself and records it.
+func (rt *Router) fail(ctx *fasthttp.RequestCtx, ex *exchange, f *Failure) {
+	ex.reason = f.Err
+	rt.errorHandler(ctx, f)
+	if f.Status == http.StatusBadRequest {
+		ctx.SetConnectionClose() // the rest of what arrived on this connection cannot be trusted
 	}
-	if status == 0 {
-		status = ex.upstreamStatus
-	}
-	if status == 0 {
-		status = http.StatusOK // net/http's answer for a handler that wrote nothing
-	}
-	d := rt.now().Sub(start)
+	rt.finish(ex, f.Status, f.Outcome, int64(len(ctx.Response.Body())))
+}
+
+// finish records the exchange in the metrics and the access log, once.
+func (rt *Router) finish(ex *exchange, status int, outcome Outcome, bytes int64) {
+	d := rt.now().Sub(ex.start)
 	rt.metrics.observe(status, outcome, d)
-	rt.logAccess(r, ex, status, outcome, rec.bytes, d)
-	if p != nil {
-		panic(p)
-	}
+	rt.logAccess(ex, status, outcome, bytes, d)
+	rt.metrics.inFlight.Add(-1)
 }
 
 // SetDraining marks the router as shutting down: /readyz answers 503 from now on, so load
@@ -179,9 +199,9 @@ func (rt *Router) SetDraining() { rt.draining.Store(true) }
 // InFlight is the number of requests being handled, upgraded connections included.
 func (rt *Router) InFlight() int64 { return rt.metrics.inFlight.Load() }
 
-// Wait blocks until no request is in flight or ctx is done. http.Server.Shutdown does not wait
-// for upgraded (hijacked) connections such as WebSockets; Wait does, since their handlers are
-// still running.
+// Wait blocks until no request is in flight or ctx is done. A server's shutdown does not wait
+// for upgraded (hijacked) connections such as WebSockets, nor for a response body still
+// streaming after its handler returned; Wait does.
 func (rt *Router) Wait(ctx context.Context) error {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()

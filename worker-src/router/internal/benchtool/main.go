@@ -2,7 +2,10 @@
 // do themselves. It is a measurement aid, not part of the router.
 //
 //	benchtool ports N                   print N free loopback TCP ports, one per line
-//	benchtool backend -listen ADDR      serve a small fixed response on ADDR (the tenant service)
+//	benchtool backend -listen ADDR [-fasthttp]
+//	                                    serve a small fixed response on ADDR (the tenant service),
+//	                                    with net/http or, with -fasthttp, a bare fasthttp server
+//	                                    (the floor under a router built on it)
 //	benchtool wrk-script -secret-file F -method M -host H -app A -upstream U -request-id ID
 //	                   [-body-bytes N]
 //	                                    print a wrk Lua script sending a context signed now
@@ -23,6 +26,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/valyala/fasthttp"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -90,8 +95,12 @@ var backendBody = []byte(strings.Repeat("kamuidash bench ", 8) + "\n")
 func backend(args []string) error {
 	fs := flag.NewFlagSet("backend", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:0", "loopback address to serve on")
+	useFasthttp := fs.Bool("fasthttp", false, "serve with a bare fasthttp server instead of net/http")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *useFasthttp {
+		return fasthttpBackend(*listen)
 	}
 	srv := &http.Server{
 		Addr:              *listen,
@@ -105,6 +114,19 @@ func backend(args []string) error {
 		}),
 	}
 	return srv.ListenAndServe()
+}
+
+// fasthttpBackend answers like backend, with fasthttp's server in its default configuration
+// (streaming off: a request body is read whole, as the handler needs it anyway).
+func fasthttpBackend(listen string) error {
+	srv := &fasthttp.Server{
+		ReadTimeout: 10 * time.Second,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			ctx.SetContentType("text/plain; charset=utf-8")
+			ctx.SetBody(backendBody)
+		},
+	}
+	return srv.ListenAndServe(listen)
 }
 
 func wrkScript(args []string) error {

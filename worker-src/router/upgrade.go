@@ -1,0 +1,131 @@
+package router
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// Protocol upgrades (WebSocket). The HostClient pools connections and has no notion of a
+// connection that stops speaking HTTP, so an upgrade gets a connection of its own: the request
+// head is written and the answer's head read by fasthttp (Request.Write, ResponseHeader.Read),
+// and after a 101 the client's connection is hijacked and bytes are copied both ways until
+// either side closes. Upgrade and Connection: Upgrade are the only hop-by-hop headers that
+// cross, and only here.
+
+// upgradeRefusalLimit bounds the body of an upstream's refusal to upgrade (a 4xx page), which is
+// read whole, unlike a streamed body.
+const upgradeRefusalLimit = 1 << 20
+
+func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) {
+	defer releaseForward(fwd)
+	up, err := rt.upstreams.dial(ex.addr)
+	if err != nil {
+		status, outcome := classifyUpstreamError(&dialError{err: err})
+		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
+		return
+	}
+	res := fasthttp.AcquireResponse()
+	defer fasthttp.ReleaseResponse(res)
+	br, err := rt.sendUpgrade(up, &fwd.req, res)
+	if err != nil {
+		_ = up.Close() // the failure below is the one to report
+		status, outcome := classifyUpstreamError(err)
+		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
+		return
+	}
+	status := res.StatusCode()
+	if status != http.StatusSwitchingProtocols {
+		// Refused: an ordinary answer, and the connection is done.
+		_ = up.Close() // nothing more is read from it
+		cleanResponseHeaders(&res.Header)
+		res.Header.CopyTo(&ctx.Response.Header)
+		ctx.Response.SetBodyRaw(res.Body())
+		rt.finish(ex, status, OutcomeProxied, int64(len(res.Body())))
+		return
+	}
+	keepUpgrade := append([]byte(nil), res.Header.Peek("Upgrade")...)
+	cleanResponseHeaders(&res.Header)
+	res.Header.CopyTo(&ctx.Response.Header)
+	ctx.Response.Header.Set("Connection", "Upgrade")
+	ctx.Response.Header.SetBytesV("Upgrade", keepUpgrade)
+	ctx.Hijack(func(client net.Conn) { rt.tunnel(ex, client, up, br) })
+}
+
+// sendUpgrade writes req on up and reads the answer's head (and, for a refusal, its body)
+// within the response header timeout. It returns the reader holding whatever the upstream sent
+// after a 101's head.
+func (rt *Router) sendUpgrade(up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
+	bw := bufio.NewWriter(up)
+	if err := req.Write(bw); err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, err
+	}
+	if err := up.SetReadDeadline(time.Now().Add(rt.upstreams.headerTimeout)); err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(up)
+	res.Header.DisableNormalizing()
+	if err := res.Header.Read(br); err != nil {
+		return nil, err
+	}
+	if res.StatusCode() != http.StatusSwitchingProtocols {
+		if err := res.ReadBody(br, upgradeRefusalLimit); err != nil {
+			return nil, err
+		}
+		return br, nil
+	}
+	return br, up.SetReadDeadline(time.Time{})
+}
+
+// tunnel copies bytes both ways between the client and the upstream until either side is done,
+// then closes both and records the exchange.
+func (rt *Router) tunnel(ex *exchange, client, up net.Conn, upBuffered *bufio.Reader) {
+	rt.tunnels.Store(client, up)
+	defer rt.tunnels.Delete(client)
+	var once sync.Once
+	closeBoth := func() {
+		once.Do(func() {
+			_ = client.Close() // ending the tunnel: how each close went changes nothing
+			_ = up.Close()
+		})
+	}
+	var wg sync.WaitGroup
+	var upErr error
+	wg.Go(func() {
+		_, upErr = io.Copy(client, upBuffered) // what the upstream sent after its 101, then the rest
+		closeBoth()
+	})
+	_, clientErr := io.Copy(up, client)
+	closeBoth()
+	wg.Wait()
+	// A close from either side is how a tunnel ends; only other errors are worth a reason.
+	if err := errors.Join(ignoreClosed(upErr), ignoreClosed(clientErr)); err != nil {
+		ex.reason = err
+	}
+	rt.finish(ex, http.StatusSwitchingProtocols, OutcomeProxied, 0)
+}
+
+func ignoreClosed(err error) error {
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) {
+		return nil
+	}
+	return err
+}
+
+// closeTunnels cuts every upgraded connection, when a drain runs out of time.
+func (rt *Router) closeTunnels() {
+	rt.tunnels.Range(func(client, up any) bool {
+		_ = client.(net.Conn).Close() //nolint:forcetypeassert // tunnels holds net.Conn pairs only
+		_ = up.(net.Conn).Close()     //nolint:forcetypeassert // as above
+		return true
+	})
+}

@@ -1,0 +1,110 @@
+package router
+
+import (
+	"errors"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/valyala/fasthttp"
+)
+
+// upstreams holds one fasthttp.HostClient per upstream address ("host:port"), made on first use
+// and kept: the set of tenant services a router reaches is small and changes slowly, and a
+// HostClient with no connections costs only its struct.
+type upstreams struct {
+	dial          func(addr string) (net.Conn, error)
+	headerTimeout time.Duration
+
+	clients sync.Map // address → *fasthttp.HostClient
+}
+
+// Connection pool sizes and limits of every HostClient.
+const (
+	// upstreamIdleTimeout is how long an unused upstream connection is kept (net/http's
+	// default; fasthttp's own is 10 s).
+	upstreamIdleTimeout = 90 * time.Second
+	// upstreamMaxConns bounds the connections to one upstream. fasthttp's default (512) answers
+	// ErrNoFreeConns at once beyond it; a proxy in front of a busy service should rather open
+	// what the traffic needs, as net/http's Transport did (no limit).
+	upstreamMaxConns = 1 << 16
+	// upstreamReadBufferSize also bounds an upstream's response head (fasthttp's default of 4 KiB
+	// refuses ordinary answers with a few cookies and a content security policy).
+	upstreamReadBufferSize = 32 << 10
+	// upstreamWriteBufferSize holds a request head and a small body in one write.
+	upstreamWriteBufferSize = 16 << 10
+)
+
+func newUpstreams(dial func(string) (net.Conn, error), dialTimeout, headerTimeout time.Duration) *upstreams {
+	if dialTimeout <= 0 {
+		dialTimeout = DefaultDialTimeout
+	}
+	if headerTimeout <= 0 {
+		headerTimeout = DefaultResponseHeaderTimeout
+	}
+	if dial == nil {
+		dialer := &net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}
+		dial = func(addr string) (net.Conn, error) { return dialer.Dial("tcp", addr) }
+	}
+	return &upstreams{dial: dial, headerTimeout: headerTimeout}
+}
+
+func (u *upstreams) client(addr string) *fasthttp.HostClient {
+	if c, ok := u.clients.Load(addr); ok {
+		return c.(*fasthttp.HostClient) //nolint:forcetypeassert // clients holds *HostClient only
+	}
+	c, _ := u.clients.LoadOrStore(addr, u.newClient(addr))
+	return c.(*fasthttp.HostClient) //nolint:forcetypeassert // as above
+}
+
+// newClient builds the HostClient for addr. Every fasthttp default that changes what reaches the
+// tenant or the client is set here on purpose; see each comment.
+func (u *upstreams) newClient(addr string) *fasthttp.HostClient {
+	return &fasthttp.HostClient{
+		Addr: addr,
+		Dial: func(addr string) (net.Conn, error) {
+			c, err := u.dial(addr)
+			if err != nil {
+				return nil, &dialError{err: err}
+			}
+			return newUpstreamConn(c, u.headerTimeout), nil
+		},
+		// Never replayed by the library: fasthttp sends GET, HEAD, PUT and QUERY again after
+		// any failure by default, although the tenant may have acted on the first one. The one
+		// request the router sends again is one the upstream never received (forward.go).
+		MaxIdemponentCallAttempts: 1,
+		RetryIfErr:                func(*fasthttp.Request, int, error) (bool, bool) { return false, false },
+		// The target goes upstream exactly as the Worker signed it: fasthttp would otherwise
+		// remove "..", collapse "//" and re-encode the path.
+		DisablePathNormalizing: true,
+		// Response header names reach the client as the tenant spelled them.
+		DisableHeaderNamesNormalizing: true,
+		// Bodies stream both ways; nothing is buffered whole (fasthttp reads a response body
+		// into memory by default).
+		StreamResponseBody: true,
+		// No "User-Agent: fasthttp" on requests whose client sent none.
+		NoDefaultUserAgentHeader: true,
+		MaxConns:                 upstreamMaxConns,
+		MaxIdleConnDuration:      upstreamIdleTimeout,
+		// The most recently used connection first: warm connections serve a burst and the
+		// surplus ages out (fasthttp's default, FIFO, keeps every connection barely alive).
+		ConnPoolStrategy: fasthttp.LIFO,
+		ReadBufferSize:   upstreamReadBufferSize,
+		WriteBufferSize:  upstreamWriteBufferSize,
+		// ReadTimeout and WriteTimeout stay zero: they would bound whole bodies. The response
+		// head is bounded by upstreamConn.
+		SecureErrorLogMessage: true,
+	}
+}
+
+// dialError marks a failure to connect, whatever form the Dial hook gives it.
+type dialError struct{ err error }
+
+func (e *dialError) Error() string { return "dial: " + e.err.Error() }
+func (e *dialError) Unwrap() error { return e.err }
+
+// isDialError reports whether err is a failure to connect.
+func isDialError(err error) bool {
+	var de *dialError
+	return errors.As(err, &de)
+}
