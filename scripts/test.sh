@@ -48,13 +48,18 @@ scripts/lint.sh
 step "unit and runtime tests (go test ./...)"
 go test -count=1 ./...
 
+# The acceptance suites are long and mostly serial: internal/provider's alone takes about nine
+# minutes on two CPUs, and beside the other packages it ran past go test's default limit of ten
+# minutes a package (a timeout, not a failure). The limit is set for that, well inside CI's 90.
+ACC_TIMEOUT=30m
+
 step "acceptance tests with Terraform $(terraform version -json | sed -n 's/.*"terraform_version": *"\([^"]*\)".*/\1/p')"
 TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/terraform" \
-  go test -count=1 -run '^TestAcc' ./...
+  go test -count=1 -timeout "$ACC_TIMEOUT" -run '^TestAcc' ./...
 
 step "acceptance tests with OpenTofu"
 TF_ACC=1 TF_ACC_TERRAFORM_PATH="$TOOLS_BIN/tofu" TF_ACC_PROVIDER_HOST=registry.opentofu.org \
-  go test -count=1 -run '^TestAcc' ./...
+  go test -count=1 -timeout "$ACC_TIMEOUT" -run '^TestAcc' ./...
 
 step "generated docs are up to date"
 scripts/check-docs.sh
