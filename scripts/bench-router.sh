@@ -16,10 +16,13 @@
 # ROUTER_BIN (a prebuilt router binary to measure instead of this checkout's, for comparing
 # candidate designs in one harness).
 #
-# The floor: a bare fasthttp server (benchtool backend -fasthttp) answering the same fixed body
-# is driven by the same wrk GET load, and its CPU per request is printed beside the router's and
-# nginx's. The router is built on that server, so no design of it can cost less per request;
-# when the budget for 0.9 x nginx is below the floor, the goal is out of reach on this machine.
+# The floors. A bare fasthttp proxy (benchtool proxy: the library's server and HostClient in
+# their defaults, each request passed through untouched) is driven by the same loads as the
+# router and nginx, alternating with them; its req/s against nginx is the most any router on
+# fasthttp can reach here, since a router does all it does and more. A bare fasthttp server
+# (benchtool backend -fasthttp) answering the same fixed body is driven by the same wrk GET load,
+# and its CPU per request is printed beside the router's and nginx's: no proxy on the library can
+# cost less per request than its server alone.
 # The machine's load average is printed first: judge on the ratios within one run.
 #
 # Placement: wrk, the backend and the proxy under test share this machine's CPUs and the
@@ -86,8 +89,9 @@ fi
 go build -trimpath -o "$TMP/benchtool" ./worker-src/router/internal/benchtool
 log "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mapfile -t PORTS < <("$TMP/benchtool" ports 5)
+mapfile -t PORTS < <("$TMP/benchtool" ports 6)
 BACKEND_PORT=${PORTS[0]} ROUTER_PORT=${PORTS[1]} ADMIN_PORT=${PORTS[2]} NGINX_PORT=${PORTS[3]} BARE_PORT=${PORTS[4]}
+PROXY_PORT=${PORTS[5]}
 
 wait_port() { # wait_port <port> <name>: up to 10 s for a listener
   local i
@@ -107,6 +111,10 @@ wait_port "$BACKEND_PORT" backend
 BARE_PID=$!
 PIDS+=($BARE_PID)
 wait_port "$BARE_PORT" "bare fasthttp server"
+"$TMP/benchtool" proxy -listen "127.0.0.1:$PROXY_PORT" -upstream "127.0.0.1:$BACKEND_PORT" &
+PROXY_PID=$!
+PIDS+=($PROXY_PID)
+wait_port "$PROXY_PORT" "bare fasthttp proxy"
 
 # The secret is random per run, lives only in a 0600 file and is never printed.
 mkdir -m 700 "$TMP/secret"
@@ -241,19 +249,45 @@ report() { # report <label> <router result> <nginx result>
 better() { awk -v a="$1" -v b="$2" -v f="$3" -v dir="$4" 'BEGIN { split(a, x, " "); split(b, y, " ");
   if (y[1] == 0) exit 0; exit !(dir == "more" ? x[f] > y[f] : x[f] < y[f]) }'; }
 
+# floor_line <label> <result> <nginx result>: the bare fasthttp proxy's result and its ratio.
+floor_line() {
+  local fr fcpu nr
+  read -r fr _ _ fcpu _ _ <<<"$2"
+  read -r nr _ <<<"$3"
+  awk -v l="$1" -v fr="$fr" -v fcpu="$fcpu" -v nr="$nr" \
+    'BEGIN { printf "%-14s bare fasthttp proxy: %9s req/s  %.2f x nginx  cpu %6s us/req\n", l, fr, fr / nr, fcpu }'
+}
+
+# fixed_floor_line <label> <result> <nginx result>: the bare fasthttp proxy's p99 at the fixed
+# load and its ratio.
+fixed_floor_line() {
+  local fp99 fcpu np99
+  read -r _ _ fp99 fcpu _ _ <<<"$2"
+  read -r _ _ np99 _ <<<"$3"
+  awk -v l="$1" -v fp99="$fp99" -v fcpu="$fcpu" -v np99="$np99" \
+    'BEGIN { printf "%-14s bare fasthttp proxy: p99 %7s ms  %.2f x nginx  cpu %6s us/req\n", l, fp99, fp99 / np99, fcpu }'
+}
+
 zero="0 0 0 0 0 0"
 best_get_router=$zero best_get_nginx=$zero best_post_router=$zero best_post_nginx=$zero
+best_get_proxy=$zero best_post_proxy=$zero
 for round in $(seq "$ROUNDS"); do
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router GET 0)" "$ROUTER_PID")
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx GET 0)" "$NGINX_PID")
+  f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx GET 0)" "$PROXY_PID")
   report "GET round $round" "$r" "$n"
+  floor_line "GET round $round" "$f" "$n"
   better "$r" "$best_get_router" 1 more && best_get_router=$r
   better "$n" "$best_get_nginx" 1 more && best_get_nginx=$n
+  better "$f" "$best_get_proxy" 1 more && best_get_proxy=$f
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$ROUTER_PID")
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$NGINX_PID")
+  f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$PROXY_PID")
   report "POST round $round" "$r" "$n"
+  floor_line "POST round $round" "$f" "$n"
   better "$r" "$best_post_router" 1 more && best_post_router=$r
   better "$n" "$best_post_nginx" 1 more && best_post_nginx=$n
+  better "$f" "$best_post_proxy" 1 more && best_post_proxy=$f
 done
 # The floor, under the same wrk GET load: the bare fasthttp server answering by itself.
 best_bare=$zero
@@ -264,7 +298,9 @@ done
 read -r bare_rps _ _ bare_cpu _ _ <<<"$best_bare"
 printf '%-14s bare fasthttp server: %9s req/s  cpu %6s us/req\n' "GET floor" "$bare_rps" "$bare_cpu"
 report "GET best" "$best_get_router" "$best_get_nginx"
+floor_line "GET best" "$best_get_proxy" "$best_get_nginx"
 report "POST best" "$best_post_router" "$best_post_nginx"
+floor_line "POST best" "$best_post_proxy" "$best_post_nginx"
 
 # p99 at a fixed offered load, about 70 % of nginx's maximum, so that queueing does not decide
 # it: benchtool load offers the requests open loop (each due at its time whatever the answers
@@ -294,15 +330,19 @@ run_fixed_rate() {
 max=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 0)
 target=$(awk -v r="${max%% *}" 'BEGIN { printf "%d", r * 0.7 }')
 log "fixed load: $target req/s offered (70 % of nginx's ${max%% *} req/s under the same generator), open loop, over $FIXED_CONNECTIONS connections"
-best_fixed_router=$zero best_fixed_nginx=$zero
+best_fixed_router=$zero best_fixed_nginx=$zero best_fixed_proxy=$zero
 for round in $(seq "$ROUNDS"); do
   r=$(run_fixed_rate router "$ROUTER_PORT" "$ROUTER_PID" 1 "$target")
   n=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 "$target")
+  f=$(run_fixed_rate proxy "$PROXY_PORT" "$PROXY_PID" 0 "$target")
   report "fixed round $round" "$r" "$n"
+  fixed_floor_line "fixed round $round" "$f" "$n"
   better "$r" "$best_fixed_router" 3 less && best_fixed_router=$r
   better "$n" "$best_fixed_nginx" 3 less && best_fixed_nginx=$n
+  better "$f" "$best_fixed_proxy" 3 less && best_fixed_proxy=$f
 done
 report "fixed best" "$best_fixed_router" "$best_fixed_nginx"
+fixed_floor_line "fixed best" "$best_fixed_proxy" "$best_fixed_nginx"
 
 read -r rr _ _ rcpu _ _ <<<"$best_get_router"
 read -r nr _ _ ncpu _ nbackend <<<"$best_get_nginx"
@@ -328,5 +368,10 @@ if [ -n "$failures" ]; then
   exit 1
 fi
 log "load average after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+read -r fgr _ <<<"$best_get_proxy"
+read -r fpr _ <<<"$best_post_proxy"
+read -r _ _ ffp99 _ <<<"$best_fixed_proxy"
+awk -v fgr="$fgr" -v nr="$nr" -v fpr="$fpr" -v pnr="$pnr" -v ffp99="$ffp99" -v fnp99="$fnp99" \
+  'BEGIN { printf "bench-router: the most fasthttp allows here (bare proxy): rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", fgr / nr, ffp99 / fnp99, fpr / pnr }'
 awk -v rr="$rr" -v nr="$nr" -v rp="$frp99" -v np="$fnp99" -v prr="$prr" -v pnr="$pnr" \
   'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", rr / nr, rp / np, prr / pnr }'

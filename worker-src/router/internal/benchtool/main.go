@@ -6,6 +6,11 @@
 //	                                    serve a small fixed response on ADDR (the tenant service),
 //	                                    with net/http or, with -fasthttp, a bare fasthttp server
 //	                                    (the floor under a router built on it)
+//	benchtool proxy -listen ADDR -upstream ADDR
+//	                                    the least a reverse proxy on fasthttp does: its server
+//	                                    and one HostClient, in their default configuration, each
+//	                                    request sent upstream as received and the answer returned
+//	                                    (the floor under any router design built on the library)
 //	benchtool wrk-script -secret-file F -method M -host H -app A -upstream U -request-id ID
 //	                   [-body-bytes N]
 //	                                    print a wrk Lua script sending a context signed now
@@ -34,7 +39,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail("usage: benchtool ports|backend|wrk-script|load …")
+		fail("usage: benchtool ports|backend|proxy|wrk-script|load …")
 	}
 	var err error
 	switch os.Args[1] {
@@ -42,6 +47,8 @@ func main() {
 		err = ports(os.Args[2:])
 	case "backend":
 		err = backend(os.Args[2:])
+	case "proxy":
+		err = bareProxy(os.Args[2:])
 	case "wrk-script":
 		err = wrkScript(os.Args[2:])
 	case "load":
@@ -127,6 +134,31 @@ func fasthttpBackend(listen string) error {
 		},
 	}
 	return srv.ListenAndServe(listen)
+}
+
+// bareProxy serves fasthttp's server with a HostClient behind it and nothing in between: no
+// signature, no header filtering, no idle check, bodies buffered whole (the library's defaults,
+// its cheapest mode). Whatever a router built on fasthttp adds costs on top of this.
+func bareProxy(args []string) error {
+	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
+	listen := fs.String("listen", "127.0.0.1:0", "loopback address to serve on")
+	upstream := fs.String("upstream", "", "host:port of the backend")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *upstream == "" {
+		return fmt.Errorf("proxy: -upstream is required")
+	}
+	client := &fasthttp.HostClient{Addr: *upstream}
+	srv := &fasthttp.Server{
+		ReadTimeout: 10 * time.Second,
+		Handler: func(ctx *fasthttp.RequestCtx) {
+			if err := client.Do(&ctx.Request, &ctx.Response); err != nil {
+				ctx.Error("upstream: "+err.Error(), fasthttp.StatusBadGateway)
+			}
+		},
+	}
+	return srv.ListenAndServe(*listen)
 }
 
 func wrkScript(args []string) error {
