@@ -348,17 +348,25 @@ function respond(a, cached, object, ctx) {
   }
   if (storeKey !== "" && body) {
     let copy = body;
-    if (typeof body !== "string") [body, copy] = body.tee();
+    if (typeof body !== "string") {
+      [body, copy] = body.tee();
+      copy = withLength(copy, storeHeaders);
+    }
     putLater(ctx, storeKey, new Response(copy, { status, headers: storeHeaders }));
   }
   if (body && typeof body !== "string") {
     if (length !== "") body = slice(body, Number(offset), Number(length));
-    // workerd ignores a Content-Length header given with a stream (and a tee loses the
-    // source's length): the stream leaves with the length the core set, not chunked.
-    const size = headers.find(([name]) => name.toLowerCase() === "content-length");
-    if (size) body = body.pipeThrough(new FixedLengthStream(Number(size[1])));
+    body = withLength(body, headers);
   }
   return new Response(body, { status, headers });
+}
+
+// withLength gives a stream the length its headers name, if they name one: workerd ignores a
+// Content-Length header given with a stream (and a tee loses the source's length), so
+// without it the body would leave chunked, to the client or into the content cache.
+function withLength(stream, headers) {
+  const size = headers.find(([name]) => name.toLowerCase() === "content-length");
+  return size ? stream.pipeThrough(new FixedLengthStream(Number(size[1]))) : stream;
 }
 
 // slice is the part of a stream the core's 206 names: length bytes from offset. Reading
