@@ -29,10 +29,7 @@ func TestRouter_ClientGoneCancelsTheUpstream(t *testing.T) {
 				close(cancelled)
 			})
 			h := newHarness(t, b, nil)
-			conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
+			conn := dialRouter(t, h)
 			if err := p.request(t, h, "req-gone", "/").Write(conn); err != nil {
 				t.Fatal(err)
 			}
@@ -62,19 +59,16 @@ func TestRouter_ClientGoneGetsNothing(t *testing.T) {
 		<-r.Context().Done()
 	})
 	h := newHarness(t, b, nil)
-	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a hang fails the test
-		t.Fatal(err)
-	}
-	if err := h.request(t, validContext(http.MethodGet, "req-half"), "/", nil).Write(conn); err != nil {
+	conn := dialRouter(t, h)
+	if err := h.getPage(t, "/half").Write(conn); err != nil {
 		t.Fatal(err)
 	}
 	<-entered
-	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+	tcp, ok := conn.(*net.TCPConn)
+	if !ok {
+		t.Fatalf("the client's connection is a %T, not TCP", conn)
+	}
+	if err := tcp.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
 	got, err := io.ReadAll(conn)
@@ -84,73 +78,40 @@ func TestRouter_ClientGoneGetsNothing(t *testing.T) {
 }
 
 // A slow upstream (slower than the delay before the client is watched) still answers a
-// keep-alive client that stays, and that client's connection then carries its next request:
+// keep-alive client that stays, and that client's connection then carries its next requests:
 // the watch leaves no read deadline behind on it.
 func TestRouter_SlowUpstreamAnswersAWatchedClient(t *testing.T) {
-	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/slow" {
-			time.Sleep(slowness)
-		}
-		_, _ = io.WriteString(w, "page "+r.URL.Path)
-	})
+	b := newBackend(t, pages(slowness, "/slow"))
 	h := newHarness(t, b, nil)
-	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a hang fails the test
-		t.Fatal(err)
-	}
+	conn := dialRouter(t, h)
 	br := bufio.NewReader(conn)
 	for _, path := range []string{"/slow", "/slow", "/fast"} {
-		req := h.request(t, validContext(http.MethodGet, "req-"+path[1:]), path, nil)
+		req := h.getPage(t, path)
 		if err := req.Write(conn); err != nil {
 			t.Fatal(err)
 		}
-		res, err := http.ReadResponse(br, req)
-		if err != nil {
-			t.Fatalf("%s on the same connection: %v", path, err)
-		}
-		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK || string(body) != "page "+path {
-			t.Fatalf("%s: %d %q %v, want the page", path, res.StatusCode, body, err)
-		}
+		readPage(t, br, req)
 	}
 	if n := b.conns.Load(); n != 1 {
 		t.Errorf("the backend accepted %d connections, want 1 (the watch leaves the upstream connection alone)", n)
 	}
-	for _, l := range h.logs.accessLines(t) {
-		if l["outcome"] != "proxied" {
-			t.Errorf("access line %v, want proxied", l)
-		}
-	}
+	h.allProxied(t)
 }
 
 // A client that pipelines its next request while the first one's head is awaited is not taken
 // for gone: the bytes on its connection are a request, and it gets both answers, in order.
 func TestRouter_PipelinedRequestIsNotAClientGone(t *testing.T) {
 	first := make(chan struct{})
+	slow := pages(slowness, "/first")
 	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/first" {
 			close(first)
-			time.Sleep(slowness)
 		}
-		_, _ = io.WriteString(w, "page "+r.URL.Path)
+		slow(w, r)
 	})
 	h := newHarness(t, b, nil)
-	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a hang fails the test
-		t.Fatal(err)
-	}
-	reqs := []*http.Request{
-		h.request(t, validContext(http.MethodGet, "req-first"), "/first", nil),
-		h.request(t, validContext(http.MethodGet, "req-second"), "/second", nil),
-	}
+	conn := dialRouter(t, h)
+	reqs := []*http.Request{h.getPage(t, "/first"), h.getPage(t, "/second")}
 	if err := reqs[0].Write(conn); err != nil {
 		t.Fatal(err)
 	}
@@ -160,18 +121,7 @@ func TestRouter_PipelinedRequestIsNotAClientGone(t *testing.T) {
 	}
 	br := bufio.NewReader(conn)
 	for _, req := range reqs {
-		res, err := http.ReadResponse(br, req)
-		if err != nil {
-			t.Fatalf("%s: %v", req.URL.Path, err)
-		}
-		body, err := io.ReadAll(res.Body)
-		if err != nil || res.StatusCode != http.StatusOK || string(body) != "page "+req.URL.Path {
-			t.Errorf("%s: %d %q %v, want its page", req.URL.Path, res.StatusCode, body, err)
-		}
+		readPage(t, br, req)
 	}
-	for _, l := range h.logs.accessLines(t) {
-		if l["outcome"] != "proxied" {
-			t.Errorf("access line %v, want proxied", l)
-		}
-	}
+	h.allProxied(t)
 }

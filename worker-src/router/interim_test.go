@@ -3,14 +3,12 @@ package router_test
 import (
 	"bufio"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/textproto"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // A client's "Expect: 100-continue" is answered by the router's server (the client gets its
@@ -80,15 +78,8 @@ func TestRouter_RelaysAnEarlyHintAsItArrives(t *testing.T) {
 		_, _ = io.WriteString(w, "done")
 	})
 	h := newHarness(t, b, nil)
-	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a hang fails the test
-		t.Fatal(err)
-	}
-	if err := h.request(t, validContext(http.MethodGet, "req-hint"), "/", nil).Write(conn); err != nil {
+	conn := dialRouter(t, h)
+	if err := h.getPage(t, "/hint").Write(conn); err != nil {
 		t.Fatal(err)
 	}
 	<-hinted
@@ -132,18 +123,8 @@ func TestRouter_InterimResponseNeverOvertakesAnEarlierAnswer(t *testing.T) {
 		_, _ = io.WriteString(w, "page "+r.URL.Path)
 	})
 	h := newHarness(t, b, nil)
-	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil { // a hang fails the test
-		t.Fatal(err)
-	}
-	reqs := []*http.Request{
-		h.request(t, validContext(http.MethodGet, "req-plain"), "/plain", nil),
-		h.request(t, validContext(http.MethodGet, "req-hinted"), "/hinted", nil),
-	}
+	conn := dialRouter(t, h)
+	reqs := []*http.Request{h.getPage(t, "/plain"), h.getPage(t, "/hinted")}
 	var both strings.Builder
 	for _, req := range reqs {
 		if err := req.Write(&both); err != nil {
