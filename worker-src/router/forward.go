@@ -191,13 +191,11 @@ var errBadUpgrade = errors.New("upstream switched protocols without being asked 
 // forward sends the request upstream over the address's HostClient and relays the answer.
 func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) {
 	defer releaseForward(fwd)
-	var body *replayableBody
 	if length := ctx.Request.Header.ContentLength(); length > 0 || length == -1 {
 		// The server's read deadline covered the head; a body may take as long as it needs.
 		// A connection whose deadline cannot be changed is broken, which the body read reports.
 		_ = ctx.Conn().SetReadDeadline(time.Time{})
-		body = acquireReplayableBody(ctx.RequestBodyStream())
-		defer releaseReplayableBody(body)
+		fwd.req.SetBodyStream(ctx.RequestBodyStream(), length)
 	}
 	hc := rt.upstreams.client(ex.addr)
 	res := fasthttp.AcquireResponse()
@@ -206,15 +204,14 @@ func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 	ex.trip.client = ctx
 	fwd.req.SetUserValue(roundTripKey{}, &ex.trip)
 	for attempt := 1; ; attempt++ {
-		if body != nil {
-			fwd.req.SetBodyStream(body, ctx.Request.Header.ContentLength())
-		}
 		err := hc.Do(&fwd.req, res)
 		if err == nil {
 			break
 		}
-		// The only failure that is sent again: the request never left (see idleconn.go).
-		if errors.Is(err, errSpokeWhileIdle) && attempt < maxUnsentAttempts && body.rewind() {
+		// The only failure that is sent again: the request never left. The transport refuses
+		// a reused connection before it writes anything or reads anything of the body, which
+		// is still the request's stream, untouched (see idleconn.go).
+		if errors.Is(err, errSpokeWhileIdle) && attempt < maxUnsentAttempts {
 			continue
 		}
 		fasthttp.ReleaseResponse(res)

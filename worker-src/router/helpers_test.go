@@ -258,8 +258,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 // requestShape is a kind of request a guarantee must hold for: with a body or without. Both
-// take the router's one forwarding path, but a request with a body is streamed upstream and
-// can be sent again only from what was kept of it (replaybody.go).
+// take the router's one forwarding path, but a request with a body is streamed upstream, and
+// is sent again only if none of it was read.
 type requestShape struct {
 	name   string
 	method string
