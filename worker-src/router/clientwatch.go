@@ -1,6 +1,7 @@
 package router
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -89,7 +90,8 @@ func (w *clientWatch) watch() {
 	// stop's past deadline, which comes after, is the one that holds.
 	err := client.SetReadDeadline(time.Time{})
 	w.mu.Unlock()
-	if err != nil || !clientLeft(client) {
+	// A connection closed on the router's side (a drain that ran out of time) has no client.
+	if !errors.Is(err, net.ErrClosed) && (err != nil || !clientLeft(client)) {
 		return
 	}
 	w.mu.Lock()
