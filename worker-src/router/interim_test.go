@@ -149,3 +149,18 @@ func TestRouter_InterimResponseNeverOvertakesAnEarlierAnswer(t *testing.T) {
 		t.Errorf("the client read %q, want %q", got, want)
 	}
 }
+
+// An HTTP/1.0 client gets no interim response (a server must not send it one): only the final
+// answer.
+func TestRouter_NoInterimResponseToAnHTTP10Client(t *testing.T) {
+	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Link", "</app.js>; rel=preload")
+		w.WriteHeader(http.StatusEarlyHints)
+		_, _ = io.WriteString(w, "done")
+	})
+	h := newHarness(t, b, nil)
+	head := strings.Replace(signedHead(t, h, http.MethodGet, "/"), " HTTP/1.1\r\n", " HTTP/1.0\r\n", 1)
+	if res := rawExchange(t, h, head+"\r\n"); res == nil || res.StatusCode != http.StatusOK {
+		t.Errorf("the HTTP/1.0 client's first response: %v, want the final 200", res)
+	}
+}
