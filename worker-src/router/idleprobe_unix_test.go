@@ -127,7 +127,11 @@ func TestClientLeft(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The client's FIN, even a half-close, is its leaving.
-	if err := client.(*net.TCPConn).CloseWrite(); err != nil {
+	tcp, ok := client.(*net.TCPConn)
+	if !ok {
+		t.Fatalf("the client's connection is a %T, not TCP", client)
+	}
+	if err := tcp.CloseWrite(); err != nil {
 		t.Fatal(err)
 	}
 	if !clientLeft(server) {
