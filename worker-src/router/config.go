@@ -55,7 +55,8 @@ type Config struct {
 
 	// Dial connects to an upstream address ("host:port"). Nil means a TCP dial bounded by
 	// DialTimeout. Whatever it returns is still wrapped by the router (idleconn.go), so the
-	// idle-connection check and the response header timeout hold for any Dial.
+	// idle-connection check, the response header timeout and the client watch (transport.go)
+	// hold for any Dial.
 	Dial func(addr string) (net.Conn, error)
 
 	// Resolve maps a verified upstream to the URL to forward to: scheme "http" and a host, nothing

@@ -6,7 +6,10 @@
 //
 // The router is built on valyala/fasthttp: its server (request bodies streamed) in front, one
 // HostClient per upstream address (response bodies streamed) behind, with one forwarding path
-// for every request shape; a WebSocket upgrade gets a connection of its own and, after the 101,
+// for every request shape. Each HostClient carries its exchanges through the router's own
+// RoundTripper (transport.go), built on the HostClient's exported connection and buffer pools
+// and fasthttp's request writer and response readers, so that the router holds the upstream
+// connection while it waits for the response head; a WebSocket upgrade gets a connection of its own and, after the 101,
 // bytes are copied both ways over the hijacked client connection (upgrade.go). fasthttp's
 // defaults that would change what crosses are set on purpose, each where it is set
 // (NewServer, upstreams.go): targets are forwarded exactly as signed (no path normalisation),
@@ -16,11 +19,11 @@
 // handler (/healthz, /readyz, /metrics, on net/http), and Serve runs both with a graceful drain.
 //
 // One exchange's bytes never reach another's client while a connection idles: fasthttp's client
-// reads whatever is on a reused socket as the next answer, so before a request's first write on
-// a reused connection the router checks it without blocking (idleconn.go), and one that
+// reads whatever is on a reused socket as the next answer, so before a request is written on a
+// reused connection the transport checks it without blocking (idleconn.go), and one that
 // received anything while idle (a late or unsolicited response, its close) is closed and the
 // request goes out on another connection: the one case a request is sent again, since nothing
-// of it was written. What HTTP/1.1 cannot tell apart remains: bytes an upstream sends just as
+// of it was written. A connection on which more than the response arrived is not reused either. What HTTP/1.1 cannot tell apart remains: bytes an upstream sends just as
 // the next request is written, or after, read as that request's answer. Only a misbehaving
 // upstream can cause that, and no proxy can prevent it.
 //
@@ -48,12 +51,17 @@
 // Kamui-* headers in the service's response are removed too.
 //
 // Besides headers and bodies, trailers cross (trailers.go), and a client's Expect goes upstream
-// (the router's server answers its 100 Continue). Two things fasthttp's client cannot do, so the
-// router does not: relay interim responses (103 Early Hints and the tenant's 100 Continue are
-// read past inside HostClient.Do), and cancel the upstream exchange when the client leaves
-// before the response head arrives (HostClient.Do names no connection until it returns, so
-// nothing can close the one it waits on; the exchange ends at the response header timeout, and
-// a client gone during the body is noticed by the failed write, logged as aborted).
+// (the router's server answers its 100 Continue). The tenant's interim responses (103 Early
+// Hints and the like) reach the client as they arrive, cleaned as final responses are; its 100
+// Continue does not: the router's server answers a client's Expect itself, and the client's
+// body has been sent whole by the time the tenant's answer is read (relayInterim).
+//
+// The response header timeout bounds the wait for the final head, interim responses included;
+// the body may take as long as it needs. A client that leaves (its FIN or a reset) while the
+// head is awaited ends the upstream exchange at once: from a short delay into the wait
+// (clientWatchDelay) its connection is watched (clientwatch.go), and when it goes the upstream
+// connection is closed and the exchange logged as client_gone (499), with nothing written to
+// the client. A client gone during the body is noticed by the failed write, logged as aborted.
 //
 // Metrics (Prometheus text format on the admin handler): kamui_router_requests_total{class,outcome},
 // the kamui_router_request_duration_seconds histogram, kamui_router_in_flight_requests and

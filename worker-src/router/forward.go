@@ -191,39 +191,42 @@ var errBadUpgrade = errors.New("upstream switched protocols without being asked 
 // forward sends the request upstream over the address's HostClient and relays the answer.
 func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) {
 	defer releaseForward(fwd)
-	var body *replayableBody
 	if length := ctx.Request.Header.ContentLength(); length > 0 || length == -1 {
 		// The server's read deadline covered the head; a body may take as long as it needs.
 		// A connection whose deadline cannot be changed is broken, which the body read reports.
 		_ = ctx.Conn().SetReadDeadline(time.Time{})
-		body = acquireReplayableBody(ctx.RequestBodyStream())
-		defer releaseReplayableBody(body)
+		fwd.req.SetBodyStream(ctx.RequestBodyStream(), length)
 	}
 	hc := rt.upstreams.client(ex.addr)
 	res := fasthttp.AcquireResponse()
+	// The transport watches the client while the head is awaited and relays interim
+	// responses to it (transport.go).
+	ex.trip.client = ctx
+	fwd.req.SetUserValue(roundTripKey{}, &ex.trip)
 	for attempt := 1; ; attempt++ {
-		if body != nil {
-			fwd.req.SetBodyStream(body, ctx.Request.Header.ContentLength())
-		}
 		err := hc.Do(&fwd.req, res)
 		if err == nil {
 			break
 		}
-		// The only failure that is sent again: the request never left (see upstreamConn).
-		if errors.Is(err, errSpokeWhileIdle) && attempt < maxUnsentAttempts && body.rewind() {
+		// The only failure that is sent again: the request never left. The transport refuses
+		// a reused connection before it writes anything or reads anything of the body, which
+		// is still the request's stream, untouched (see idleconn.go).
+		if errors.Is(err, errSpokeWhileIdle) && attempt < maxUnsentAttempts {
 			continue
 		}
 		fasthttp.ReleaseResponse(res)
+		if errors.Is(err, errClientGone) {
+			rt.abandon(ctx, ex, err)
+			return
+		}
 		status, outcome := classifyUpstreamError(err)
 		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
 		return
 	}
-	// Interim responses (103 Early Hints, the tenant's 100 Continue) never reach the client:
-	// HostClient.Do reads past every 1xx but 101 inside Response.ReadLimitBody and offers no
-	// hook to see them, so only the final response arrives here. A client's "Expect:
-	// 100-continue" is still answered, by the router's server itself (headers.go).
+	// Interim responses (103 Early Hints) have reached the client already, as they arrived
+	// (relayInterim); this is the final response.
 	if res.StatusCode() == http.StatusSwitchingProtocols {
-		fasthttp.ReleaseResponse(res) // closes the connection: it speaks another protocol now
+		fasthttp.ReleaseResponse(res) // the transport closed the connection: it speaks another protocol now
 		rt.fail(ctx, ex, &Failure{Status: http.StatusBadGateway, Outcome: OutcomeUpstreamError, RequestID: ex.ctx.RequestID, Err: errBadUpgrade})
 		return
 	}
@@ -243,22 +246,12 @@ func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Re
 		announceTrailers(&ctx.Response.Header, announced)
 	}
 	status := res.StatusCode()
-	stream := res.BodyStream()
-	if stream == nil { // HEAD, 204, 304: the connection is back in the pool already
+	if res.BodyStream() == nil { // HEAD, 204, 304: the connection is back in the pool already
 		fasthttp.ReleaseResponse(res)
 		rt.finish(ex, status, OutcomeProxied, 0)
 		return
 	}
-	// The head is in: the rest of the body is not bounded by the header timeout. The
-	// connection is this exchange's until the stream closes.
-	if c := connOf(res.LocalAddr()); c != nil {
-		if err := c.headReceived(); err != nil {
-			_ = res.CloseBodyStream() // the failure below is the one to report
-			fasthttp.ReleaseResponse(res)
-			rt.fail(ctx, ex, &Failure{Status: http.StatusBadGateway, Outcome: OutcomeUpstreamError, RequestID: ex.ctx.RequestID, Err: err})
-			return
-		}
-	}
+	// The connection is this exchange's until the stream closes (transport.go: upstreamBody).
 	length := res.Header.ContentLength()
 	if length < 0 {
 		length = -1 // chunked to the client, whether the upstream chunked or closed to end it

@@ -24,10 +24,11 @@ import (
 //
 // Expect is end to end, so it goes upstream as it came (RFC 9110 §10.1.1, as ReverseProxy
 // forwards it). The router's server has answered "100 Continue" itself before the handler runs
-// (fasthttp's default: it then streams the body), and fasthttp's client sends the body without
-// waiting and reads past the tenant's own 100 Continue (see forward.go on 1xx).
+// (fasthttp's default: it then streams the body), and the router's transport sends the body
+// without waiting and does not relay the tenant's own 100 Continue (relayInterim, transport.go).
 //
-// Towards the client, hop-by-hop and Kamui-* headers of the tenant's response stay behind.
+// Towards the client, hop-by-hop and Kamui-* headers of the tenant's response stay behind, on
+// its interim responses (103 Early Hints) as on the final one.
 
 // hopByHop are the headers that describe one connection, not the message.
 var hopByHop = [...]string{

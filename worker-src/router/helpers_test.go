@@ -1,6 +1,7 @@
 package router_test
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/json"
@@ -257,8 +258,8 @@ func eventually(t *testing.T, what string, cond func() bool) {
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 // requestShape is a kind of request a guarantee must hold for: with a body or without. Both
-// take the router's one forwarding path, but a request with a body is streamed upstream and
-// can be sent again only from what was kept of it (replaybody.go).
+// take the router's one forwarding path, but a request with a body is streamed upstream, and
+// is sent again only if none of it was read.
 type requestShape struct {
 	name   string
 	method string
@@ -288,4 +289,61 @@ func (p requestShape) requestSignedWith(t *testing.T, h *harness, key []byte, re
 	c.Target = target
 	c.SetHeaders(req.Header, key)
 	return req
+}
+
+// dialRouter opens a raw client connection to h's router, closed when the test ends (a test may
+// close it first). Its deadline fails a hang instead of the run.
+func dialRouter(t *testing.T, h *harness) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// pages answers "page <path>" for every request; before answering, a request for one of the
+// paths in slow sleeps for d.
+func pages(d time.Duration, slow ...string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		for _, p := range slow {
+			if r.URL.Path == p {
+				time.Sleep(d)
+			}
+		}
+		_, _ = io.WriteString(w, "page "+r.URL.Path)
+	}
+}
+
+// getPage is a signed GET of path to h's router.
+func (h *harness) getPage(t *testing.T, path string) *http.Request {
+	t.Helper()
+	return h.request(t, validContext(http.MethodGet, "req-"+strings.Trim(path, "/")), path, nil)
+}
+
+// readPage reads the answer to req from br and fails the test unless it is 200 "page <path>".
+func readPage(t *testing.T, br *bufio.Reader, req *http.Request) {
+	t.Helper()
+	res, err := http.ReadResponse(br, req)
+	if err != nil {
+		t.Fatalf("%s: %v", req.URL.Path, err)
+	}
+	body, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK || string(body) != "page "+req.URL.Path {
+		t.Errorf("%s: %d %q %v, want its page", req.URL.Path, res.StatusCode, body, err)
+	}
+}
+
+// allProxied fails the test unless every access line of h says proxied.
+func (h *harness) allProxied(t *testing.T) {
+	t.Helper()
+	for _, l := range h.logs.accessLines(t) {
+		if l["outcome"] != "proxied" {
+			t.Errorf("access line %v, want proxied", l)
+		}
+	}
 }

@@ -130,7 +130,7 @@ func writeResponse(conn net.Conn, extraHeaders, body string) {
 // An upstream that writes a second response nobody asked for, on a connection the router keeps
 // for reuse, must not get it delivered to the next client: a connection that received anything
 // while idle is closed, never reused, and the next request goes out on another one, whole
-// (a body the HostClient had started to read included).
+// (a body included).
 func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 	for _, p := range requestShapes {
 		t.Run(p.name, func(t *testing.T) {

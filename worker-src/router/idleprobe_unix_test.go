@@ -102,3 +102,49 @@ func BenchmarkIdleProbe(b *testing.B) {
 		}
 	}
 }
+
+func TestClientLeft(t *testing.T) {
+	client, server := loopbackPair(t)
+	// Bytes (a pipelined request) say nothing, and stay to be read.
+	if _, err := client.Write([]byte("GET /next HTTP/1.1\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if clientLeft(server) {
+		t.Error("a connection with a pipelined request is gone")
+	}
+	buf := make([]byte, 64)
+	if n, err := server.Read(buf); err != nil || string(buf[:n]) != "GET /next HTTP/1.1\r\n" {
+		t.Fatalf("after the watch the bytes read back as %q, %v", buf[:n], err)
+	}
+	// A read deadline that passes ends the wait without a verdict.
+	if err := server.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if clientLeft(server) {
+		t.Error("a quiet connection is gone when the wait's deadline passes")
+	}
+	if err := server.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	// The client's FIN, even a half-close, is its leaving.
+	tcp, ok := client.(*net.TCPConn)
+	if !ok {
+		t.Fatalf("the client's connection is a %T, not TCP", client)
+	}
+	if err := tcp.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if !clientLeft(server) {
+		t.Error("a connection the client closed is not gone")
+	}
+}
+
+func TestClientLeft_ClosedLocally(t *testing.T) {
+	_, server := loopbackPair(t)
+	if err := server.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !clientLeft(server) {
+		t.Error("a connection closed on the router's side is not gone")
+	}
+}

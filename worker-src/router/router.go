@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -98,12 +99,20 @@ type exchange struct {
 	addr       string    // the upstream's "host:port"
 	reason     error     // why it failed or was cut off, for the log only
 	body       relayBody // the response body's relay, allocated with the exchange (relaybody.go)
+	trip       roundTrip // what the transport needs of the client (transport.go)
 }
 
 // ServeFastHTTP admits or refuses the request, then forwards it. The exchange is recorded
 // (metrics, access log) when its response is complete: here for answers without a body, when
 // the body stream closes for the others (relaybody.go), when the tunnel closes for upgrades.
 func (rt *Router) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
+	// fasthttp's server holds a response back unflushed when the next request has already
+	// arrived (pipelining), and runs that request's handler meanwhile: an interim response the
+	// transport writes on the connection (relayInterim) would overtake it. A handler that set a
+	// write deadline has its response flushed at once (Server.serveConn), and this one changes
+	// nothing else: there is no write deadline (the server has no WriteTimeout) and the server
+	// clears it again after the response.
+	_ = ctx.SetWriteDeadline(time.Time{}) // fails only on a broken connection, which the write reports
 	rt.metrics.inFlight.Add(1)
 	ex := &exchange{start: rt.now(), method: methodString(ctx.Method()), path: logPath(ctx.RequestURI())}
 	fwd := acquireForward()
@@ -173,6 +182,19 @@ func upstreamAddress(u *url.URL) (string, error) {
 
 // signingKeyNames name the keys for the access log, by their index in the verifier's keys.
 var signingKeyNames = [...]string{"current", "next"}
+
+// abandon records an exchange whose client left before its answer (errClientGone) and closes
+// the client's connection with nothing written to it: a hijack with no response, after which
+// fasthttp closes the connection.
+func (rt *Router) abandon(ctx *fasthttp.RequestCtx, ex *exchange, err error) {
+	ex.reason = err
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(closeHijacked)
+	rt.finish(ex, StatusClientClosedRequest, OutcomeClientGone, 0)
+}
+
+// closeHijacked leaves a hijacked connection to fasthttp, which closes it.
+func closeHijacked(net.Conn) {}
 
 // fail answers the request itself and records it.
 func (rt *Router) fail(ctx *fasthttp.RequestCtx, ex *exchange, f *Failure) {

@@ -129,4 +129,10 @@ func TestServe_DrainIsBounded(t *testing.T) {
 	if r := <-inFlight; r.err == nil && r.status == http.StatusOK {
 		t.Fatalf("the stuck request got %d after the drain gave up, want its connection cut", r.status)
 	}
+	// The exchange whose client connection the drain cut ends too, the tenant still working:
+	// nobody is left to answer.
+	eventually(t, "the cut-off exchange ends as client_gone", func() bool {
+		lines := h.logs.accessLines(t)
+		return h.rt.InFlight() == 0 && len(lines) == 1 && lines[0]["outcome"] == "client_gone"
+	})
 }

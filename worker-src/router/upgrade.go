@@ -33,9 +33,13 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 	}
 	res := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(res)
-	br, err := rt.sendUpgrade(up, &fwd.req, res)
+	br, err := rt.sendUpgrade(ctx, up, &fwd.req, res)
 	if err != nil {
 		_ = up.Close() // the failure below is the one to report
+		if errors.Is(err, errClientGone) {
+			rt.abandon(ctx, ex, err)
+			return
+		}
 		status, outcome := classifyUpstreamError(err)
 		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
 		return
@@ -59,9 +63,10 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 }
 
 // sendUpgrade writes req on up and reads the answer's head (and, for a refusal, its body)
-// within the response header timeout. It returns the reader holding whatever the upstream sent
-// after a 101's head.
-func (rt *Router) sendUpgrade(up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
+// within the response header timeout, relaying interim responses to the client as forwarded
+// requests do (readHead). It returns the reader holding whatever the upstream sent after a
+// 101's head.
+func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
 	bw := bufio.NewWriter(up)
 	if err := req.Write(bw); err != nil {
 		return nil, err
@@ -69,12 +74,13 @@ func (rt *Router) sendUpgrade(up net.Conn, req *fasthttp.Request, res *fasthttp.
 	if err := bw.Flush(); err != nil {
 		return nil, err
 	}
-	if err := up.SetReadDeadline(time.Now().Add(rt.upstreams.headerTimeout)); err != nil {
+	deadline := time.Now().Add(rt.upstreams.headerTimeout)
+	if err := up.SetReadDeadline(deadline); err != nil {
 		return nil, err
 	}
 	br := bufio.NewReader(up)
 	res.Header.DisableNormalizing()
-	if err := res.Header.Read(br); err != nil {
+	if err := readHead(br, &res.Header, ctx, deadline); err != nil {
 		return nil, err
 	}
 	if res.StatusCode() != http.StatusSwitchingProtocols {

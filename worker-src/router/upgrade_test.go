@@ -20,27 +20,42 @@ func websocketAccept(key string) string {
 	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
-// echoWebSocket completes a WebSocket handshake by hand and then echoes every byte back.
-func echoWebSocket(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Upgrade") != "websocket" {
-		http.Error(w, "upgrade required", http.StatusUpgradeRequired)
-		return
+// echoWebSocket completes a WebSocket handshake by hand, writing interim (raw interim responses)
+// before its 101, and then echoes every byte back.
+func echoWebSocket(interim string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "websocket" {
+			http.Error(w, "upgrade required", http.StatusUpgradeRequired)
+			return
+		}
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer func() { _ = conn.Close() }()
+		rw.WriteString(interim + "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
+			"Sec-WebSocket-Accept: " + websocketAccept(r.Header.Get("Sec-WebSocket-Key")) + "\r\n\r\n")
+		if rw.Flush() != nil {
+			return
+		}
+		_, _ = io.Copy(conn, rw.Reader) // echoes until either side closes: the client checks the echo
 	}
-	conn, rw, err := http.NewResponseController(w).Hijack()
-	if err != nil {
-		return
-	}
-	defer func() { _ = conn.Close() }()
-	rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n" +
-		"Sec-WebSocket-Accept: " + websocketAccept(r.Header.Get("Sec-WebSocket-Key")) + "\r\n\r\n")
-	if rw.Flush() != nil {
-		return
-	}
-	_, _ = io.Copy(conn, rw.Reader) // echoes until either side closes: the client checks the echo
 }
 
+// A WebSocket upgrade crosses, and the echo comes back through the tunnel; an interim response
+// before the tenant's 101 reaches the client as a forwarded request's does (cleaned), and the
+// 101 after it is still the answer.
 func TestRouter_WebSocketEcho(t *testing.T) {
-	h := newHarness(t, newBackend(t, echoWebSocket), nil)
+	for _, tc := range []struct{ name, interim string }{
+		{"plain", ""},
+		{"after an early hint", "HTTP/1.1 103 Early Hints\r\nLink: </chat.js>; rel=preload\r\nKamui-App: forged\r\n\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { testWebSocketEcho(t, tc.interim) })
+	}
+}
+
+func testWebSocketEcho(t *testing.T, interim string) {
+	h := newHarness(t, newBackend(t, echoWebSocket(interim)), nil)
 
 	conn, err := net.Dial("tcp", h.front.Listener.Addr().String())
 	if err != nil {
@@ -63,6 +78,16 @@ func TestRouter_WebSocketEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	br := bufio.NewReader(conn)
+	if interim != "" {
+		hint, err := http.ReadResponse(br, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hint.StatusCode != http.StatusEarlyHints || hint.Header.Get("Link") != "</chat.js>; rel=preload" ||
+			hint.Header.Get("Kamui-App") != "" {
+			t.Fatalf("interim response %d %v, want the 103 with its Link and no Kamui-* header", hint.StatusCode, hint.Header)
+		}
+	}
 	res, err := http.ReadResponse(br, req)
 	if err != nil {
 		t.Fatal(err)

@@ -67,11 +67,16 @@ func (u *upstreams) newClient(addr string) *fasthttp.HostClient {
 			if err != nil {
 				return nil, &dialError{err: err}
 			}
-			return newUpstreamConn(c, u.headerTimeout), nil
+			return newUpstreamConn(c), nil
 		},
+		// The router's own exchange on a pooled connection (transport.go): the idle check, the
+		// response header timeout, the client watched while the head is awaited, interim
+		// responses relayed.
+		Transport: &transport{headerTimeout: u.headerTimeout},
 		// Never replayed by the library: fasthttp sends GET, HEAD, PUT and QUERY again after
 		// any failure by default, although the tenant may have acted on the first one. The one
-		// request the router sends again is one the upstream never received (forward.go).
+		// request the router sends again is one the upstream never received (forward.go). (The
+		// router's transport never asks for a retry; these say so once more.)
 		MaxIdemponentCallAttempts: 1,
 		RetryIfErr:                func(*fasthttp.Request, int, error) (bool, bool) { return false, false },
 		// The target goes upstream exactly as the Worker signed it: fasthttp would otherwise
@@ -92,7 +97,7 @@ func (u *upstreams) newClient(addr string) *fasthttp.HostClient {
 		ReadBufferSize:   upstreamReadBufferSize,
 		WriteBufferSize:  upstreamWriteBufferSize,
 		// ReadTimeout and WriteTimeout stay zero: they would bound whole bodies. The response
-		// head is bounded by upstreamConn.
+		// head is bounded by the transport.
 		SecureErrorLogMessage: true,
 	}
 }
