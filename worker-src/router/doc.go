@@ -13,8 +13,9 @@
 // bytes are copied both ways over the hijacked client connection (upgrade.go). fasthttp's
 // defaults that would change what crosses are set on purpose, each where it is set
 // (NewServer, upstreams.go): targets are forwarded exactly as signed (no path normalisation),
-// header names as spelled, nothing is replayed by the library, no default Server, Date,
-// Content-Type or User-Agent is added, multipart bodies are not parsed. Its behaviour varies
+// header names as spelled, nothing is replayed by the library, no default Server,
+// Content-Type or User-Agent is added (a relayed answer's Date is the router's, as nginx
+// does: copyResponseHead), multipart bodies are not parsed. Its behaviour varies
 // only through the documented hooks of Config. Admin returns the second, operator-facing
 // handler (/healthz, /readyz, /metrics, on net/http), and Serve runs both with a graceful drain.
 //

@@ -241,7 +241,7 @@ func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Re
 		announced = res.Header.Peek(fasthttp.HeaderTrailer) // a copy
 	}
 	cleanResponseHeaders(&res.Header)
-	res.Header.CopyTo(&ctx.Response.Header)
+	copyResponseHead(&ctx.Response.Header, &res.Header)
 	if announced != nil {
 		announceTrailers(&ctx.Response.Header, announced)
 	}

@@ -1,9 +1,12 @@
 package router_test
 
 import (
+	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -110,5 +113,53 @@ func TestRouter_DropsHeaderNamesWithUnderscores(t *testing.T) {
 				t.Errorf("X-Tenant-Header = %q, want the client's value", v)
 			}
 		})
+	}
+}
+
+// The client gets the tenant's head as the tenant wrote it: no Server or Content-Type of the
+// router's own, neither beside the tenant's nor instead of them, on a proxied answer (with a
+// body, where a default Content-Type would go) and on a HEAD. Date is the one field the router
+// sets, once, in place of the tenant's (copyResponseHead says why).
+func TestRouter_AddsNoHeadersOfItsOwn(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(http.Header)
+		want map[string][]string
+	}{
+		{"the tenant sends none", func(h http.Header) {
+			h["Date"] = nil         // net/http adds one otherwise
+			h["Content-Type"] = nil // and sniffs one
+		}, map[string][]string{"Server": nil, "Content-Type": nil}},
+		{"the tenant sends its own", func(h http.Header) {
+			h.Set("Date", "Mon, 02 Jan 2006 15:04:05 GMT")
+			h.Set("Server", "tenant/1.0")
+			h.Set("Content-Type", "application/x-tenant")
+		}, map[string][]string{"Server": {"tenant/1.0"}, "Content-Type": {"application/x-tenant"}}},
+	} {
+		for _, method := range []string{http.MethodGet, http.MethodHead} {
+			t.Run(c.name+"/"+method, func(t *testing.T) {
+				h := newHarness(t, newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+					c.set(w.Header())
+					_, _ = io.WriteString(w, "a body without a type")
+				}), nil)
+				before := time.Now().Add(-time.Second)
+				res, _ := do(t, h.request(t, validContext(method, "req-own-head"), "/", nil))
+				if res.StatusCode != http.StatusOK {
+					t.Fatalf("got %d, want 200", res.StatusCode)
+				}
+				for name, want := range c.want {
+					if got := res.Header.Values(name); !slices.Equal(got, want) {
+						t.Errorf("%s: got %q, want %q", name, got, want)
+					}
+				}
+				dates := res.Header.Values("Date")
+				if len(dates) != 1 {
+					t.Fatalf("Date: got %q, want the router's, once", dates)
+				}
+				if d, err := http.ParseTime(dates[0]); err != nil || d.Before(before.Truncate(time.Second)) {
+					t.Errorf("Date %q: want the time the router answered (%v)", dates[0], err)
+				}
+			})
+		}
 	}
 }

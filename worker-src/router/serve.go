@@ -30,7 +30,6 @@ const (
 func NewServer(rt *Router) *fasthttp.Server {
 	return &fasthttp.Server{
 		Handler: rt.ServeFastHTTP,
-		Name:    "kamuidash-router",
 		// Request bodies reach the handler as a stream; fasthttp reads a body whole by default
 		// (up to 4 MiB, refusing larger ones).
 		StreamRequestBody: true,
@@ -38,8 +37,9 @@ func NewServer(rt *Router) *fasthttp.Server {
 		DisablePreParseMultipartForm: true,
 		// Header names reach the tenant as the client spelled them.
 		DisableHeaderNamesNormalizing: true,
-		// The tenant's answer goes out as it came: no Server, Date or Content-Type of the router's
-		// own beside (or instead of) the tenant's.
+		// The tenant's answer goes out as it came: no Server or Content-Type of the router's own
+		// beside (or instead of) the tenant's, and no Date on the router's own answers. (A
+		// relayed answer gets the router's Date in place of the tenant's: copyResponseHead.)
 		NoDefaultServerHeader: true,
 		NoDefaultDate:         true,
 		NoDefaultContentType:  true,

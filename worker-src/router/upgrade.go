@@ -49,14 +49,14 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 		// Refused: an ordinary answer, and the connection is done.
 		_ = up.Close() // nothing more is read from it
 		cleanResponseHeaders(&res.Header)
-		res.Header.CopyTo(&ctx.Response.Header)
+		copyResponseHead(&ctx.Response.Header, &res.Header)
 		ctx.Response.SetBodyRaw(res.Body())
 		rt.finish(ex, status, OutcomeProxied, int64(len(res.Body())))
 		return
 	}
 	keepUpgrade := append([]byte(nil), res.Header.Peek("Upgrade")...)
 	cleanResponseHeaders(&res.Header)
-	res.Header.CopyTo(&ctx.Response.Header)
+	copyResponseHead(&ctx.Response.Header, &res.Header)
 	ctx.Response.Header.Set("Connection", "Upgrade")
 	ctx.Response.Header.SetBytesV("Upgrade", keepUpgrade)
 	ctx.Hijack(func(client net.Conn) { rt.tunnel(ex, client, up, br) })
