@@ -125,3 +125,40 @@ func TestRouter_PipelinedRequestIsNotAClientGone(t *testing.T) {
 	}
 	h.allProxied(t)
 }
+
+// The same holds while an upgrade waits for the tenant's 101: a client that leaves ends the
+// exchange, and the tenant sees its request cancelled.
+func TestRouter_ClientGoneBeforeTheUpgradeCancelsIt(t *testing.T) {
+	entered, cancelled := make(chan struct{}), make(chan struct{})
+	b := newBackend(t, func(_ http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Upgrade") != "websocket" {
+			t.Errorf("the tenant got Upgrade %q, want the client's websocket", r.Header.Get("Upgrade"))
+		}
+		close(entered)
+		<-r.Context().Done()
+		close(cancelled)
+	})
+	h := newHarness(t, b, nil)
+	conn := dialRouter(t, h)
+	req := h.request(t, validContext(http.MethodGet, "req-upgrade-gone"), "/ws", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	if err := conn.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-cancelled:
+	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
+		t.Fatal("the upstream upgrade was not cancelled after the client left")
+	}
+	eventually(t, "a client_gone access line", func() bool {
+		lines := h.logs.accessLines(t)
+		return len(lines) == 1 && lines[0]["outcome"] == "client_gone" && lines[0]["status"] == 499.0
+	})
+}

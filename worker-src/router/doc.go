@@ -9,8 +9,11 @@
 // for every request shape. Each HostClient carries its exchanges through the router's own
 // RoundTripper (transport.go), built on the HostClient's exported connection and buffer pools
 // and fasthttp's request writer and response readers, so that the router holds the upstream
-// connection while it waits for the response head; a WebSocket upgrade gets a connection of its own and, after the 101,
-// bytes are copied both ways over the hijacked client connection (upgrade.go). fasthttp's
+// connection while it waits for the response head: it relays interim responses as they come
+// and, from 150 ms into the wait, watches the client, whose leaving ends the exchange
+// (clientwatch.go). A WebSocket upgrade gets a connection of its own, watched the same way
+// until the 101, after which bytes are copied both ways over the hijacked client connection
+// (upgrade.go). fasthttp's
 // defaults that would change what crosses are set on purpose, each where it is set
 // (NewServer, upstreams.go): targets are forwarded exactly as signed (no path normalisation),
 // header names as spelled, nothing is replayed by the library, no default Server,

@@ -63,8 +63,8 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 }
 
 // sendUpgrade writes req on up and reads the answer's head (and, for a refusal, its body)
-// within the response header timeout, relaying interim responses to the client as forwarded
-// requests do (readHead). It returns the reader holding whatever the upstream sent after a
+// within the response header timeout, relaying interim responses to the client and watching
+// it as forwarded requests do (readHead, clientWatch). It returns the reader holding whatever the upstream sent after a
 // 101's head.
 func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
 	bw := bufio.NewWriter(up)
@@ -80,7 +80,15 @@ func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fastht
 	}
 	br := bufio.NewReader(up)
 	res.Header.DisableNormalizing()
-	if err := readHead(br, &res.Header, ctx, deadline); err != nil {
+	// The client is watched while the 101 is awaited, as for any forwarded request
+	// (clientwatch.go); the connection is this upgrade's own, so is its watch.
+	watch := clientWatch{upstream: up}
+	watch.start(ctx.Conn())
+	err := readHead(br, &res.Header, ctx, deadline)
+	if watch.stop() {
+		err = errClientGone // the watch closed the connection, whatever the read returned
+	}
+	if err != nil {
 		return nil, err
 	}
 	if res.StatusCode() != http.StatusSwitchingProtocols {
