@@ -236,11 +236,10 @@ func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 // relay hands the upstream's response to the server: the head now, the body as a stream the
 // server copies to the client after the handler returns. res is released when that is done.
 func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Response) {
-	var announced []byte // the tenant's Trailer header, which cleanResponseHeaders removes
+	var announced []byte // the tenant's Trailer header, which copyResponseHead leaves behind
 	if len(res.Header.PeekTrailerKeys()) > 0 {
 		announced = res.Header.Peek(fasthttp.HeaderTrailer) // a copy
 	}
-	cleanResponseHeaders(&res.Header)
 	copyResponseHead(&ctx.Response.Header, &res.Header)
 	if announced != nil {
 		announceTrailers(&ctx.Response.Header, announced)

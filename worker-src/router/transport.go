@@ -108,18 +108,11 @@ func (t *transport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, re
 		uc.done(false)
 		return false, err
 	}
-	if trip.client != nil {
-		uc.watch.start(trip.client.Conn())
-	}
 	if hc.DisableHeaderNamesNormalizing {
 		resp.Header.DisableNormalizing()
 	}
 	br := hc.AcquireReader(conn)
-	err = readHead(br, &resp.Header, trip.client, deadline)
-	if trip.client != nil && uc.watch.stop() {
-		err = errClientGone // the watch closed the connection, whatever the read returned
-	}
-	if err != nil {
+	if err = readHead(br, &resp.Header, trip.client, &uc.watch, deadline); err != nil {
 		hc.ReleaseReader(br)
 		uc.done(false)
 		return false, err
@@ -167,9 +160,25 @@ func bindConn[C any](release, closeConn func(C), cc C) func(reuse bool) {
 	}
 }
 
-// readHead reads the final response head into h, relaying the interim responses before it to
+// readHead reads the final response head into h. When there is a client, the interim
+// responses before it are relayed to it, and watch (the upstream connection's) watches it
+// meanwhile: a client that leaves ends the wait with errClientGone, whatever the read returned,
+// since the watch closed the connection.
+func readHead(br *bufio.Reader, h *fasthttp.ResponseHeader, client *fasthttp.RequestCtx, watch *clientWatch, deadline time.Time) error {
+	if client == nil {
+		return readFinalHead(br, h, nil, deadline)
+	}
+	watch.start(client.Conn())
+	err := readFinalHead(br, h, client, deadline)
+	if watch.stop() {
+		return errClientGone
+	}
+	return err
+}
+
+// readFinalHead reads response heads into h until the final one, relaying the interim ones to
 // client when there is one. A 101 Switching Protocols is final: what follows it is not HTTP.
-func readHead(br *bufio.Reader, h *fasthttp.ResponseHeader, client *fasthttp.RequestCtx, deadline time.Time) error {
+func readFinalHead(br *bufio.Reader, h *fasthttp.ResponseHeader, client *fasthttp.RequestCtx, deadline time.Time) error {
 	for n := 0; ; n++ {
 		if err := h.Read(br); err != nil {
 			return err

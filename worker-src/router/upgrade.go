@@ -48,14 +48,12 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 	if status != http.StatusSwitchingProtocols {
 		// Refused: an ordinary answer, and the connection is done.
 		_ = up.Close() // nothing more is read from it
-		cleanResponseHeaders(&res.Header)
 		copyResponseHead(&ctx.Response.Header, &res.Header)
 		ctx.Response.SetBodyRaw(res.Body())
 		rt.finish(ex, status, OutcomeProxied, int64(len(res.Body())))
 		return
 	}
 	keepUpgrade := append([]byte(nil), res.Header.Peek("Upgrade")...)
-	cleanResponseHeaders(&res.Header)
 	copyResponseHead(&ctx.Response.Header, &res.Header)
 	ctx.Response.Header.Set("Connection", "Upgrade")
 	ctx.Response.Header.SetBytesV("Upgrade", keepUpgrade)
@@ -64,8 +62,8 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 
 // sendUpgrade writes req on up and reads the answer's head (and, for a refusal, its body)
 // within the response header timeout, relaying interim responses to the client and watching
-// it as forwarded requests do (readHead, clientWatch). It returns the reader holding whatever the upstream sent after a
-// 101's head.
+// it as forwarded requests do (readHead). It returns the reader holding whatever the upstream
+// sent after a 101's head.
 func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
 	bw := bufio.NewWriter(up)
 	if err := req.Write(bw); err != nil {
@@ -80,15 +78,10 @@ func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fastht
 	}
 	br := bufio.NewReader(up)
 	res.Header.DisableNormalizing()
-	// The client is watched while the 101 is awaited, as for any forwarded request
-	// (clientwatch.go); the connection is this upgrade's own, so is its watch.
+	// The connection is this upgrade's own, and so is the watch on the client while the 101
+	// is awaited.
 	watch := clientWatch{upstream: up}
-	watch.start(ctx.Conn())
-	err := readHead(br, &res.Header, ctx, deadline)
-	if watch.stop() {
-		err = errClientGone // the watch closed the connection, whatever the read returned
-	}
-	if err != nil {
+	if err := readHead(br, &res.Header, ctx, &watch, deadline); err != nil {
 		return nil, err
 	}
 	if res.StatusCode() != http.StatusSwitchingProtocols {
