@@ -49,6 +49,9 @@ type HostConfig struct {
 	// CompatibilityDate defaults to host.mjs's own; the edge Worker's tests pass
 	// route.WorkerCompatibilityDate, the date the provider uploads it with.
 	CompatibilityDate string `json:"compatibilityDate,omitempty"`
+	// Profile, when set, is where host.mjs writes a CPU profile of the Worker's isolate
+	// (.cpuprofile JSON) recorded from "ready" until Close.
+	Profile string `json:"profile,omitempty"`
 }
 
 // CacheEntry is a Cache API entry to seed (e.g. one without this deployment's marker).

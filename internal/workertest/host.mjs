@@ -22,6 +22,9 @@
 //   failCache    ["substring", ...]: with countKV, caches.default.match/put of URLs containing
 //                one of these reject (Cache API failure injection)
 //   compatibilityDate
+//   profile      "<file>": record a CPU profile of the Worker's isolate (V8's sampling profiler,
+//                through workerd's inspector) from "ready" until the host closes, and write it
+//                to <file> (.cpuprofile JSON, readable by Chrome's DevTools) before exiting
 //
 // Prints "ready <url>" once serving, then "log: <message>" for every console line of the
 // Worker. Exits when stdin closes, so a test that dies takes its workerd with it.
@@ -111,6 +114,7 @@ export default {
 const compatibilityDate = cfg.compatibilityDate || "2025-12-01";
 const mf = new Miniflare({
   host: "127.0.0.1",
+  ...(cfg.profile ? { inspectorPort: await freePort() } : {}),
   // Without this Miniflare downloads a request.cf object from the internet at every start.
   cf: false,
   port: cfg.port || 0,
@@ -160,12 +164,14 @@ if (cfg.cache) {
     await caches.default.put(u, new Response(e.text, { status: e.status || 200, headers: e.headers || {} }));
   }
 }
+const profiler = cfg.profile ? await startProfiler(mf) : null;
 process.stdout.write("ready " + url.href + "\n");
 
 let closing = false;
 async function close() {
   if (closing) return;
   closing = true;
+  if (profiler) await profiler.stop().catch((err) => process.stderr.write("profile: " + err.message + "\n"));
   await mf.dispose().catch(() => {});
   process.exit(0);
 }
@@ -174,3 +180,49 @@ process.stdin.on("close", close);
 process.stdin.resume();
 process.on("SIGTERM", close);
 process.on("SIGINT", close);
+
+async function freePort() {
+  const net = await import("node:net");
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+// startProfiler attaches to the edge Worker's isolate through workerd's inspector (with the
+// WebSocket client Miniflare itself depends on) and starts V8's sampling profiler; stop
+// writes the profile to cfg.profile.
+async function startProfiler(mf) {
+  const { WebSocket } = createRequire(require.resolve("miniflare"))("ws");
+  const inspector = await mf.getInspectorURL();
+  const ws = new WebSocket(new URL("/core:user:edge", inspector).href);
+  await new Promise((resolve, reject) => { ws.once("open", resolve); ws.once("error", reject); });
+  let id = 0;
+  const waiting = new Map();
+  ws.on("message", (data) => {
+    const m = JSON.parse(data);
+    if (m.id && waiting.has(m.id)) {
+      waiting.get(m.id)(m);
+      waiting.delete(m.id);
+    }
+  });
+  const call = (method, params = {}) => new Promise((resolve, reject) => {
+    const n = ++id;
+    waiting.set(n, (m) => (m.error ? reject(new Error(method + ": " + m.error.message)) : resolve(m.result)));
+    ws.send(JSON.stringify({ id: n, method, params }));
+  });
+  await call("Profiler.enable");
+  await call("Profiler.setSamplingInterval", { interval: 100 });
+  await call("Profiler.start");
+  return {
+    async stop() {
+      const { profile } = await call("Profiler.stop");
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(cfg.profile, JSON.stringify(profile));
+      ws.close();
+    },
+  };
+}

@@ -49,7 +49,7 @@ import (
 
 const platform = "kamui.test"
 
-var only, dumpLogs, logSample, compareDir string
+var only, dumpLogs, logSample, compareDir, profileDir string
 var byKind bool
 
 type request struct {
@@ -95,6 +95,7 @@ func main() {
 	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, js-seed, js-passthrough, baseline, js-pass+cache, edge-compare); for debugging")
 	flag.StringVar(&compareDir, "compare", "", "also replay another build of the edge Worker from this directory (scripts/build-worker.sh DIR), as edge-compare, to A/B a change under the same load")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
+	flag.StringVar(&profileDir, "profile", "", "write a CPU profile of each Worker's isolate (V8's sampling profiler, 100 µs) to DIR/<worker>.cpuprofile; diagnostic, it slows every Worker alike")
 	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
 	flag.Parse()
 	if err := run(*n, *rate, *rounds, *flood, *floodRate, *apps, *budget, *conc, *seed); err != nil {
@@ -227,6 +228,9 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		cfg.Bindings, cfg.KV, cfg.R2, cfg.Origins, cfg.CountKV = bindings, fx.kv, fx.r2, origins, true
 		cfg.KVBytes = filters
 		cfg.CompatibilityDate = route.WorkerCompatibilityDate
+		if profileDir != "" {
+			cfg.Profile = filepath.Join(profileDir, w.name+".cpuprofile")
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		t0 := time.Now()
 		h, err := workertest.StartHost(ctx, root, cfg)
@@ -255,14 +259,15 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	}
 
 	results := map[string]*workerResult{}
+	var warm []request
+	for _, q := range trace {
+		if q.warmup {
+			warm = append(warm, q)
+		}
+	}
+	warmed := len(warm)
 	for _, w := range picked {
 		results[w.name] = &workerResult{}
-		var warm []request
-		for _, q := range trace {
-			if q.warmup {
-				warm = append(warm, q)
-			}
-		}
 		if _, err := replay(hosts[w.name], warm, conc, 0); err != nil {
 			return fmt.Errorf("%s warm-up: %w", w.name, err)
 		}
@@ -331,6 +336,20 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		p50, lo, hi := roundRatio(e, c, 50)
 		p99, _, _ := roundRatio(e, c, 99)
 		fmt.Printf("bench-edge: edge vs edge-compare p50=%.3f [%.3f..%.3f] p99=%.3f kv_reads=%d/%d\n", p50, lo, hi, p99, e.stats.Reads, c.stats.Reads)
+	}
+	if profileDir != "" {
+		// The profiles are written as the hosts close; the deferred Close calls then find
+		// them closed already.
+		for _, w := range picked {
+			hosts[w.name].Close()
+			requests := 2 + warmed + len(results[w.name].reqs) // cold start, warm-up, rounds
+			if results[w.name].flood != nil {
+				requests += len(floodTrace)
+			}
+			if err := summarizeProfile(os.Stdout, w.name, filepath.Join(profileDir, w.name+".cpuprofile"), requests, 25); err != nil {
+				fmt.Fprintf(os.Stderr, "bench-edge: -profile: %v\n", err)
+			}
+		}
 	}
 	e, sd, js := results["edge"], results["js-seed"], results["js-passthrough"]
 	if e == nil || sd == nil || js == nil {
