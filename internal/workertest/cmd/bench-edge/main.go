@@ -98,6 +98,12 @@ func main() {
 	flag.StringVar(&profileDir, "profile", "", "write a CPU profile of each Worker's isolate (V8's sampling profiler, 100 µs) to DIR/<worker>.cpuprofile; diagnostic, it slows every Worker alike")
 	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
 	flag.Parse()
+	if profileDir != "" {
+		if err := os.MkdirAll(profileDir, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, "bench-edge: -profile:", err)
+			os.Exit(1)
+		}
+	}
 	if err := run(*n, *rate, *rounds, *flood, *floodRate, *apps, *budget, *conc, *seed); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge:", err)
 		os.Exit(1)
