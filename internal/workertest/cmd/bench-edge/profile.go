@@ -79,9 +79,10 @@ func summarizeProfile(w io.Writer, name, file string, requests, top int) error {
 		}
 	}
 	reqs := float64(max(requests, 1))
-	fmt.Fprintf(w, "bench-edge: profile %s: %.2f samples per request (%d over %d requests), about %v busy per request\n",
+	var out strings.Builder // written in one piece, so that a failed write is reported
+	fmt.Fprintf(&out, "bench-edge: profile %s: %.2f samples per request (%d over %d requests), about %v busy per request\n",
 		name, float64(busy)/reqs, busy, requests, (busyTime / time.Duration(max(requests, 1))).Round(time.Microsecond))
-	fmt.Fprintf(w, "bench-edge: profile %s: samples by part:%s\n", name, shares(byPart, busy, func(k string) bool { return k != "idle" }))
+	fmt.Fprintf(&out, "bench-edge: profile %s: samples by part:%s\n", name, shares(byPart, busy, func(k string) bool { return k != "idle" }))
 	type fc struct {
 		f string
 		n int
@@ -92,9 +93,10 @@ func summarizeProfile(w io.Writer, name, file string, requests, top int) error {
 	}
 	sort.Slice(fs, func(i, j int) bool { return fs[i].n > fs[j].n || fs[i].n == fs[j].n && fs[i].f < fs[j].f })
 	for _, f := range fs[:min(top, len(fs))] {
-		fmt.Fprintf(w, "bench-edge: profile %s:   %5.1f%% %.3f/req %s\n", name, 100*float64(f.n)/float64(busy), float64(f.n)/reqs, f.f)
+		fmt.Fprintf(&out, "bench-edge: profile %s:   %5.1f%% %.3f/req %s\n", name, 100*float64(f.n)/float64(busy), float64(f.n)/reqs, f.f)
 	}
-	return nil
+	_, err = io.WriteString(w, out.String())
+	return err
 }
 
 // busyInterval is the longest interval between two samples taken as busy time; the sampler
