@@ -34,18 +34,7 @@ func TestRouter_ClientGoneCancelsTheUpstream(t *testing.T) {
 				t.Fatal(err)
 			}
 			<-entered
-			if err := conn.Close(); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case <-cancelled:
-			case <-time.After(10 * time.Second): // a hang fails the test instead of the run
-				t.Fatal("the upstream request was not cancelled after the client left")
-			}
-			eventually(t, "a client_gone access line", func() bool {
-				lines := h.logs.accessLines(t)
-				return len(lines) == 1 && lines[0]["outcome"] == "client_gone" && lines[0]["status"] == 499.0
-			})
+			leaveAndExpectCancelled(t, h, conn, cancelled, "request")
 		})
 	}
 }
@@ -149,13 +138,21 @@ func TestRouter_ClientGoneBeforeTheUpgradeCancelsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-entered
+	leaveAndExpectCancelled(t, h, conn, cancelled, "upgrade")
+}
+
+// leaveAndExpectCancelled closes the client's connection while the tenant works on its
+// request, then expects the tenant to see the upstream request (what: "request", "upgrade")
+// cancelled and the exchange logged once as client_gone, 499.
+func leaveAndExpectCancelled(t *testing.T, h *harness, conn net.Conn, cancelled <-chan struct{}, what string) {
+	t.Helper()
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case <-cancelled:
 	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
-		t.Fatal("the upstream upgrade was not cancelled after the client left")
+		t.Fatalf("the upstream %s was not cancelled after the client left", what)
 	}
 	eventually(t, "a client_gone access line", func() bool {
 		lines := h.logs.accessLines(t)

@@ -172,12 +172,13 @@ func cleanResponseHeaders(h *fasthttp.ResponseHeader) {
 }
 
 // copyResponseHead copies the upstream answer's status and the header fields that may cross
-// onto the client's response (src is cleaned first: cleanResponseHeaders). ResponseHeader.CopyTo
-// resets the destination first, and with it the server's NoDefaultContentType (serve.go),
-// which is set again so that no Content-Type the tenant never sent is made up. Its NoDefaultDate cannot be set again (fasthttp has no setter, and
-// adding a Date field by name is refused), so the client gets the router's Date in place of
-// the tenant's: what nginx does by default, and what RFC 9110 (6.6.1) asks of a recipient
-// with a clock that forwards a response without one.
+// onto the client's response (src is cleaned first: cleanResponseHeaders).
+// ResponseHeader.CopyTo resets the destination first, and with it the server's
+// NoDefaultContentType (serve.go), which is set again so that no Content-Type the tenant never
+// sent is made up. Its NoDefaultDate cannot be set again (fasthttp has no setter, and adding a
+// Date field by name is refused), so the client gets the router's Date in place of the
+// tenant's: what nginx does by default, and what RFC 9110 (6.6.1) asks of a recipient with a
+// clock that forwards a response without one.
 func copyResponseHead(dst, src *fasthttp.ResponseHeader) {
 	cleanResponseHeaders(src)
 	src.CopyTo(dst)
