@@ -22,8 +22,6 @@ type cpuProfile struct {
 		} `json:"callFrame"`
 		HitCount int `json:"hitCount"`
 	} `json:"nodes"`
-	StartTime  int64   `json:"startTime"` // µs
-	EndTime    int64   `json:"endTime"`
 	TimeDeltas []int64 `json:"timeDeltas"` // µs between samples
 }
 
