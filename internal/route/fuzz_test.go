@@ -180,3 +180,58 @@ func mustMarshal(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// decodeSiteManifestReference is DecodeSiteManifest before its canonical fast path: the
+// duplicate-key scan on every manifest, then the version and the files.
+func decodeSiteManifestReference(b []byte) (SiteManifest, error) {
+	if len(b) > MaxSiteManifestBytes {
+		return SiteManifest{}, fieldErr("", ErrMalformed, "")
+	}
+	var m SiteManifest
+	if err := decodeStrict(b, &m); err != nil {
+		return SiteManifest{}, err
+	}
+	if m.V != SiteManifestVersion {
+		return SiteManifest{}, fieldErr("v", ErrUnknownVersion, "")
+	}
+	if err := m.validate(); err != nil {
+		return SiteManifest{}, err
+	}
+	return m, nil
+}
+
+// DecodeSiteManifest skips the duplicate-key scan only for a manifest byte-for-byte equal to
+// its canonical encoding; on every input it must accept, refuse and decode exactly as the
+// reference does, with the same cause and field.
+func FuzzDecodeSiteManifestFastPath(f *testing.F) {
+	b, err := EncodeSiteManifest(testManifest())
+	if err != nil {
+		f.Fatal(err)
+	}
+	s := string(b)
+	f.Add(b)
+	// A path twice, the version twice, a file's field twice, a path twice with an invalid
+	// file first, and the canonical bytes with a space.
+	f.Add([]byte(strings.Replace(s, `{"assets/app.js":`, `{"index.html":{"object":"`+testObject+`","type":"a/b","size":1},"assets/app.js":`, 1)))
+	f.Add([]byte(strings.Replace(s, `{"v":1,`, `{"v":1,"v":1,`, 1)))
+	f.Add([]byte(strings.Replace(s, `"size":4`, `"size":4,"size":5`, 1)))
+	f.Add([]byte(strings.Replace(s, `{"assets/app.js":`, `{"index.html":{"object":"x","type":"a/b","size":1},"assets/app.js":`, 1)))
+	f.Add([]byte(s + " "))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, gotErr := DecodeSiteManifest(b)
+		want, wantErr := decodeSiteManifestReference(b)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("DecodeSiteManifest error %v, reference %v", gotErr, wantErr)
+		}
+		if gotErr != nil {
+			var g, w *FieldError
+			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
+				t.Fatalf("DecodeSiteManifest error %v, reference %v", gotErr, wantErr)
+			}
+			return
+		}
+		if string(mustMarshal(t, got)) != string(mustMarshal(t, want)) {
+			t.Fatalf("decoded %s, reference %s", mustMarshal(t, got), mustMarshal(t, want))
+		}
+	})
+}

@@ -98,3 +98,20 @@ func TestSiteKeys(t *testing.T) {
 		t.Error("the ETag is the quoted hash")
 	}
 }
+
+// Of several invalid files the error names the first in path order, every time: a map is
+// walked in a different order on each run, and a plan's error must not change between runs.
+func TestSiteManifestErrorNamesTheFirstInvalidPath(t *testing.T) {
+	m := SiteManifest{Files: map[string]SiteFile{}}
+	for _, p := range []string{"z.txt", "b.txt", "m.txt", "a.txt", "q.txt"} {
+		m.Files[p] = SiteFile{Object: "not-a-hash", Type: "text/plain"}
+	}
+	m.Files["0-valid.txt"] = SiteFile{Object: testObject, Type: "text/plain"}
+	for range 20 {
+		_, err := EncodeSiteManifest(m)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != `files["a.txt"].object` {
+			t.Fatalf("err = %v; want the field files[\"a.txt\"].object", err)
+		}
+	}
+}
