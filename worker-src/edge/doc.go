@@ -1,7 +1,7 @@
 // Package edge is the decision core of the KamuiDash edge Worker (docs/ARCHITECTURE.md, "The
 // path of one request").
 //
-// The core is plain Go over small interfaces (KV, Cache, Objects, Clock, Logger) so that
+// The core is plain Go over small interfaces (KV, Cache, Objects, Logger) and a clock so that
 // every decision is covered by `go test` on the host. It never imports net/http or fmt:
 // the same code is compiled to js/wasm by worker-src/edge/wasm, where those packages would
 // only add weight. It never touches a body either: bodies are opaque Body handles that the

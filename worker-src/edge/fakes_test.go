@@ -372,7 +372,7 @@ func siteRecord(app, manifest, notFound string, spa bool) route.Record {
 func (w *world) handler(t testing.TB) *Handler {
 	n := 0
 	return &Handler{Config: testConfig(t), Routes: w.routes, Domains: w.domains, Static: w.objects,
-		Cache: w.cache, Clock: w.clock, Log: w.log,
+		Cache: w.cache, Clock: w.clock.Now, Log: w.log,
 		NewRequestID: func() string { n++; return "rid-" + strconv.Itoa(n) }}
 }
 

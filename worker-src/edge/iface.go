@@ -64,9 +64,6 @@ type Objects interface {
 	Text(key string, limit int64) (text string, found bool, err error)
 }
 
-// Clock tells the time; tests inject a fake one.
-type Clock interface{ Now() time.Time }
-
 // Logger receives one structured JSON line per request.
 type Logger interface{ Log(line string) }
 

@@ -75,7 +75,10 @@ var (
 func main() {
 	api := js.Global().Get("Object").New()
 	export := func(name string, f func(a []js.Value) any) {
-		api.Set(name, js.FuncOf(func(_ js.Value, a []js.Value) any { return f(a) }))
+		api.Set(name, js.FuncOf(func(_ js.Value, a []js.Value) any {
+			clock.read()
+			return f(a)
+		}))
 	}
 	// init(env, io): the configuration, once per isolate, and the binding helpers.
 	export("init", func(a []js.Value) any {
@@ -93,6 +96,18 @@ func main() {
 }
 
 // The synchronous calls, as Wasm exports. Each returns the length of its answer in out.
+
+// clock is the Handler's Clock: the time as read when Go was last entered (an export or an
+// event), not at every question. workerd's clock stands still while a Worker runs (it moves
+// only between I/O events), so a second reading within one call would give the same instant
+// anyway; but each reading crosses into JS twice (wall and monotonic time), and a request
+// asked about ten times. Every way into Go reads it first: the exports below, and the events.
+var clock enteredClock
+
+type enteredClock struct{ t time.Time }
+
+func (c *enteredClock) read()          { c.t = time.Now() }
+func (c *enteredClock) now() time.Time { return c.t }
 
 // kamuiIn returns the address of the input buffer, grown to hold n bytes first. Its bytes
 // are read by the call that follows; the codec copies every field out of them.
@@ -114,17 +129,26 @@ func kamuiOut() int32 { return address(out) }
 // kamuiDecide decides the request of n bytes in the input buffer without waiting.
 //
 //go:wasmexport kamuiDecide
-func kamuiDecide(n int32) int32 { return decide(message(n)) }
+func kamuiDecide(n int32) int32 {
+	clock.read()
+	return decide(message(n))
+}
 
 // kamuiLookups hands token's exchange the cache lookups it asked for and decides again.
 //
 //go:wasmexport kamuiLookups
-func kamuiLookups(token, n int32) int32 { return lookups(int(token), message(n)) }
+func kamuiLookups(token, n int32) int32 {
+	clock.read()
+	return lookups(int(token), message(n))
+}
 
 // kamuiFinish hands token's exchange the upstream's outcome: edits, or a plan to respond with.
 //
 //go:wasmexport kamuiFinish
-func kamuiFinish(token, n int32) int32 { return finish(int(token), message(n)) }
+func kamuiFinish(token, n int32) int32 {
+	clock.read()
+	return finish(int(token), message(n))
+}
 
 // message is the first n bytes of the input buffer, or nil when n does not fit in it (the
 // decoders refuse that, and the call answers wire.AnswerLost).
@@ -243,6 +267,7 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 //
 //go:wasmexport kamuiRun
 func kamuiRun(token int32) int32 {
+	clock.read()
 	x := pending.Take(int(token))
 	if x == nil {
 		return lost(int(token))
@@ -265,6 +290,7 @@ func kamuiRun(token int32) int32 {
 //
 //go:wasmexport kamuiSettle
 func kamuiSettle(id, ok int32) int32 {
+	clock.read()
 	w := waits.take(int(id))
 	if w == nil {
 		return 0
@@ -362,6 +388,7 @@ func finish(token int, msg []byte) int32 {
 
 func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
+		Clock:      clock.now,
 		Log:        jsLogger{},
 		WaitShared: waitShared,
 		StartMatch: startMatch,
