@@ -52,6 +52,16 @@ const platform = "kamui.test"
 var only, dumpLogs, logSample, compareDir, profileDir string
 var byKind bool
 
+// mix is the trace's mix of requests: the default one, or a diagnostic one that isolates a
+// path (-mix).
+var mix string
+
+var mixes = map[string]string{
+	"default":     "30% static GET, 60% dynamic, 5% unknown hosts, 5% static HEAD",
+	"static":      "static GETs only, of the default mix's apps and paths (diagnostic)",
+	"content-hit": "GETs of one static path only: content-cache hits after the first (diagnostic)",
+}
+
 type request struct {
 	at     time.Duration // scheduled send time from the start of its round (or flood)
 	method string
@@ -93,11 +103,16 @@ func main() {
 	seed := flag.Int64("seed", 1, "trace seed")
 	flag.StringVar(&logSample, "log-sample", "1", "LOG_SAMPLE_RATE of the Workers (the per-kind counts need 1)")
 	flag.StringVar(&only, "only", "", "run only these Workers, comma-separated (edge, js-seed, js-passthrough, baseline, js-pass+cache, edge-compare); for debugging")
-	flag.StringVar(&compareDir, "compare", "", "also replay another build of the edge Worker from this directory (scripts/build-worker.sh DIR), as edge-compare, to A/B a change under the same load")
+	flag.StringVar(&compareDir, "compare", "", "also replay other builds of the edge Worker from these directories, comma-separated (scripts/build-worker.sh DIR), as edge-compare, edge-compare-2, …, to A/B changes under the same load")
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
 	flag.StringVar(&profileDir, "profile", "", "write a CPU profile of each Worker's isolate (V8's sampling profiler, 100 µs) to DIR/<worker>.cpuprofile; diagnostic, it slows every Worker alike")
+	flag.StringVar(&mix, "mix", "default", "the trace's requests: default, static (static GETs only) or content-hit (one static path only); the last two isolate a path for A/B runs (diagnostic)")
 	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
 	flag.Parse()
+	if _, ok := mixes[mix]; !ok {
+		fmt.Fprintf(os.Stderr, "bench-edge: -mix %q: want default, static or content-hit\n", mix)
+		os.Exit(2)
+	}
 	if profileDir != "" {
 		if err := os.MkdirAll(profileDir, 0o755); err != nil {
 			fmt.Fprintln(os.Stderr, "bench-edge: -profile:", err)
@@ -165,8 +180,8 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	fx := makeFixture(apps)
 	trace := makeTrace(n, rate, apps, seed)
 	floodTrace := makeFlood(flood, floodRate, seed)
-	fmt.Printf("bench-edge: trace n=%d rate=%.0f/s in %d rounds apps=%d (Zipf), 30%% static GET, 60%% dynamic, 5%% unknown hosts (%d%% random platform labels, the rest %d registered but unmapped custom hostnames), 5%% static HEAD; flood of %d distinct labels at %.0f/s\n",
-		n, rate, rounds, apps, 100-unmappedPercent, unmappedHosts, flood, floodRate)
+	fmt.Printf("bench-edge: trace n=%d rate=%.0f/s in %d rounds apps=%d (Zipf), %s (unknown hosts: %d%% random platform labels, the rest %d registered but unmapped custom hostnames); flood of %d distinct labels at %.0f/s\n",
+		n, rate, rounds, apps, mixes[mix], 100-unmappedPercent, unmappedHosts, flood, floodRate)
 	fmt.Printf("bench-edge: budget=%ds memo=%v route_cache=%v negative=%v kv_cacheTtl=%v/%v\n",
 		budget, ttls.Memo, ttls.RouteCache, ttls.Negative, ttls.DomainsKV, ttls.RoutesKV)
 
@@ -194,12 +209,20 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		{"baseline", jsWorker("baseline.mjs", "deliver.mjs")},
 		{"js-pass+cache", jsWorker("passthrough-cache.mjs", "passthrough.mjs", "deliver.mjs")},
 	}
+	var compared []string
 	if compareDir != "" {
-		workers = append(workers, benchWorker{"edge-compare", workertest.HostConfig{ModulesRoot: compareDir, Modules: workertest.EdgeModules()}})
+		for i, dir := range strings.Split(compareDir, ",") {
+			name := "edge-compare"
+			if i > 0 {
+				name += "-" + strconv.Itoa(i+1)
+			}
+			compared = append(compared, name)
+			workers = append(workers, benchWorker{name, workertest.HostConfig{ModulesRoot: dir, Modules: workertest.EdgeModules()}})
+		}
 	}
 	var picked []benchWorker
 	for _, w := range workers {
-		wanted := slices.Contains(workerNames, w.name) || w.name == "edge-compare"
+		wanted := slices.Contains(workerNames, w.name) || slices.Contains(compared, w.name)
 		if only != "" {
 			wanted = slices.Contains(strings.Split(only, ","), w.name)
 		}
@@ -338,10 +361,12 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 			}
 		}
 	}
-	if c, e := results["edge-compare"], results["edge"]; c != nil && e != nil {
-		p50, lo, hi := roundRatio(e, c, 50)
-		p99, _, _ := roundRatio(e, c, 99)
-		fmt.Printf("bench-edge: edge vs edge-compare p50=%.3f [%.3f..%.3f] p99=%.3f kv_reads=%d/%d\n", p50, lo, hi, p99, e.stats.Reads, c.stats.Reads)
+	for _, name := range compared {
+		if c, e := results[name], results["edge"]; c != nil && e != nil {
+			p50, lo, hi := roundRatio(e, c, 50)
+			p99, _, _ := roundRatio(e, c, 99)
+			fmt.Printf("bench-edge: edge vs %s p50=%.3f [%.3f..%.3f] p99=%.3f kv_reads=%d/%d\n", name, p50, lo, hi, p99, e.stats.Reads, c.stats.Reads)
+		}
 	}
 	if profileDir != "" {
 		// The profiles are written as the hosts close; the deferred Close calls then find
@@ -513,11 +538,18 @@ func makeTrace(n int, rate float64, apps int, seed int64) []request {
 		q := request{at: time.Duration(float64(k) / rate * float64(time.Second))}
 		appOf[k] = -1
 		u := r.Float64()
+		if mix != "default" {
+			u *= 0.30 // static GETs only
+		}
 		switch {
 		case u < 0.30:
 			i := statics[zs.Uint64()]
 			q.method, q.path, q.kind = "GET", staticPaths[r.Intn(len(staticPaths))], "static-get"
 			q.host, q.reads = hostOf(k, i)
+			if mix == "content-hit" {
+				q.path, q.host = "/", appName(statics[0])+"."+platform
+				custom[k] = false
+			}
 		case u < 0.90:
 			i := dynamics[zd.Uint64()]
 			q.method, q.path, q.kind = "GET", "/api/items/"+strconv.Itoa(r.Intn(100)), "dynamic"
