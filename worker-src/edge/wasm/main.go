@@ -59,7 +59,8 @@ var (
 	io js.Value
 
 	// in is where worker.mjs writes a message (kamuiIn hands it out, large enough), and out
-	// the last answer, which worker.mjs reads before it calls into Go again.
+	// the last answer, which worker.mjs reads before it calls into Go again: the next answer
+	// is written over it (wire's encoders take it as their dst).
 	in  []byte
 	out []byte
 
@@ -182,7 +183,7 @@ func drain() []string {
 // its log lines go with it.
 func send(token int, lines []string, b []byte, err error) int32 {
 	if err != nil {
-		b, _ = wire.Lost(token, lines)
+		b, _ = wire.Lost(b, token, lines)
 	}
 	out = b
 	return int32(len(b))
@@ -191,14 +192,14 @@ func send(token int, lines []string, b []byte, err error) int32 {
 // sendPlan sends a decided plan.
 func sendPlan(token int, p edge.Plan) int32 {
 	l := drain()
-	b, err := wire.Plan(token, l, p)
+	b, err := wire.Plan(out, token, l, p)
 	return send(token, l, b, err)
 }
 
 // lost answers a token that is not (or no longer) pending.
 func lost(token int) int32 {
 	l := drain()
-	b, err := wire.Lost(token, l)
+	b, err := wire.Lost(out, token, l)
 	return send(token, l, b, err)
 }
 
@@ -254,10 +255,10 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	content, route := x.Ex.Lookups()
 	object := x.Ex.ObjectKey()
 	if content == "" && route == "" && object == "" {
-		b, err := wire.Run(token, l)
+		b, err := wire.Run(out, token, l)
 		return send(token, l, b, err)
 	}
-	b, err := wire.Lookups(token, l, content, route, object)
+	b, err := wire.Lookups(out, token, l, content, route, object)
 	return send(token, l, b, err)
 }
 
@@ -378,7 +379,7 @@ func finish(token int, msg []byte) int32 {
 	case wire.UpstreamOK:
 		e := x.Ex.UpstreamResponse(u.Status, u.Names)
 		l := drain()
-		b, err := wire.Edits(token, l, e)
+		b, err := wire.Edits(out, token, l, e)
 		return send(token, l, b, err)
 	case wire.UpstreamTimeout:
 		return sendPlan(token, x.Ex.UpstreamFailed(true, ""))

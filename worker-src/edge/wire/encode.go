@@ -45,9 +45,16 @@ func (w *Writer) Header(h edge.Header) {
 	}
 }
 
-// Begin starts an answer: its kind, the token, then the log lines worker.mjs prints.
-func Begin(kind AnswerKind, token int, lines []string) *Writer {
-	w := &Writer{b: make([]byte, 0, 512)}
+// Begin starts an answer in dst's memory (from its start; nil for new memory): its kind, the
+// token, then the log lines worker.mjs prints. Every answer function below takes dst first,
+// as strconv's Append functions do: the adapter passes the memory of its previous answer,
+// which worker.mjs has read by then, so that an answer costs no allocation once that memory
+// has grown to a request's size.
+func Begin(dst []byte, kind AnswerKind, token int, lines []string) Writer {
+	if cap(dst) == 0 {
+		dst = make([]byte, 0, 512)
+	}
+	w := Writer{b: dst[:0]}
 	w.Str(string(kind))
 	w.Int(int64(token))
 	w.Int(int64(len(lines)))
@@ -59,8 +66,8 @@ func Begin(kind AnswerKind, token int, lines []string) *Writer {
 
 // Lookups is the answer naming the cache lookups and the static object read to make ("" for
 // none).
-func Lookups(token int, lines []string, content, route, object string) ([]byte, error) {
-	w := Begin(AnswerLookups, token, lines)
+func Lookups(dst []byte, token int, lines []string, content, route, object string) ([]byte, error) {
+	w := Begin(dst, AnswerLookups, token, lines)
 	w.Str(content)
 	w.Str(route)
 	w.Str(object)
@@ -68,17 +75,21 @@ func Lookups(token int, lines []string, content, route, object string) ([]byte, 
 }
 
 // Run is the answer asking worker.mjs to call run.
-func Run(token int, lines []string) ([]byte, error) { return Begin(AnswerRun, token, lines).Bytes() }
+func Run(dst []byte, token int, lines []string) ([]byte, error) {
+	w := Begin(dst, AnswerRun, token, lines)
+	return w.Bytes()
+}
 
 // Lost is the answer for an unknown token or an answer that could not be encoded; it cannot
 // fail itself unless a log line holds a NUL, and the core's JSON lines never do.
-func Lost(token int, lines []string) ([]byte, error) {
-	return Begin(AnswerLost, token, lines).Bytes()
+func Lost(dst []byte, token int, lines []string) ([]byte, error) {
+	w := Begin(dst, AnswerLost, token, lines)
+	return w.Bytes()
 }
 
 // Edits is finish's answer to UpstreamOK: the header edits for the upstream's response.
-func Edits(token int, lines []string, e edge.Edits) ([]byte, error) {
-	w := Begin(AnswerEdits, token, lines)
+func Edits(dst []byte, token int, lines []string, e edge.Edits) ([]byte, error) {
+	w := Begin(dst, AnswerEdits, token, lines)
 	w.Int(int64(len(e.Del)))
 	for _, d := range e.Del {
 		w.Str(d)
@@ -97,10 +108,10 @@ type Held interface {
 }
 
 // Plan encodes a decided plan as AnswerForward or AnswerRespond, with its route-cache puts.
-func Plan(token int, lines []string, p edge.Plan) ([]byte, error) {
-	var w *Writer
+func Plan(dst []byte, token int, lines []string, p edge.Plan) ([]byte, error) {
+	var w Writer
 	if f := p.Forward; f != nil {
-		w = Begin(AnswerForward, token, lines)
+		w = Begin(dst, AnswerForward, token, lines)
 		w.Str(f.Method)
 		w.Str(f.URL)
 		w.Int(f.Timeout.Milliseconds())
@@ -111,7 +122,7 @@ func Plan(token int, lines []string, p edge.Plan) ([]byte, error) {
 		w.Str(ws)
 		w.Header(f.Header)
 	} else {
-		w = Begin(AnswerRespond, token, lines)
+		w = Begin(dst, AnswerRespond, token, lines)
 		w.Int(int64(p.Status))
 		kind, text := bodyKind(p.Body)
 		w.Str(string(kind))

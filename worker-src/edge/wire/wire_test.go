@@ -21,25 +21,27 @@ func TestAnswersKeepTheShimsLayout(t *testing.T) {
 		got  func() ([]byte, error)
 		want string
 	}{
-		{"lookups", func() ([]byte, error) { return Lookups(7, lines, "https://c/k", "", "") }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k|||"},
-		{"object read", func() ([]byte, error) { return Lookups(6, nil, "", "", "sites/a/objects/e1") }, "L|6|0|||sites/a/objects/e1|"},
-		{"run", func() ([]byte, error) { return Run(8, nil) }, "W|8|0|"},
-		{"lost", func() ([]byte, error) { return Lost(9, nil) }, "X|9|0|"},
+		{"lookups", func() ([]byte, error) { return Lookups(nil, 7, lines, "https://c/k", "", "") }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k|||"},
+		{"object read", func() ([]byte, error) { return Lookups(nil, 6, nil, "", "", "sites/a/objects/e1") }, "L|6|0|||sites/a/objects/e1|"},
+		{"run", func() ([]byte, error) { return Run(nil, 8, nil) }, "W|8|0|"},
+		{"lost", func() ([]byte, error) { return Lost(nil, 9, nil) }, "X|9|0|"},
 		{"edits", func() ([]byte, error) {
-			return Edits(3, nil, edge.Edits{Del: []string{"Kamui-Context"}, Set: edge.Header{{Name: "X-Request-Id", Value: "r"}}})
+			return Edits(nil, 3, nil, edge.Edits{Del: []string{"Kamui-Context"}, Set: edge.Header{{Name: "X-Request-Id", Value: "r"}}})
 		}, "E|3|0|1|Kamui-Context|1|X-Request-Id|r|"},
 		{"forward", func() ([]byte, error) {
-			return Plan(4, nil, edge.Plan{Forward: &edge.Forward{Method: "GET", URL: "https://o/", Timeout: 1500 * time.Millisecond,
+			return Plan(nil, 4, nil, edge.Plan{Forward: &edge.Forward{Method: "GET", URL: "https://o/", Timeout: 1500 * time.Millisecond,
 				WebSocket: true, Header: edge.Header{{Name: "Host", Value: "o"}}}})
 		}, "F|4|0|GET|https://o/|1500|1|1|Host|o|0|"},
 		{"respond", func() ([]byte, error) {
-			return Plan(0, nil, edge.Plan{Status: 206, Body: heldBody{}, Range: &edge.ByteRange{Offset: 2, Length: 3},
+			return Plan(nil, 0, nil, edge.Plan{Status: 206, Body: heldBody{}, Range: &edge.ByteRange{Offset: 2, Length: 3},
 				Header: edge.Header{{Name: "ETag", Value: `"x"`}}, Store: &edge.Store{Key: "https://c/s", Header: edge.Header{{Name: "M", Value: "1"}}},
 				CachePuts: []edge.CachePut{{Key: "https://r/k", Entry: edge.Entry{Status: 200, Header: edge.Header{{Name: "K", Value: "v"}}, Body: edge.TextBody("{}")}}}})
 		}, "R|0|0|206|O||2|3|1|ETag|\"x\"|https://c/s|1|M|1|1|https://r/k|200|1|K|v|{}|"},
-		{"respond text", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 404, Body: edge.TextBody("Not found.")}) }, "R|0|0|404|T|Not found.|||0||0|0|"},
-		{"respond cached", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 200, Body: CachedBody{}}) }, "R|0|0|200|C||||0||0|0|"},
-		{"respond none", func() ([]byte, error) { return Plan(0, nil, edge.Plan{Status: 304}) }, "R|0|0|304|N||||0||0|0|"},
+		{"respond text", func() ([]byte, error) {
+			return Plan(nil, 0, nil, edge.Plan{Status: 404, Body: edge.TextBody("Not found.")})
+		}, "R|0|0|404|T|Not found.|||0||0|0|"},
+		{"respond cached", func() ([]byte, error) { return Plan(nil, 0, nil, edge.Plan{Status: 200, Body: CachedBody{}}) }, "R|0|0|200|C||||0||0|0|"},
+		{"respond none", func() ([]byte, error) { return Plan(nil, 0, nil, edge.Plan{Status: 304}) }, "R|0|0|304|N||||0||0|0|"},
 	} {
 		b, err := c.got()
 		if err != nil {
@@ -62,7 +64,7 @@ func TestPlanRoundTrip(t *testing.T) {
 		"store":     {Status: 200, Header: hdr, Body: heldBody{}, Store: &edge.Store{Key: "https://c/k", Header: hdr}, CachePuts: puts},
 		"head":      {Status: 200, Header: hdr},
 	} {
-		b, err := Plan(5, []string{"one", "two"}, p)
+		b, err := Plan(nil, 5, []string{"one", "two"}, p)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -76,10 +78,10 @@ func TestPlanRoundTrip(t *testing.T) {
 }
 
 func TestEncoderRefusesNUL(t *testing.T) {
-	if _, err := Plan(1, nil, edge.Plan{Status: 200, Header: edge.Header{{Name: "X", Value: "a\x00b"}}}); err == nil {
+	if _, err := Plan(nil, 1, nil, edge.Plan{Status: 200, Header: edge.Header{{Name: "X", Value: "a\x00b"}}}); err == nil {
 		t.Error("a header value with a NUL was encoded")
 	}
-	if _, err := Lookups(1, []string{"line\x00"}, "", "", ""); err == nil {
+	if _, err := Lookups(nil, 1, []string{"line\x00"}, "", "", ""); err == nil {
 		t.Error("a log line with a NUL was encoded")
 	}
 }
@@ -109,7 +111,7 @@ func TestDecodeLookups(t *testing.T) {
 		}
 	}
 	// The object's body stays in JS: a plan with it answers BodyObject.
-	if b, err := Plan(1, nil, edge.Plan{Status: 200, Body: object.Object.Body}); err != nil || !strings.Contains(string(b), "\x00O\x00") {
+	if b, err := Plan(nil, 1, nil, edge.Plan{Status: 200, Body: object.Object.Body}); err != nil || !strings.Contains(string(b), "\x00O\x00") {
 		t.Errorf("plan with the read object's body: %q, %v", b, err)
 	}
 	if l, err := DecodeLookup(message(lookupFields(hit)...)); err != nil || !reflect.DeepEqual(&l, hit) {
@@ -225,5 +227,31 @@ func TestPendingTokensWrap(t *testing.T) {
 	}
 	if p.Take(maxToken) != x || p.Take(1) != y {
 		t.Error("wrapped tokens lost their exchanges")
+	}
+}
+
+// The adapter decodes from its one input buffer, which the next call overwrites: nothing a
+// decoder returns may share its bytes.
+func TestDecodedFieldsOutliveTheMessage(t *testing.T) {
+	msg := requestMessage(browserRequest)
+	req, err := DecodeRequest(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lmsg := lookupsMessage(contentHit)
+	reads, err := DecodeLookups(lmsg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range [][]byte{msg, lmsg} {
+		for i := range b {
+			b[i] = 'x'
+		}
+	}
+	if !reflect.DeepEqual(req, browserRequest) {
+		t.Errorf("request changed with its message: %+v", req)
+	}
+	if !reflect.DeepEqual(reads, contentHit) {
+		t.Errorf("lookups changed with their message: %+v", reads)
 	}
 }
