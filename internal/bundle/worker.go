@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // Worker module names: the shim imports "./wasm_exec.js" and "./edge.wasm".
@@ -22,15 +23,33 @@ type Worker struct {
 	MainModule string
 }
 
-// workerRecipe builds worker-src/edge/wasm for js/wasm. -gcflags=all=-l (no inlining) keeps
-// the Wasm small; the Worker's time is spent waiting on I/O, not in Go.
+// workerGCFlags choose where the compiler inlines, for the Worker's size (gzip, against the
+// 1 MB goal) and speed. Inlining everywhere costs 65 KB of gzip; nowhere, the Go code in
+// workerd pays a call for every small function (most of it runs in V8's baseline tier, where
+// a call costs the most). In between: inlining in the standard library except the four
+// packages where it costs the most bytes (runtime 22 KB, fmt 8 KB, reflect 7 KB, encoding/json
+// 4 KB), and not in this repository's packages (4–6 KB more). That Wasm is 150 KB smaller raw
+// and 4.4 KB smaller gzipped than with no inlining at all, and its core paths run 3–10 %
+// faster (the Serve benchmarks in Node's Wasm). A later pattern overrides an earlier one for
+// the packages it matches. scripts/build-worker.sh passes the same flags (a test compares the
+// bytes).
+var workerGCFlags = []string{
+	"-gcflags=all=-l",
+	"-gcflags=std=",
+	"-gcflags=runtime=-l",
+	"-gcflags=fmt=-l",
+	"-gcflags=reflect=-l",
+	"-gcflags=encoding/json=-l",
+}
+
+// workerRecipe builds worker-src/edge/wasm for js/wasm, with workerGCFlags.
 var workerRecipe = recipe{
 	name:  "worker",
 	roots: []string{"worker-src/edge", "internal/route"},
 	targets: []target{{
 		platform: Platform{OS: "js", Arch: "wasm"},
 		pkg:      "./worker-src/edge/wasm",
-		flags:    append(append([]string(nil), reproducibleFlags...), "-gcflags=all=-l"),
+		flags:    append(slices.Clone(reproducibleFlags), workerGCFlags...),
 		output:   workerWasm,
 		mimeType: MIMEWasm,
 	}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -165,4 +166,26 @@ func fileNames(a *Artifact) []string {
 		names = append(names, f.Name)
 	}
 	return names
+}
+
+// scripts/build-worker.sh (make worker, the benchmarks and the local edge's tests) and the
+// bundle (what the provider uploads) must build the same Worker: the same flags, the same
+// toolchain, the same bytes.
+func TestWorker_SameBytesAsBuildWorkerScript(t *testing.T) {
+	w, _, _ := sharedWorker(t)
+	out := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join("..", "..", "scripts", "build-worker.sh"), out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build-worker.sh: %v\n%s", err, b)
+	}
+	for _, name := range []string{"edge.wasm", "wasm_exec.js", "worker.mjs"} {
+		script, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := w.File(name)
+		if !bytes.Equal(script, f.Content) {
+			t.Errorf("%s: build-worker.sh wrote %d bytes, the bundle built %d different ones; are their flags the same (workerGCFlags)?", name, len(script), len(f.Content))
+		}
+	}
 }
