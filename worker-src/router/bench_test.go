@@ -17,7 +17,12 @@ import (
 // BenchmarkRouter_GET drives signed keep-alive GETs through the router to a bare fasthttp
 // backend, all on loopback in this process: for profiles and allocations per request (the
 // harness in scripts/bench-router.sh measures against nginx).
-func BenchmarkRouter_GET(b *testing.B) {
+func BenchmarkRouter_GET(b *testing.B) { benchRouter(b, fasthttp.MethodGet, 0) }
+
+// BenchmarkRouter_POST16K is the harness's POST case: a 16 KiB body, streamed to the backend.
+func BenchmarkRouter_POST16K(b *testing.B) { benchRouter(b, fasthttp.MethodPost, 16<<10) }
+
+func benchRouter(b *testing.B, method string, bodyBytes int) {
 	backendLn, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -47,6 +52,8 @@ func BenchmarkRouter_GET(b *testing.B) {
 	b.Cleanup(func() { _ = front.Shutdown() })
 
 	client := &fasthttp.HostClient{Addr: frontLn.Addr().String()}
+	body := make([]byte, bodyBytes)
+	b.SetBytes(int64(bodyBytes))
 	b.ResetTimer()
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
@@ -55,8 +62,12 @@ func BenchmarkRouter_GET(b *testing.B) {
 		defer fasthttp.ReleaseResponse(res)
 		for pb.Next() {
 			req.Reset()
+			req.Header.SetMethod(method)
 			req.SetRequestURI("http://origin.kamui.test/bench?x=1")
-			c := validContext(fasthttp.MethodGet, "req-bench")
+			if bodyBytes > 0 {
+				req.SetBodyRaw(body)
+			}
+			c := validContext(method, "req-bench")
 			c.Target, c.Time = "/bench?x=1", time.Now()
 			c.SetHeaders(&req.Header, secret)
 			if err := client.Do(req, res); err != nil || res.StatusCode() != fasthttp.StatusOK {
