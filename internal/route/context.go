@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"hash"
 	"strconv"
 	"strings"
 	"time"
@@ -61,10 +62,13 @@ type HeaderGetter interface{ Get(key string) string }
 type HeaderSetter interface{ Set(key, value string) }
 
 // Sign returns the signature header value for c under secret.
-func (c Context) Sign(secret []byte) string {
-	mac := hmac.New(sha256.New, secret)
+func (c Context) Sign(secret []byte) string { return c.signWith(hmac.New(sha256.New, secret)) }
+
+// signWith is the signature of c by mac, a fresh or reset HMAC-SHA256 of the secret.
+func (c Context) signWith(mac hash.Hash) string {
 	mac.Write(c.canonical())
-	return signatureVersion + hex.EncodeToString(mac.Sum(nil))
+	var sum [sha256.Size]byte
+	return signatureVersion + hex.EncodeToString(mac.Sum(sum[:0]))
 }
 
 // canonical is the signed message. Each field is length-prefixed, so no choice of values can
@@ -125,13 +129,15 @@ func checkAge(t, now time.Time, maxSkew time.Duration) error {
 
 // SetHeaders writes c and its signature into h. Method and Target are not written: they are the
 // forwarded request's own.
-func (c Context) SetHeaders(h HeaderSetter, secret []byte) {
+func (c Context) SetHeaders(h HeaderSetter, secret []byte) { c.setHeaders(h, c.Sign(secret)) }
+
+func (c Context) setHeaders(h HeaderSetter, signature string) {
 	h.Set(HeaderHost, c.Host)
 	h.Set(HeaderApp, c.App)
 	h.Set(HeaderUpstream, c.Upstream)
 	h.Set(HeaderRequestID, c.RequestID)
 	h.Set(HeaderContextTime, strconv.FormatInt(c.Time.Unix(), 10))
-	h.Set(HeaderContextSignature, c.Sign(secret))
+	h.Set(HeaderContextSignature, signature)
 }
 
 // VerifyHeaders rebuilds the context from h plus the request's own method and target (for a

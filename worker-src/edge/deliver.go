@@ -232,7 +232,7 @@ func (h *Handler) forward(ex *Exchange, req *Request, u urlParts, res resolution
 		RequestID: ex.id,
 		Time:      h.now(),
 	}
-	c.SetHeaders(&out, h.Config.SigningSecret)
+	h.signHeaders(c, &out)
 
 	url := "https://" + d.Origin + target
 	timeout := time.Duration(d.TimeoutMS) * time.Millisecond

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -370,10 +371,10 @@ func siteRecord(app, manifest, notFound string, spa bool) route.Record {
 // handler returns a fresh Handler over the same KV, cache and objects: a new isolate
 // (empty memo) in the same colo (shared Cache API).
 func (w *world) handler(t testing.TB) *Handler {
-	n := 0
+	var n atomic.Int64 // tests serve from several goroutines
 	return &Handler{Config: testConfig(t), Routes: w.routes, Domains: w.domains, Static: w.objects,
 		Cache: w.cache, Clock: w.clock.Now, Log: w.log,
-		NewRequestID: func() string { n++; return "rid-" + strconv.Itoa(n) }}
+		NewRequestID: func() string { return "rid-" + strconv.FormatInt(n.Add(1), 10) }}
 }
 
 // serve is what the adapter does: Serve, then store the planned route entries. Like the

@@ -144,7 +144,33 @@ type Handler struct {
 	sites   siteMemo      // content-addressed sites' manifests (site.go)
 	filters [2]heldFilter // the namespaces' name filters (filter.go)
 	decoded decoded       // values decoded before, by their bytes (decoded.go)
+	signing atomic.Pointer[keyedSigner]
 	seq     atomic.Uint64
+}
+
+// keyedSigner is a route.Signer with the secret it was keyed with.
+type keyedSigner struct {
+	secret string
+	signer *route.Signer
+}
+
+// signHeaders writes c and its signature into out under the configured secret. The Signer
+// is keyed on first use, once per isolate, and again only if the secret changes (a test may
+// swap configurations; the Worker never does): keying per request was half of a signature's
+// cost in Wasm (route's BenchmarkSign).
+func (h *Handler) signHeaders(c route.Context, out route.HeaderSetter) {
+	secret := h.Config.SigningSecret
+	k := h.signing.Load()
+	if k == nil || k.secret != string(secret) {
+		s, err := route.NewSigner(secret)
+		if err != nil { // an empty secret: ParseConfig refuses it, so only a hand-made Config
+			c.SetHeaders(out, secret)
+			return
+		}
+		k = &keyedSigner{secret: string(secret), signer: s}
+		h.signing.Store(k)
+	}
+	k.signer.SetHeaders(c, out)
 }
 
 // maxMemoEntries bounds the in-isolate memo; a flood of unknown hosts must not grow it

@@ -79,6 +79,22 @@ func TestPlatformHostForwards(t *testing.T) {
 	}
 }
 
+// The Handler keys its signer once; a new secret (a test's new Config, never the Worker's)
+// signs under the new secret from the next request on.
+func TestForwardSignsUnderTheCurrentSecret(t *testing.T) {
+	w := newWorld(t)
+	for _, secret := range []string{testSecret, testSecret + "-rotated", testSecret} {
+		w.h.Config.SigningSecret = []byte(secret)
+		f := w.serve(w.h, get("shop.kamui.test", "/cart")).Plan.Forward
+		if f == nil {
+			t.Fatal("want a forward plan")
+		}
+		if _, err := route.VerifyHeaders(f.Header, "GET", "/cart", []byte(secret), w.clock.Now(), time.Second); err != nil {
+			t.Errorf("under %q: %v", secret, err)
+		}
+	}
+}
+
 func TestCustomDomainReadsDomainsThenRoutes(t *testing.T) {
 	w := newWorld(t)
 	ex := w.serve(w.h, get("www.shop.example", "/"))
