@@ -3,6 +3,7 @@ package edge
 import (
 	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"sync"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -105,11 +106,13 @@ func (d *decoded) stored(header string, e decodedEntry) {
 	d.mu.Unlock()
 }
 
-// keep puts v under k in m, starting m over when it is full (or was never made).
+// keep puts v under a copy of k in m, starting m over when it is full (or was never made).
+// The copy: k may be a piece of a larger string (the adapter decodes a whole message into
+// one), which the map would otherwise keep alive for as long as it keeps k.
 func keep[V any](m map[string]V, k string, v V) map[string]V {
 	if m == nil || len(m) >= maxDecoded {
 		m = make(map[string]V)
 	}
-	m[k] = v
+	m[strings.Clone(k)] = v
 	return m
 }

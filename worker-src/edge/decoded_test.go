@@ -3,7 +3,9 @@ package edge
 import (
 	"encoding/base64"
 	"encoding/json"
+	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,4 +114,24 @@ func TestRouteCacheHitsDecodeOnce(t *testing.T) {
 	if w.h.decoded.decodes != after {
 		t.Errorf("decodes %d → %d over three route-cache hits of an entry this isolate stored; want none", after, w.h.decoded.decodes)
 	}
+}
+
+// keep copies its keys: a key may be a piece of a whole message (the adapter decodes one into
+// a single string), which the map must not keep alive.
+func TestKeepDoesNotKeepWhatItsKeysArePiecesOf(t *testing.T) {
+	const values, size = 100, 128 << 10
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var m map[string]int
+	for i := range values {
+		whole := strconv.Itoa(i) + strings.Repeat("x", size)
+		m = keep(m, whole[:8], i)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > values*size/4 {
+		t.Errorf("%d keys of 8 bytes keep %d bytes alive", len(m), grown)
+	}
+	runtime.KeepAlive(m)
 }

@@ -20,7 +20,8 @@ type Reader struct {
 // every field is a piece of it: one allocation per message rather than one per field (a
 // request has some thirty, and in the Worker's Wasm each allocation costs a microsecond or
 // more), and the caller may reuse msg as soon as this returns. A field kept longer keeps its
-// whole message alive: a message is a request's head or a few lookups' headers.
+// whole message alive: whatever outlives the request is copied (DecodeRequest's URL; the core
+// copies the keys it remembers).
 func NewReader(msg []byte) *Reader { return &Reader{b: string(msg)} }
 
 var (
@@ -130,10 +131,13 @@ type CachedBody struct{}
 // Text fails: the bytes are in JS, and the core never reads an adapter's body.
 func (CachedBody) Text() (string, error) { return "", errors.New("the cached body stays in JS") }
 
-// DecodeRequest reads decide's message: id, method, url, header.
+// DecodeRequest reads decide's message: id, method, url, header. The URL gets a copy of its
+// own: the host in it may be kept for minutes (the memo, the known-dynamic hosts), and as a
+// piece of the message it would keep the whole head alive with it, cookies and all (up to
+// tens of KB, for each of thousands of hosts).
 func DecodeRequest(msg []byte) (*edge.Request, error) {
 	r := NewReader(msg)
-	req := &edge.Request{ID: r.Str(), Method: r.Str(), URL: r.Str()}
+	req := &edge.Request{ID: r.Str(), Method: r.Str(), URL: strings.Clone(r.Str())}
 	req.Header = r.Header()
 	if err := r.End(); err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -254,4 +255,32 @@ func TestDecodedFieldsOutliveTheMessage(t *testing.T) {
 	if !reflect.DeepEqual(reads, contentHit) {
 		t.Errorf("lookups changed with their message: %+v", reads)
 	}
+}
+
+// What the core keeps past a request comes from its URL (the host, in the memo, for minutes
+// and for thousands of hosts): the URL must not keep the rest of the request's head, cookies
+// and all, alive with it.
+func TestDecodedURLDoesNotKeepTheRequestHead(t *testing.T) {
+	const requests, cookieBytes = 200, 64 << 10
+	big := &edge.Request{ID: "i", Method: "GET", URL: "https://shop.kamui.test/",
+		Header: edge.Header{{Name: "Cookie", Value: strings.Repeat("c", cookieBytes)}}}
+	msg := requestMessage(big)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	kept := make([]string, 0, requests)
+	for range requests {
+		req, err := DecodeRequest(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, req.URL)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// Pinned heads would hold requests × cookieBytes (12.5 MiB); the URLs alone a few KiB.
+	if grown := int64(after.HeapAlloc) - int64(before.HeapAlloc); grown > requests*cookieBytes/4 {
+		t.Errorf("keeping %d decoded URLs keeps %d bytes alive", len(kept), grown)
+	}
+	runtime.KeepAlive(kept)
 }
