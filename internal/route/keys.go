@@ -8,6 +8,7 @@ import (
 	"errors"
 	"hash"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -35,6 +36,29 @@ type freshMACs [][]byte
 func (k freshMACs) get(i int) hash.Hash { return hmac.New(sha256.New, k[i]) }
 func (freshMACs) put(int, hash.Hash)    {}
 
+// keyedMACs hands out HMAC-SHA256 states keyed with one key, keyed once and reset after each
+// use: hmac.New allocates two SHA-256 states and hashes the key's pads on every call. It is
+// safe for concurrent use; Verifier holds one per key, Signer one.
+type keyedMACs struct{ pool sync.Pool }
+
+func newKeyedMACs(key []byte) *keyedMACs {
+	m := new(keyedMACs)
+	m.pool.New = func() any { return hmac.New(sha256.New, key) }
+	return m
+}
+
+func (m *keyedMACs) get() hash.Hash {
+	return m.pool.Get().(hash.Hash) //nolint:forcetypeassert // the pool holds hash.Hash only
+}
+
+func (m *keyedMACs) put(mac hash.Hash) {
+	mac.Reset()
+	m.pool.Put(mac)
+}
+
+// errEmptySecret refuses an empty key, which would accept signatures anyone can make.
+var errEmptySecret = errors.New("route: empty signing secret")
+
 // verifyHeaders is VerifyHeadersWithKeys with the MACs from macs.
 func verifyHeaders(h HeaderGetter, method, target string, keys [][]byte, macs macSource,
 	now time.Time, maxSkew time.Duration) (c Context, key int, err error) {
@@ -47,8 +71,7 @@ func verifyHeaders(h HeaderGetter, method, target string, keys [][]byte, macs ma
 	}
 	for _, k := range keys {
 		if len(k) == 0 {
-			// An empty key would accept signatures anyone can make.
-			return Context{}, -1, errors.New("route: empty signing secret")
+			return Context{}, -1, errEmptySecret
 		}
 	}
 	secs, ok := parseUnixSeconds(h.Get(HeaderContextTime))
