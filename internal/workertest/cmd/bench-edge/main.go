@@ -652,6 +652,7 @@ type logEntry struct {
 	ContentCache  string `json:"content_cache"`
 	RouteCache    string `json:"route_cache"`
 	Delivery      string `json:"delivery"`
+	DurUS         int64  `json:"dur_us"`
 }
 
 // sliceResult is one replay of a slice of the trace through one Worker.
@@ -795,21 +796,35 @@ func printKinds(picked []benchWorker, results map[string]*workerResult) {
 // paths is a Worker's latency per path taken through it, from its own log lines (js-seed logs
 // the same fields as the edge).
 func (w *workerResult) paths(name string) string {
-	byPath := map[string][]time.Duration{}
+	type path struct {
+		lat                           []time.Duration
+		rounds, kv, r2, manifests, us int64
+	}
+	byPath := map[string]*path{}
 	for k, id := range w.ids {
 		l := w.logs[id]
-		p := l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
-		byPath[p] = append(byPath[p], w.lat[k])
+		key := l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+		p := byPath[key]
+		if p == nil {
+			p = &path{}
+			byPath[key] = p
+		}
+		p.lat = append(p.lat, w.lat[k])
+		p.rounds += int64(l.IORounds)
+		p.kv += int64(l.KVReads)
+		p.r2 += int64(l.R2Reads)
+		p.manifests += int64(l.ManifestReads)
+		p.us += l.DurUS
 	}
-	var keys []string
-	for p := range byPath {
-		keys = append(keys, p)
-	}
-	sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]]) > len(byPath[keys[b]]) })
-	out := "bench-edge: " + name + " by path taken:\n"
-	for _, p := range keys {
-		d := byPath[p]
-		out += fmt.Sprintf("    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms\n", p, len(d), ms(pct(d, 50)), ms(pct(d, 90)), ms(pct(d, 99)))
+	keys := slices.Collect(maps.Keys(byPath))
+	sort.Slice(keys, func(a, b int) bool { return len(byPath[keys[a]].lat) > len(byPath[keys[b]].lat) })
+	out := "bench-edge: " + name + " by path taken (means per request: io_rounds, KV, R2 and manifest reads, the Worker's own dur_us):\n"
+	for _, key := range keys {
+		p := byPath[key]
+		n := float64(len(p.lat))
+		out += fmt.Sprintf("    %-55s n=%4d p50=%.2fms p90=%.2fms p99=%.2fms io=%.2f kv=%.2f r2=%.2f manifest=%.2f dur=%.2fms\n", key, len(p.lat),
+			ms(pct(p.lat, 50)), ms(pct(p.lat, 90)), ms(pct(p.lat, 99)),
+			float64(p.rounds)/n, float64(p.kv)/n, float64(p.r2)/n, float64(p.manifests)/n, float64(p.us)/n/1000)
 	}
 	return out
 }
