@@ -2,6 +2,7 @@ package route
 
 import (
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -20,6 +21,13 @@ const CacheMarkerHeader = "Kamui-Cache-Marker"
 // mapping or record, so most changes are visible well inside the freshness budget.
 func RouteCacheKey(platformDomain, host string) string {
 	return "https://" + InternalHostLabel + "." + platformDomain + "/route/v1/" + host
+}
+
+// RouteCacheHost is the host whose route-cache key (RouteCacheKey) key is; ok is false for
+// any other URL.
+func RouteCacheHost(platformDomain, key string) (host string, ok bool) {
+	host, ok = strings.CutPrefix(key, RouteCacheKey(platformDomain, ""))
+	return host, ok && host != ""
 }
 
 // KV's edge cache refuses a cacheTtl under 30 s.

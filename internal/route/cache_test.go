@@ -71,3 +71,21 @@ func TestDeriveTTLsRejectsOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+func TestRouteCacheHost(t *testing.T) {
+	for _, host := range []string{"www.shop.example", "shop.kamui.app"} {
+		if got, ok := RouteCacheHost("kamui.app", RouteCacheKey("kamui.app", host)); !ok || got != host {
+			t.Errorf("RouteCacheHost(RouteCacheKey(%q)) = %q, %v", host, got, ok)
+		}
+	}
+	for _, key := range []string{
+		RouteCacheKey("kamui.app", ""),
+		RouteCacheKey("other.app", "www.shop.example"),
+		"https://www.shop.example/",
+		"",
+	} {
+		if got, ok := RouteCacheHost("kamui.app", key); ok {
+			t.Errorf("RouteCacheHost(%q) = %q, want not a route-cache key", key, got)
+		}
+	}
+}

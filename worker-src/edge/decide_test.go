@@ -255,3 +255,112 @@ func TestDecideDynamicRouteEntryNeedsNoContentLookup(t *testing.T) {
 		t.Errorf("static route entry: lookups %q %q, want the content one only", c, r)
 	}
 }
+
+// A static host whose content hits are served before its route is ever resolved still gets
+// its route-cache entry remembered when that entry comes back first: otherwise every content
+// hit would look the route up again beside its content lookup, and cross into the core once
+// more for it.
+func TestDecideRemembersStaticRouteEntryBackFirst(t *testing.T) {
+	w := newWorld(t)
+	ex, _ := w.adapt(w.h, get("docs.kamui.test", "/"))
+	if ex.Plan.Store == nil {
+		t.Fatal("static: nothing to store")
+	}
+	w.cache.store(ex.Plan.Store.Key, Entry{Status: 200, Header: ex.Plan.Store.Header, Body: TextBody("docs home")})
+	other := w.handler(t)
+
+	req := get("docs.kamui.test", "/")
+	ex = other.Begin(req)
+	ex.Decide()
+	if c, r := ex.Lookups(); c == "" || r == "" {
+		t.Fatalf("first request: lookups %q %q, want both", c, r)
+	}
+	_, rk := ex.Lookups()
+	req.Route = w.lookup(rk)
+	if ex.Decide() {
+		t.Fatal("static route entry: decided without the content lookup")
+	}
+	c, _ := ex.Lookups()
+	req.Content = w.lookup(c)
+	if !ex.Decide() || ex.line.Delivery != "content-cache" {
+		t.Fatalf("content hit: not served from the content cache (delivery %q, status %d)", ex.line.Delivery, ex.Plan.Status)
+	}
+
+	req = get("docs.kamui.test", "/")
+	ex = other.Begin(req)
+	ex.Decide()
+	if c, r := ex.Lookups(); c == "" || r != "" {
+		t.Errorf("second request: lookups %q %q, want the content one only (the route entry is remembered)", c, r)
+	}
+	req.Content = w.lookup(c)
+	if !ex.Decide() || ex.line.Delivery != "content-cache" {
+		t.Errorf("second request: not served from the content cache (delivery %q)", ex.line.Delivery)
+	}
+}
+
+// The route lookup a content hit did not wait for is handed back afterwards (RememberRoute):
+// the host's next requests make the content lookup alone, and a content miss among them is
+// resolved from the memo, with no route lookup and no KV read. Only an entry the isolate has
+// decoded before is taken (a first decode would hold up other requests after the response),
+// and anything but a valid entry for the key's own host is ignored.
+func TestRememberRouteAfterContentHit(t *testing.T) {
+	w := newWorld(t)
+	ex, _ := w.adapt(w.h, get("docs.kamui.test", "/"))
+	w.cache.store(ex.Plan.Store.Key, Entry{Status: 200, Header: ex.Plan.Store.Header, Body: TextBody("docs home")})
+	w.adapt(w.h, get("shop.kamui.test", "/"))
+	docsKey := route.RouteCacheKey(testPlatform, "docs.kamui.test")
+	shopEntry := w.lookup(route.RouteCacheKey(testPlatform, "shop.kamui.test"))
+
+	other := w.handler(t)
+	contentHit := func() {
+		t.Helper()
+		req := get("docs.kamui.test", "/")
+		ex := other.Begin(req)
+		ex.Decide()
+		c, rk := ex.Lookups()
+		if rk != docsKey {
+			t.Fatalf("route lookup %q, want %q", rk, docsKey)
+		}
+		req.Content = w.lookup(c)
+		if !ex.Decide() || ex.line.Delivery != "content-cache" {
+			t.Fatalf("content hit: not served from the content cache (delivery %q)", ex.line.Delivery)
+		}
+	}
+	wantBoth := func(when string) {
+		t.Helper()
+		ex := other.Begin(get("docs.kamui.test", "/"))
+		ex.Decide()
+		if c, r := ex.Lookups(); c == "" || r == "" {
+			t.Errorf("%s: lookups %q %q, want both (nothing remembered)", when, c, r)
+		}
+	}
+	contentHit()
+	other.RememberRoute(docsKey, *w.lookup(docsKey))
+	wantBoth("an entry this isolate never decoded")
+
+	// The isolate resolves the host once (a content miss, through the route cache), then its
+	// memo entry expires.
+	if _, steps := w.adapt(other, get("docs.kamui.test", "/guide/start.html")); steps != "decide,content,decide,route,decide,run" {
+		t.Fatalf("content miss: steps %q", steps)
+	}
+	w.clock.Advance(other.Config.TTLs.Memo)
+	contentHit()
+
+	other.RememberRoute(docsKey, *shopEntry) // another host's entry under docs' key
+	wantBoth("another host's entry")
+	other.RememberRoute(route.RouteCacheKey("other.test", "docs.kamui.test"), *w.lookup(docsKey))
+	wantBoth("another platform's key")
+	other.RememberRoute(docsKey, Lookup{})
+	wantBoth("a miss")
+
+	other.RememberRoute(docsKey, *w.lookup(docsKey))
+	reads, matches := w.kvReads(), w.matches()
+	ex, steps := w.adapt(other, get("docs.kamui.test", "/guide/start.html"))
+	if steps != "decide,content,decide,run" || ex.line.RouteSource != "memo" || ex.Plan.Status != 200 {
+		t.Errorf("content miss after RememberRoute: steps %q source %q status %d, want the memo's route and no route lookup",
+			steps, ex.line.RouteSource, ex.Plan.Status)
+	}
+	if w.kvReads() != reads || w.matches() != matches+1 {
+		t.Errorf("content miss after RememberRoute: %d KV reads and %d lookups, want 0 and 1", w.kvReads()-reads, w.matches()-matches)
+	}
+}

@@ -99,6 +99,15 @@ func (d *decoded) entry(header string) (decodedEntry, bool) {
 	return e, true
 }
 
+// knownEntry is the route-cache entry header decoded to before (entry), if this isolate still
+// remembers it; it never decodes.
+func (d *decoded) knownEntry(header string) (decodedEntry, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	e, ok := d.entries[header]
+	return e, ok
+}
+
 // stored remembers the entry this isolate encoded as header.
 func (d *decoded) stored(header string, e decodedEntry) {
 	d.mu.Lock()

@@ -305,6 +305,11 @@ func (h *Handler) prefetchRoute(host string) *pendingMatch {
 // route-cache entry the adapter already has (the content lookup made alongside it has not
 // come back yet) resolves host to a dynamic app: as for a memoized dynamic host, the
 // content lookup cannot matter, and the request need not wait for it.
+//
+// Whatever a valid entry resolves to is remembered, as resolve remembers a route-cache hit.
+// A static host's content hits return before resolve, so without this its route would never
+// reach the memo: each of them would look the route up again beside its content lookup, and
+// cross into the core once more when that lookup came back first.
 func (h *Handler) routeEntryDynamic(ex *Exchange, host string) bool {
 	if ex.blocking || ex.req.Content != nil || ex.req.Route == nil {
 		return false
@@ -313,7 +318,7 @@ func (h *Handler) routeEntryDynamic(ex *Exchange, host string) bool {
 		return e.host == host && e.res.kind == resFound && e.res.rec.Kind == route.KindDynamic
 	}
 	r, ok := h.routeCacheGet(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host)
-	if !ok || r.kind != resFound || r.rec.Kind != route.KindDynamic {
+	if !ok {
 		return false
 	}
 	r.from = "route-cache"
@@ -321,7 +326,40 @@ func (h *Handler) routeEntryDynamic(ex *Exchange, host string) bool {
 	h.remember(host, r)
 	h.mu.Unlock()
 	ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
-	return true
+	return r.kind == resFound && r.rec.Kind == route.KindDynamic
+}
+
+// RememberRoute takes a route-cache lookup that came back after its request was answered (a
+// content hit returns without waiting for the route lookup made beside it) and remembers what
+// the entry resolves to, as resolve remembers a route-cache hit, so that the host's next
+// requests within the memo's lifetime make the content lookup alone. key is the lookup's key,
+// as Lookups named it; anything else, an invalid entry or an entry for another host is
+// ignored, and so is a host the memo already holds. It makes no I/O and logs nothing.
+//
+// Only an entry this isolate has decoded before is taken: RememberRoute runs after the
+// response, while other requests may be waiting on the isolate, and a first decode of an
+// entry (base64, then JSON twice, in cold Wasm) would delay them for more than the route
+// lookup it saves. A host requested again and again is the one worth remembering, and its
+// entry is the one already decoded (when it was first resolved, or stored).
+func (h *Handler) RememberRoute(key string, l Lookup) {
+	if h.ConfigErr != nil || !l.Found || l.Err != nil {
+		return
+	}
+	host, ok := route.RouteCacheHost(h.Config.PlatformDomain, key)
+	if !ok || h.memoHas(host) {
+		return
+	}
+	if _, known := h.decoded.knownEntry(l.Entry.Header.Get(routeEntryHeader)); !known {
+		return
+	}
+	r, _, ok := h.decodeRouteEntry(routeMatch{l.Entry, l.Found, l.Err}, host)
+	if !ok {
+		return
+	}
+	r.from = "route-cache"
+	h.mu.Lock()
+	h.remember(host, r)
+	h.mu.Unlock()
 }
 
 func (h *Handler) memoEntry(host string) (resolution, bool) {

@@ -22,6 +22,9 @@
 //   settle(id, ok)      a binding read is back, its value (or rejection message) in
 //                       io.value; 0, or the answer of the run it let finish (by its token)
 //   finish(token, n)    "ok" | "timeout" | "error", status, detail, name count, names...
+//   remember(n)         route-cache key, then its lookup as above: a route lookup the core
+//                       named that came back after the request was answered without it
+//                       (a content hit); no answer
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key, object key: make these lookups and the object read, call
 //      lookups
@@ -194,6 +197,18 @@ async function readObject(key) {
   }
 }
 
+// rememberLater hands the core a route lookup its request was answered without, in the
+// background: a hit only (the core has nothing to remember of a miss or a failure). Its
+// failure costs no more than the route lookup it would have saved, and is not surfaced.
+function rememberLater(ctx, key, lookup) {
+  ctx.waitUntil(lookup.then(([, r]) => {
+    release(r.hit);
+    if (r.f[0] !== "H") return;
+    wasm.kamuiRemember(write([key, ...r.f]));
+    tick();
+  }).catch(() => {}));
+}
+
 // release cancels the body of a looked-up entry or a read object the answer does not use,
 // rather than leave it to the runtime.
 function release(source) {
@@ -280,7 +295,7 @@ async function serve(request, env, ctx) {
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
   // The object read comes last, once the core knows everything else about the answer.
-  let cached, object;
+  let cached, object, routeKey;
   const pending = [undefined, undefined, undefined]; // content, route, object
   while (a.kind === "L") {
     const keys = [a.next(), a.next(), a.next()];
@@ -289,6 +304,7 @@ async function serve(request, env, ctx) {
     for (const i of [1, 0]) {
       if (keys[i] && !pending[i]) pending[i] = lookup(keys[i]).then((r) => [i, r]);
     }
+    if (keys[1]) routeKey = keys[1];
     if (keys[2]) {
       // Another object than the one read before (the route moved between two passes): the
       // first one's body is not going to be sent.
@@ -313,6 +329,9 @@ async function serve(request, env, ctx) {
     if (i === 2 && r.o) object = r.o;
     a = new Answer(answer(wasm.kamuiLookups(a.token, write(parts.flat()))));
   }
+  // A route lookup the answer came without (a content hit is served as soon as it is back)
+  // goes to the core once it is back, so that the host's next requests need none.
+  if (pending[1]) rememberLater(ctx, routeKey, pending[1]);
   if (a.kind === "W") {
     const token = a.token;
     const done = new Promise((resolve) => running.set(token, resolve));

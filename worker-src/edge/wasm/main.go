@@ -151,6 +151,20 @@ func kamuiFinish(token, n int32) int32 {
 	return finish(int(token), message(n))
 }
 
+// kamuiRemember hands the core a route-cache lookup that came back after its request was
+// answered without it (a content hit): edge.Handler.RememberRoute. It has no answer.
+//
+//go:wasmexport kamuiRemember
+func kamuiRemember(n int32) {
+	clock.read()
+	if handler == nil {
+		return
+	}
+	if m, err := wire.DecodeRemember(message(n)); err == nil {
+		handler.RememberRoute(m.Key, m.Lookup)
+	}
+}
+
 // message is the first n bytes of the input buffer, or nil when n does not fit in it (the
 // decoders refuse that, and the call answers wire.AnswerLost).
 func message(n int32) []byte {

@@ -206,6 +206,29 @@ func DecodeLookup(msg []byte) (edge.Lookup, error) {
 	return *l, nil
 }
 
+// Remember is remember's message: a route-cache lookup that came back after its request was
+// answered without it, for the core to remember (edge.Handler.RememberRoute).
+type Remember struct {
+	Key    string
+	Lookup edge.Lookup
+}
+
+// DecodeRemember reads remember's message: the route-cache key, then the lookup (a hit, a
+// miss or an error; "not made" reads as a miss).
+func DecodeRemember(msg []byte) (Remember, error) {
+	r := NewReader(msg)
+	key := r.Str()
+	l := r.Lookup()
+	if err := r.End(); err != nil {
+		return Remember{}, err
+	}
+	m := Remember{Key: key}
+	if l != nil {
+		m.Lookup = *l
+	}
+	return m, nil
+}
+
 // Upstream is finish's message: how the upstream fetch went.
 type Upstream struct {
 	Outcome UpstreamOutcome

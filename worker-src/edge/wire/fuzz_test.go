@@ -17,6 +17,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(message("ok", "200", "", "2", "a", "b"))
 	f.Add(message("timeout", "0", "upstream fetch failed: AbortError", "0"))
 	f.Add(message("text/html", "", "", "5"))
+	f.Add(message("https://kamui-internal.h/route/v1/h", "H", "200", "0"))
 	f.Add([]byte("\x00\x00\x00-1\x00"))
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		if req, err := DecodeRequest(msg); err == nil {
@@ -38,6 +39,16 @@ func FuzzDecode(f *testing.F) {
 			}
 			if again, err := DecodeLookup(message(lookupFields(p)...)); err != nil || !reflect.DeepEqual(again, l) {
 				t.Errorf("lookup %+v came back %+v, %v", l, again, err)
+			}
+		}
+		if m, err := DecodeRemember(msg); err == nil {
+			l := &m.Lookup
+			if !l.Found && l.Err == nil {
+				l = nil
+			}
+			again, err := DecodeRemember(message(append([]string{m.Key}, lookupFields(l)...)...))
+			if err != nil || !reflect.DeepEqual(again, m) {
+				t.Errorf("remember %+v came back %+v, %v", m, again, err)
 			}
 		}
 		if u, err := DecodeUpstream(msg); err == nil {

@@ -20,6 +20,8 @@
 //	run(token)         (no message)
 //	settle(id, ok)     (no message: the value or rejection is io.value)
 //	finish(token, n)   upstream outcome (see UpstreamOutcome), status, detail, name count, names...
+//	remember(n)        route-cache key, its lookup: a route lookup a Decide named that came back
+//	                   after the request was answered without it (no answer)
 //	io.match           one lookup; io.r2: Content-Type, ETag, Last-Modified, Content-Length
 //
 // Adapter to shim: every answer starts with its kind (see AnswerKind), the token and the log

@@ -123,6 +123,24 @@ func TestDecodeLookups(t *testing.T) {
 	}
 }
 
+func TestDecodeRemember(t *testing.T) {
+	hit := &edge.Lookup{Found: true, Entry: edge.Entry{Status: 200, Header: hdr, Body: CachedBody{}}}
+	for _, want := range []Remember{
+		{Key: "https://kamui-internal.kamui.test/route/v1/docs.kamui.test", Lookup: *hit},
+		{Key: "https://kamui-internal.kamui.test/route/v1/x.example"},
+		{Key: "k", Lookup: edge.Lookup{Err: errors.New("match: boom")}},
+	} {
+		l := &want.Lookup
+		if !l.Found && l.Err == nil {
+			l = nil
+		}
+		got, err := DecodeRemember(message(append([]string{want.Key}, lookupFields(l)...)...))
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("got %+v, %v; want %+v", got, err, want)
+		}
+	}
+}
+
 func TestDecodeUpstream(t *testing.T) {
 	for _, want := range []Upstream{
 		{Outcome: UpstreamOK, Status: 101, Names: edge.Header{{Name: "upgrade"}, {Name: "set-cookie"}, {Name: "set-cookie"}}},
@@ -171,6 +189,15 @@ func TestDecodersRefuseMalformedMessages(t *testing.T) {
 	} {
 		if _, err := DecodeLookups(msg); err == nil {
 			t.Errorf("lookups, %s: accepted", name)
+		}
+	}
+	for name, msg := range map[string][]byte{
+		"no lookup":    message("k"),
+		"unknown kind": message("k", "Q"),
+		"trailing":     message("k", "M", "M"),
+	} {
+		if _, err := DecodeRemember(msg); err == nil {
+			t.Errorf("remember, %s: accepted", name)
 		}
 	}
 	for name, msg := range map[string][]byte{

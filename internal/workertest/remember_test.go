@@ -1,0 +1,126 @@
+package workertest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// TestContentHitsRememberTheRoute runs the route lookup a content hit does not wait for back
+// into the core once it is in (worker.mjs's remember, Handler.RememberRoute), in workerd: after
+// the memo has expired, one content hit still makes the route lookup beside its content lookup,
+// and the next ones make the content lookup alone. Its own host, with the shortest freshness
+// budget, so that the memo expires within the test.
+func TestContentHitsRememberTheRoute(t *testing.T) {
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := route.MinFreshnessBudget
+	ttls, err := route.DeriveTTLs(budget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostConfig
+	cfg.Bindings = maps.Clone(hostConfig.Bindings)
+	cfg.Bindings["FRESHNESS_BUDGET_SECONDS"] = "45"
+	if budget != 45*time.Second {
+		t.Fatalf("the minimum budget is %v: update the binding above", budget)
+	}
+	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	h, err := StartHost(ctx, root, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+
+	stats := func() runtimeCounts {
+		t.Helper()
+		req, _ := http.NewRequest("GET", h.URL+"/", nil)
+		req.Host = "kv-stats.host.invalid"
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = resp.Body.Close() }()
+		var c runtimeCounts
+		if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	// get requests docs' home page and returns how it was delivered and the Cache API lookups
+	// it made.
+	get := func() (delivery string, lookups int) {
+		t.Helper()
+		before := stats().CacheMatches
+		req, _ := http.NewRequest("GET", h.URL+"/", nil)
+		req.Host = "docs." + platform
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("docs: status %d", resp.StatusCode)
+		}
+		id := resp.Header.Get("X-Request-Id")
+		line, ok := h.WaitLog(func(l string) bool {
+			return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`)
+		}, 5*time.Second)
+		if !ok {
+			t.Fatalf("no log line for %s (stderr %s)", id, h.Stderr())
+		}
+		var l struct {
+			Delivery string `json:"delivery"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatal(err)
+		}
+		return l.Delivery, stats().CacheMatches - before
+	}
+	// settle waits for what a request left running after its response (puts, the remember).
+	settle := func(what string, done func(runtimeCounts) bool) {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); !done(stats()); {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not done after 5 s", what)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	if d, _ := get(); d != "static" {
+		t.Fatalf("first request: delivery %q, want static (from the bucket)", d)
+	}
+	settle("the first request's puts", func(c runtimeCounts) bool { return c.CachePuts >= 2 })
+	time.Sleep(ttls.Memo + 200*time.Millisecond)
+
+	if d, n := get(); d != "content-cache" || n != 2 {
+		t.Fatalf("after the memo expired: delivery %q with %d lookups, want content-cache with 2 (content and route)", d, n)
+	}
+	// The route lookup comes back in the background; give the remember a moment.
+	time.Sleep(100 * time.Millisecond)
+	for i := range 3 {
+		if d, n := get(); d != "content-cache" || n != 1 {
+			t.Errorf("content hit %d after the remember: delivery %q with %d lookups, want content-cache with 1", i+1, d, n)
+		}
+	}
+}
+
+// runtimeCounts are the host's counters (host.mjs's kv-stats answer) this package reads.
+type runtimeCounts struct {
+	Reads, CacheMatches, CachePuts, R2Reads int
+}
