@@ -25,25 +25,38 @@ func NormalizeHost(raw string) (string, error) {
 	if h == "" || len(h) > MaxHostLength {
 		return "", fieldErr("host", ErrInvalidHost, "empty or too long")
 	}
-	// Lower-case by hand: strings.ToLower would also fold non-ASCII letters into valid-looking
-	// names, and any byte outside ASCII is refused below anyway.
-	b := []byte(h)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + ('a' - 'A')
-		}
-	}
-	h = string(b)
-	labels := strings.Split(h, ".")
-	for _, l := range labels {
-		if !IsDNSLabel(l) {
+	h = lowerASCII(h)
+	// Label by label, without splitting: a request's host is checked on every request, by the
+	// Worker and by the router, and a split allocates.
+	last := ""
+	for rest, more := h, true; more; {
+		last, rest, more = strings.Cut(rest, ".")
+		if !IsDNSLabel(last) {
 			return "", fieldErr("host", ErrInvalidHost, "bad label")
 		}
 	}
-	if isAllDigits(labels[len(labels)-1]) {
+	if isAllDigits(last) {
 		return "", fieldErr("host", ErrInvalidHost, "numeric top-level label")
 	}
 	return h, nil
+}
+
+// lowerASCII lower-cases the ASCII letters of s by hand: strings.ToLower would also fold
+// non-ASCII letters into valid-looking names (and any byte outside ASCII is refused anyway).
+// A host already in lower case, as nearly every one is, comes back as it is, with no copy.
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + ('a' - 'A')
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 // IsDNSLabel reports whether s is a lower-case DNS label: 1–63 bytes of [a-z0-9-], not starting

@@ -149,3 +149,20 @@ func TestParseUpstream(t *testing.T) {
 		}
 	}
 }
+
+// A request's host is normalized on every request, by the Worker and the router: one already
+// in lower case costs no allocation.
+func TestNormalizeHostAllocatesNothingForALowerCaseHost(t *testing.T) {
+	for _, host := range []string{"shop.kamui.app", "www.shop.example:443", "a-b.c.d.example."} {
+		if n := testing.AllocsPerRun(100, func() {
+			if _, err := NormalizeHost(host); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("NormalizeHost(%q): %v allocations, want 0", host, n)
+		}
+	}
+	if got, err := NormalizeHost("WWW.Shop.Example"); err != nil || got != "www.shop.example" {
+		t.Errorf("NormalizeHost(WWW.Shop.Example) = %q, %v", got, err)
+	}
+}
