@@ -56,15 +56,24 @@ func TestRouter_DropsHeadersTheConnectionHeaderNames(t *testing.T) {
 	})
 	h := newHarness(t, b, nil)
 	req := h.request(t, validContext(http.MethodGet, "req-hop"), "/", nil)
-	req.Header.Set("Connection", "X-Client-Hop")
+	// Named in another spelling, before and after the Connection header in the head (the
+	// client writes header names in order), one of them twice, and one a header fasthttp keeps
+	// apart from the others (User-Agent).
+	req.Header.Set("Connection", "X-Client-Hop, a-client-hop, user-agent")
 	req.Header.Set("X-Client-Hop", "hop")
+	req.Header["A-Client-Hop"] = []string{"hop 1", "hop 2"}
+	req.Header.Set("User-Agent", "hop")
+	req.Header.Set("X-Kept", "kept")
 	req.Header.Set("Proxy-Authorization", "Basic c2VjcmV0")
 	res, _ := do(t, req)
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("got %d, want 200", res.StatusCode)
 	}
 	got := h.backend.last().Header
-	for _, name := range []string{"X-Client-Hop", "Proxy-Authorization"} {
+	if got.Get("X-Kept") != "kept" {
+		t.Errorf("backend did not receive X-Kept: %v", got)
+	}
+	for _, name := range []string{"X-Client-Hop", "A-Client-Hop", "User-Agent", "Proxy-Authorization"} {
 		if v := got.Get(name); v != "" {
 			t.Errorf("backend received hop-by-hop %s: %q", name, v)
 		}

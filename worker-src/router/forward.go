@@ -1,6 +1,7 @@
 package router
 
 import (
+	"bytes"
 	"errors"
 	"net"
 	"net/http"
@@ -38,6 +39,9 @@ func releaseForward(f *forwardRequest) {
 
 // build copies what may cross from the client's request into f.req (see headers.go), keeping
 // names as spelled and the target exactly as received, and returns the signed context headers.
+// The client's header is walked once (each walk parses the raw head again): a header the
+// Connection header names may come before it, so those are taken out of f.req afterwards, which
+// only a request with such a Connection header pays for.
 func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) *signedHeaders {
 	in := &ctx.Request.Header
 	out := &f.req.Header
@@ -49,23 +53,22 @@ func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) 
 	var upgrade []byte
 	for name, value := range in.AllInOrder() {
 		switch {
-		case hasPrefixFold(name, route.HeaderPrefix):
+		case isContextHeader(name):
 			f.signed.record(name, value)
 		case equalFold(name, "Connection"):
 			f.tokens = connectionTokens(f.tokens, value)
 			f.upgrade = f.upgrade || hasToken(value, "upgrade")
 		case equalFold(name, "Upgrade"):
 			upgrade = value
+		case !dropRequestHeader(name):
+			out.AddBytesKV(name, value)
 		}
 	}
-	f.signed.freeze() // before anything else walks the header
+	f.signed.freeze()
+	if len(f.tokens) > 0 {
+		f.dropNamedByConnection(out)
+	}
 	f.upgrade = f.upgrade && len(upgrade) > 0
-	for name, value := range in.AllInOrder() {
-		if dropRequestHeader(name) || f.namedByConnection(name) {
-			continue
-		}
-		out.AddBytesKV(name, value)
-	}
 	if f.upgrade {
 		out.Set("Connection", "Upgrade")
 		out.SetBytesV("Upgrade", upgrade)
@@ -78,6 +81,20 @@ func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) 
 		out.SetBytesV("X-Forwarded-For", a.AddrPort().Addr().Unmap().WithZone("").AppendTo(buf[:0]))
 	}
 	return &f.signed
+}
+
+// dropNamedByConnection removes from out the headers the client's Connection header named, in
+// any spelling: out keeps names as spelled, and its deletion matches them exactly.
+func (f *forwardRequest) dropNamedByConnection(out *fasthttp.RequestHeader) {
+	var drop [][]byte
+	for name := range out.All() {
+		if f.namedByConnection(name) {
+			drop = append(drop, bytes.Clone(name))
+		}
+	}
+	for _, name := range drop {
+		out.DelBytes(name)
+	}
 }
 
 func (f *forwardRequest) namedByConnection(name []byte) bool {
