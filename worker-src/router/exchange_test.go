@@ -3,8 +3,10 @@ package router_test
 import (
 	"bufio"
 	"io"
-
+	"net"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -206,5 +208,47 @@ func TestRouter_SlowBodyOutlivesTheHeaderTimeout(t *testing.T) {
 		case <-time.After(10 * time.Second): // a hang fails the test instead of the run
 			t.Fatalf("length %q: no response", length)
 		}
+	}
+}
+
+// countingConn counts the writes made on an upstream connection. It hides the connection's
+// ReadFrom, so that every byte goes through Write.
+type countingConn struct {
+	net.Conn
+	writes *atomic.Int32
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.writes.Add(1)
+	return c.Conn.Write(p)
+}
+
+// A request whose head and body fit the upstream write buffer goes upstream in one write: a
+// 16 KiB body (a form, a JSON document, a small upload) with its head, rather than a full
+// buffer and then the rest, one more system call and packet for every such request.
+func TestRouter_SendsHeadAndSmallBodyInOneWrite(t *testing.T) {
+	var received atomic.Int64
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		received.Store(n)
+		_, _ = io.WriteString(w, "ok")
+	})
+	var writes atomic.Int32
+	h := newHarness(t, b, func(c *router.Config) {
+		c.Dial = func(addr string) (net.Conn, error) {
+			conn, err := net.Dial("tcp", addr)
+			return countingConn{conn, &writes}, err
+		}
+	})
+	body := strings.Repeat("x", 16<<10)
+	res, _ := do(t, h.request(t, validContext(http.MethodPost, "req-one-write"), "/upload", strings.NewReader(body)))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("got %d, want 200", res.StatusCode)
+	}
+	if got := received.Load(); got != int64(len(body)) {
+		t.Fatalf("backend received %d bytes of body, want %d", got, len(body))
+	}
+	if n := writes.Load(); n != 1 {
+		t.Errorf("the request went upstream in %d writes, want 1", n)
 	}
 }
