@@ -42,11 +42,7 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 		if m, err := DecodeRemember(msg); err == nil {
-			l := &m.Lookup
-			if !l.Found && l.Err == nil {
-				l = nil
-			}
-			again, err := DecodeRemember(message(append([]string{m.Key}, lookupFields(l)...)...))
+			again, err := DecodeRemember(rememberMessage(m))
 			if err != nil || !reflect.DeepEqual(again, m) {
 				t.Errorf("remember %+v came back %+v, %v", m, again, err)
 			}

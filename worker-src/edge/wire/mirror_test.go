@@ -67,6 +67,16 @@ func lookupsMessage(r Reads) []byte {
 	return message(append(f, objectFields(r.Object)...)...)
 }
 
+// rememberMessage is worker.mjs's rememberLater message: the key, then the lookup. A miss and
+// "not made" both decode to the zero lookup, which is written as "not made".
+func rememberMessage(m Remember) []byte {
+	l := &m.Lookup
+	if !l.Found && l.Err == nil {
+		l = nil
+	}
+	return message(append([]string{m.Key}, lookupFields(l)...)...)
+}
+
 func upstreamMessage(u Upstream) []byte {
 	f := []string{string(u.Outcome), strconv.Itoa(u.Status), u.Detail, strconv.Itoa(len(u.Names))}
 	for _, n := range u.Names {

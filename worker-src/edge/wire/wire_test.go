@@ -130,11 +130,7 @@ func TestDecodeRemember(t *testing.T) {
 		{Key: "https://kamui-internal.kamui.test/route/v1/x.example"},
 		{Key: "k", Lookup: edge.Lookup{Err: errors.New("match: boom")}},
 	} {
-		l := &want.Lookup
-		if !l.Found && l.Err == nil {
-			l = nil
-		}
-		got, err := DecodeRemember(message(append([]string{want.Key}, lookupFields(l)...)...))
+		got, err := DecodeRemember(rememberMessage(want))
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("got %+v, %v; want %+v", got, err, want)
 		}
