@@ -2,7 +2,6 @@ package workertest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -55,18 +54,7 @@ func TestNameFilterInWorkerd(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = resp.Body.Close()
-		id := resp.Header.Get("X-Request-Id")
-		line, ok := h.WaitLog(func(l string) bool {
-			return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`)
-		}, 5*time.Second)
-		if !ok {
-			t.Fatalf("%s: no log line (stderr %s)", host, h.Stderr())
-		}
-		var m map[string]any
-		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			t.Fatal(err)
-		}
-		return resp.StatusCode, m
+		return resp.StatusCode, requestLog(t, h, resp.Header.Get("X-Request-Id"))
 	}
 	// The first requests read each filter once (a KV read of their own line).
 	if status, l := get("shop." + platform); status != 200 || l["kv_reads"] != 2.0 {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -246,6 +247,39 @@ func (h *Host) WaitLog(match func(string) bool, timeout time.Duration) (string, 
 		case <-time.After(min(left, 50*time.Millisecond)):
 		}
 	}
+}
+
+// Counts are the calls host.mjs's wrappers counted inside the runtime (HostConfig.CountKV):
+// KV gets, Cache API matches and puts, R2 gets and heads.
+type Counts struct {
+	Reads, CacheMatches, CachePuts, R2Reads int
+}
+
+// Minus is what was counted between b and c.
+func (c Counts) Minus(b Counts) Counts {
+	return Counts{c.Reads - b.Reads, c.CacheMatches - b.CacheMatches, c.CachePuts - b.CachePuts, c.R2Reads - b.R2Reads}
+}
+
+// Plus is c and b counted together.
+func (c Counts) Plus(b Counts) Counts {
+	return Counts{c.Reads + b.Reads, c.CacheMatches + b.CacheMatches, c.CachePuts + b.CachePuts, c.R2Reads + b.R2Reads}
+}
+
+// Counts asks the host for its counts so far (GET http://kv-stats.host.invalid/), through client.
+func (h *Host) Counts(client *http.Client) (Counts, error) {
+	req, err := http.NewRequest("GET", h.URL+"/", nil)
+	if err != nil {
+		return Counts{}, err
+	}
+	req.Host = "kv-stats.host.invalid"
+	resp, err := client.Do(req)
+	if err != nil {
+		return Counts{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	var c Counts
+	err = json.NewDecoder(resp.Body).Decode(&c)
+	return c, err
 }
 
 // Close stops host.mjs (closing stdin makes it dispose of workerd) and waits for it.

@@ -2,11 +2,9 @@ package workertest
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"maps"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -43,17 +41,10 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 	}
 	defer h.Close()
 
-	stats := func() runtimeCounts {
+	counts := func() Counts {
 		t.Helper()
-		req, _ := http.NewRequest("GET", h.URL+"/", nil)
-		req.Host = "kv-stats.host.invalid"
-		resp, err := client.Do(req)
+		c, err := h.Counts(client)
 		if err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = resp.Body.Close() }()
-		var c runtimeCounts
-		if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
 			t.Fatal(err)
 		}
 		return c
@@ -62,7 +53,7 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 	// it made.
 	get := func() (delivery string, lookups int) {
 		t.Helper()
-		before := stats().CacheMatches
+		before := counts().CacheMatches
 		req, _ := http.NewRequest("GET", h.URL+"/", nil)
 		req.Host = "docs." + platform
 		resp, err := client.Do(req)
@@ -76,25 +67,13 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 		if resp.StatusCode != 200 {
 			t.Fatalf("docs: status %d", resp.StatusCode)
 		}
-		id := resp.Header.Get("X-Request-Id")
-		line, ok := h.WaitLog(func(l string) bool {
-			return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"edge.request"`)
-		}, 5*time.Second)
-		if !ok {
-			t.Fatalf("no log line for %s (stderr %s)", id, h.Stderr())
-		}
-		var l struct {
-			Delivery string `json:"delivery"`
-		}
-		if err := json.Unmarshal([]byte(line), &l); err != nil {
-			t.Fatal(err)
-		}
-		return l.Delivery, stats().CacheMatches - before
+		delivery, _ = requestLog(t, h, resp.Header.Get("X-Request-Id"))["delivery"].(string)
+		return delivery, counts().CacheMatches - before
 	}
 	// settle waits for what a request left running after its response (puts, the remember).
-	settle := func(what string, done func(runtimeCounts) bool) {
+	settle := func(what string, done func(Counts) bool) {
 		t.Helper()
-		for deadline := time.Now().Add(5 * time.Second); !done(stats()); {
+		for deadline := time.Now().Add(5 * time.Second); !done(counts()); {
 			if time.Now().After(deadline) {
 				t.Fatalf("%s: not done after 5 s", what)
 			}
@@ -105,7 +84,7 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 	if d, _ := get(); d != "static" {
 		t.Fatalf("first request: delivery %q, want static (from the bucket)", d)
 	}
-	settle("the first request's puts", func(c runtimeCounts) bool { return c.CachePuts >= 2 })
+	settle("the first request's puts", func(c Counts) bool { return c.CachePuts >= 2 })
 	time.Sleep(ttls.Memo + 200*time.Millisecond)
 
 	if d, n := get(); d != "content-cache" || n != 2 {
@@ -118,9 +97,4 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 			t.Errorf("content hit %d after the remember: delivery %q with %d lookups, want content-cache with 1", i+1, d, n)
 		}
 	}
-}
-
-// runtimeCounts are the host's counters (host.mjs's kv-stats answer) this package reads.
-type runtimeCounts struct {
-	Reads, CacheMatches, CachePuts, R2Reads int
 }

@@ -51,13 +51,19 @@ func do(t *testing.T, method, hostName, path string, hdr map[string]string, body
 	return result{resp.StatusCode, resp.Header, string(b)}
 }
 
-// logOf returns the structured log line of a request, by its id.
+// logOf returns the structured log line of a request to the shared host, by its id.
 func logOf(t *testing.T, id string) map[string]any {
+	t.Helper()
+	return requestLog(t, host, id)
+}
+
+// requestLog returns the structured log line of a request to h, by its id.
+func requestLog(t *testing.T, h *Host, id string) map[string]any {
 	t.Helper()
 	if id == "" {
 		t.Fatal("response has no X-Request-Id")
 	}
-	line, ok := host.WaitLog(func(l string) bool {
+	line, ok := h.WaitLog(func(l string) bool {
 		// The request's own line, not an edge.filter line the same request may have logged.
 		return strings.Contains(l, `"request_id":"`+id+`"`) && strings.Contains(l, `"msg":"edge.request"`)
 	}, 5*time.Second)

@@ -632,15 +632,6 @@ func floorReads(reqs []request, sentAt []time.Duration, t route.TTLs, withoutUnk
 	return reads
 }
 
-// runtimeStats are the counts host.mjs's wrapper keeps inside the runtime.
-type runtimeStats struct {
-	Reads, CacheMatches, CachePuts, R2Reads int
-}
-
-func (s runtimeStats) minus(b runtimeStats) runtimeStats {
-	return runtimeStats{s.Reads - b.Reads, s.CacheMatches - b.CacheMatches, s.CachePuts - b.CachePuts, s.R2Reads - b.R2Reads}
-}
-
 // logEntry is what bench-edge reads from a Worker's per-request log line.
 type logEntry struct {
 	RequestID     string `json:"request_id"`
@@ -662,7 +653,7 @@ type sliceResult struct {
 	sentAt   []time.Duration // from the start of the measured run
 	ids      []string
 	logs     map[string]logEntry
-	stats    runtimeStats
+	stats    workertest.Counts
 	statuses map[int]int
 	errors   int
 	firstErr string
@@ -690,8 +681,7 @@ func (w *workerResult) add(s *sliceResult) {
 		w.logKV += l.KVReads
 		w.logLines++
 	}
-	w.stats = runtimeStats{w.stats.Reads + s.stats.Reads, w.stats.CacheMatches + s.stats.CacheMatches,
-		w.stats.CachePuts + s.stats.CachePuts, w.stats.R2Reads + s.stats.R2Reads}
+	w.stats = w.stats.Plus(s.stats)
 	for k, v := range s.statuses {
 		w.statuses[k] += v
 	}
@@ -836,19 +826,7 @@ func replay(h *workertest.Host, reqs []request, conc int, offset time.Duration) 
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: conc, MaxConnsPerHost: conc},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	defer client.CloseIdleConnections()
-	stats := func() (runtimeStats, error) {
-		req, _ := http.NewRequest("GET", h.URL+"/", nil)
-		req.Host = "kv-stats.host.invalid"
-		resp, err := client.Do(req)
-		if err != nil {
-			return runtimeStats{}, err
-		}
-		defer func() { _ = resp.Body.Close() }()
-		var v runtimeStats
-		err = json.NewDecoder(resp.Body).Decode(&v)
-		return v, err
-	}
-	before, err := stats()
+	before, err := h.Counts(client)
 	if err != nil {
 		return nil, err
 	}
@@ -896,11 +874,11 @@ func replay(h *workertest.Host, reqs []request, conc int, offset time.Duration) 
 		}()
 	}
 	wg.Wait()
-	after, err := stats()
+	after, err := h.Counts(client)
 	if err != nil {
 		return nil, err
 	}
-	res.stats = after.minus(before)
+	res.stats = after.Minus(before)
 	// Log lines arrive asynchronously: wait until every request has one, or none came for a
 	// second (a Worker that does not log every request).
 	want := map[string]bool{}
