@@ -81,9 +81,7 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 			return resolution{}
 		}
 		r.from = "route-cache"
-		h.mu.Lock()
-		h.remember(host, r)
-		h.mu.Unlock()
+		h.memoize(host, r)
 		ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
 		return r
 	}
@@ -142,6 +140,13 @@ func (h *Handler) remember(host string, r resolution) {
 	h.memo[host] = memoEntry{res: r, exp: exp}
 }
 
+// memoize is remember for a caller that does not hold h.mu.
+func (h *Handler) memoize(host string, r resolution) {
+	h.mu.Lock()
+	h.remember(host, r)
+	h.mu.Unlock()
+}
+
 // cacheTTL is how long the route cache may hold r, counted from its KV read.
 func (h *Handler) cacheTTL(r resolution) time.Duration {
 	if r.kind == resAbsent {
@@ -182,9 +187,7 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 	if !ok || (r.kind == resFound && r.rec.App != app) {
 		return resolution{}, false
 	}
-	h.mu.Lock()
-	h.remember(host, r)
-	h.mu.Unlock()
+	h.memoize(host, r)
 	return r, true
 }
 
@@ -253,9 +256,7 @@ func (h *Handler) rememberApp(ex *Exchange, app string, r resolution) {
 		return
 	}
 	r.mapRev = ""
-	h.mu.Lock()
-	h.remember(host, r)
-	h.mu.Unlock()
+	h.memoize(host, r)
 	h.routeCachePut(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host, r)
 }
 
@@ -322,9 +323,7 @@ func (h *Handler) routeEntryDynamic(ex *Exchange, host string) bool {
 		return false
 	}
 	r.from = "route-cache"
-	h.mu.Lock()
-	h.remember(host, r)
-	h.mu.Unlock()
+	h.memoize(host, r)
 	ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
 	return r.kind == resFound && r.rec.Kind == route.KindDynamic
 }
@@ -357,9 +356,7 @@ func (h *Handler) RememberRoute(key string, l Lookup) {
 		return
 	}
 	r.from = "route-cache"
-	h.mu.Lock()
-	h.remember(host, r)
-	h.mu.Unlock()
+	h.memoize(host, r)
 }
 
 func (h *Handler) memoEntry(host string) (resolution, bool) {
