@@ -133,6 +133,32 @@ func run(m *testing.M) int {
 	return code
 }
 
+// startOwnHost starts a workerd of the test's own with cfg (usually a variant of hostConfig),
+// closed when the test ends, for what the shared host cannot show: other bindings, other KV
+// contents, a fresh isolate.
+func startOwnHost(t *testing.T, cfg HostConfig, timeout time.Duration) *Host {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	h, err := StartHost(ctx, root, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	return h
+}
+
+// useHost points do and logOf at h until the test ends.
+func useHost(t *testing.T, h *Host) {
+	savedURL, savedHost := edgeURL, host
+	edgeURL, host = h.URL, h
+	t.Cleanup(func() { edgeURL, host = savedURL, savedHost })
+}
+
 func mustRecord(r route.Record) string {
 	b, _, err := route.EncodeRecord(r)
 	if err != nil {

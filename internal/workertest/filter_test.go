@@ -1,7 +1,6 @@
 package workertest
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"strings"
@@ -17,10 +16,6 @@ import (
 // then refused with the fixed 404 and no per-host KV read; known hosts are served. Its own host,
 // so that the shared one keeps running without filters.
 func TestNameFilterInWorkerd(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	echo := startServer(echoHandler())
 	defer func() { _ = echo.Close() }() // the test is over: closing says nothing it needs
 	cfg := hostConfig
@@ -34,13 +29,7 @@ func TestNameFilterInWorkerd(t *testing.T) {
 	}
 	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
 	cfg.Origins = map[string]string{"tunnel.kamui.test": "http://" + echo.Addr().String()}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	h, err := StartHost(ctx, root, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startOwnHost(t, cfg, 2*time.Minute)
 
 	get := func(host string) (int, map[string]any) {
 		t.Helper()

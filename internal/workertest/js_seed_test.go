@@ -1,7 +1,6 @@
 package workertest
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -25,13 +24,7 @@ func TestJSSeedInWorkerd(t *testing.T) {
 	cfg := hostConfig
 	cfg.ModulesRoot = filepath.Join(root, "internal", "workertest", "testdata")
 	cfg.Modules = []Module{{Type: "ESModule", Path: "js-seed.mjs"}}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	seed, err := StartHost(ctx, root, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer seed.Close()
+	seed := startOwnHost(t, cfg, 2*time.Minute)
 
 	get := func(t *testing.T, method, hostName, path string, hdr map[string]string) (result, map[string]any) {
 		t.Helper()

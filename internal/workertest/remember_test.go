@@ -1,7 +1,6 @@
 package workertest
 
 import (
-	"context"
 	"io"
 	"maps"
 	"net/http"
@@ -17,10 +16,6 @@ import (
 // and the next ones make the content lookup alone. Its own host, with the shortest freshness
 // budget, so that the memo expires within the test.
 func TestContentHitsRememberTheRoute(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	budget := route.MinFreshnessBudget
 	ttls, err := route.DeriveTTLs(budget)
 	if err != nil {
@@ -33,13 +28,7 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 		t.Fatalf("the minimum budget is %v: update the binding above", budget)
 	}
 	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	h, err := StartHost(ctx, root, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := startOwnHost(t, cfg, 2*time.Minute)
 
 	counts := func() Counts {
 		t.Helper()

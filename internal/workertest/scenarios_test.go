@@ -2,7 +2,6 @@ package workertest
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -469,13 +468,7 @@ func TestCacheFailureStillRoutes(t *testing.T) {
 // platform domain: every request is a fixed 500 with a log line naming the bindings, and
 // nothing is routed (no KV read).
 func TestBadBindingsFailClosed(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	bad, err := StartHost(ctx, root, HostConfig{
+	bad := startOwnHost(t, HostConfig{
 		ModulesRoot: workerDir,
 		Modules:     EdgeModules(),
 		Bindings: map[string]string{
@@ -488,14 +481,8 @@ func TestBadBindingsFailClosed(t *testing.T) {
 		KV:      seedKV(),
 		R2:      seedR2(),
 		CountKV: true,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bad.Close()
-	saved, savedHost := edgeURL, host
-	edgeURL, host = bad.URL, bad
-	defer func() { edgeURL, host = saved, savedHost }()
+	}, time.Minute)
+	useHost(t, bad)
 
 	r := do(t, "GET", "shop.kamui.test", "/", nil, "")
 	assertFixed(t, r, 500, "shop", "Not A Domain")

@@ -1,7 +1,6 @@
 package workertest
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"strings"
@@ -89,23 +88,10 @@ func TestSiteRecordMovesToNewManifest(t *testing.T) {
 		t.Fatalf("v1: %d %q, %d", old.status, old.body, oldStart.status)
 	}
 
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := hostConfig
 	cfg.KV = seedKV()
 	cfg.KV["ROUTES"]["cas"] = mustRecord(casRecord(casManifest(2)))
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	moved, err := StartHost(ctx, root, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer moved.Close()
-	saved, savedHost := edgeURL, host
-	edgeURL, host = moved.URL, moved
-	defer func() { edgeURL, host = saved, savedHost }()
+	useHost(t, startOwnHost(t, cfg, time.Minute))
 
 	r := do(t, "GET", "cas.kamui.test", "/data.txt?move", identity(map[string]string{"If-None-Match": old.header.Get("ETag")}), "")
 	etag := r.header.Get("ETag")
