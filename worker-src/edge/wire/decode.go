@@ -21,8 +21,9 @@ type Reader struct {
 // request has some thirty, and in the Worker's Wasm each allocation costs a microsecond or
 // more), and the caller may reuse msg as soon as this returns. A field kept longer keeps its
 // whole message alive: whatever outlives the request is copied (DecodeRequest's URL; the core
-// copies the keys it remembers).
-func NewReader(msg []byte) *Reader { return &Reader{b: string(msg)} }
+// copies the keys it remembers). The Reader is a value: the Worker is built without inlining,
+// so a pointer returned from here would be one more allocation per message.
+func NewReader(msg []byte) Reader { return Reader{b: string(msg)} }
 
 var (
 	errShort    = errors.New("wire: the message ends inside a field")

@@ -816,6 +816,43 @@ func (w *workerResult) paths(name string) string {
 			ms(pct(p.lat, 50)), ms(pct(p.lat, 90)), ms(pct(p.lat, 99)),
 			float64(p.rounds)/n, float64(p.kv)/n, float64(p.r2)/n, float64(p.manifests)/n, float64(p.us)/n/1000)
 	}
+	return out + w.tail(name, 98)
+}
+
+// tail is what a Worker's slowest requests (at or above its p-th percentile over every round)
+// were, by path: how many, and how much of their latency the Worker's own dur_us accounts for.
+// The p99 the goal judges is made of these.
+func (w *workerResult) tail(name string, p int) string {
+	cut := pct(w.lat, p)
+	type path struct {
+		n       int
+		lat, us int64
+	}
+	byPath := map[string]*path{}
+	total := 0
+	for k, id := range w.ids {
+		if w.lat[k] < cut {
+			continue
+		}
+		l := w.logs[id]
+		key := w.reqs[k].kind + " " + l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+		q := byPath[key]
+		if q == nil {
+			q = &path{}
+			byPath[key] = q
+		}
+		q.n++
+		q.lat += w.lat[k].Microseconds()
+		q.us += l.DurUS
+		total++
+	}
+	keys := slices.Collect(maps.Keys(byPath))
+	sort.Slice(keys, func(a, b int) bool { return byPath[keys[a]].n > byPath[keys[b]].n })
+	out := fmt.Sprintf("bench-edge: %s tail: the %d requests at or above its p%d (%.2fms), by kind and path (mean latency, mean dur_us):\n", name, total, p, ms(cut))
+	for _, key := range keys {
+		q := byPath[key]
+		out += fmt.Sprintf("    %-70s n=%4d lat=%.2fms dur=%.2fms\n", key, q.n, float64(q.lat)/float64(q.n)/1000, float64(q.us)/float64(q.n)/1000)
+	}
 	return out
 }
 
