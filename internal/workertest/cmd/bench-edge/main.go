@@ -355,7 +355,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	}
 	printKinds(picked, results)
 	if byKind {
-		for _, name := range []string{"edge", "js-seed"} {
+		for _, name := range append([]string{"edge", "js-seed"}, compared...) {
 			if r := results[name]; r != nil {
 				fmt.Print(r.paths(name))
 			}
