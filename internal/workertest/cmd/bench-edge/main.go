@@ -646,6 +646,12 @@ type logEntry struct {
 	DurUS         int64  `json:"dur_us"`
 }
 
+// path is the way a request took through a Worker, from its log line: delivery, route source,
+// content cache and route cache outcomes.
+func (l logEntry) path() string {
+	return l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+}
+
 // sliceResult is one replay of a slice of the trace through one Worker.
 type sliceResult struct {
 	reqs     []request
@@ -793,7 +799,7 @@ func (w *workerResult) paths(name string) string {
 	byPath := map[string]*path{}
 	for k, id := range w.ids {
 		l := w.logs[id]
-		key := l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+		key := l.path()
 		p := byPath[key]
 		if p == nil {
 			p = &path{}
@@ -835,7 +841,7 @@ func (w *workerResult) tail(name string, p int) string {
 			continue
 		}
 		l := w.logs[id]
-		key := w.reqs[k].kind + " " + l.Delivery + "/" + l.RouteSource + "/content-" + l.ContentCache + "/route-" + l.RouteCache
+		key := w.reqs[k].kind + " " + l.path()
 		q := byPath[key]
 		if q == nil {
 			q = &path{}
@@ -847,7 +853,10 @@ func (w *workerResult) tail(name string, p int) string {
 		total++
 	}
 	keys := slices.Collect(maps.Keys(byPath))
-	sort.Slice(keys, func(a, b int) bool { return byPath[keys[a]].n > byPath[keys[b]].n })
+	sort.Slice(keys, func(a, b int) bool {
+		na, nb := byPath[keys[a]].n, byPath[keys[b]].n
+		return na > nb || (na == nb && keys[a] < keys[b])
+	})
 	out := fmt.Sprintf("bench-edge: %s tail: the %d requests at or above its p%d (%.2fms), by kind and path (mean latency, mean dur_us):\n", name, total, p, ms(cut))
 	for _, key := range keys {
 		q := byPath[key]
