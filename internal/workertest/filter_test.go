@@ -1,8 +1,6 @@
 package workertest
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -31,29 +29,15 @@ func TestNameFilterInWorkerd(t *testing.T) {
 	cfg.Origins = map[string]string{"tunnel.kamui.test": "http://" + echo.Addr().String()}
 	h := startOwnHost(t, cfg, 2*time.Minute)
 
-	get := func(host string) (int, map[string]any) {
-		t.Helper()
-		req, _ := http.NewRequest("GET", h.URL+"/", nil)
-		req.Host = host
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode, requestLog(t, h, resp.Header.Get("X-Request-Id"))
-	}
 	// The first requests read each filter once (a KV read of their own line).
-	if status, l := get("shop." + platform); status != 200 || l["kv_reads"] != 2.0 {
+	if status, l := getRoot(t, h, "shop."+platform); status != 200 || l["kv_reads"] != 2.0 {
 		t.Fatalf("known platform host: %d %v", status, l)
 	}
-	if status, l := get("www.shop.example"); status != 200 || l["kv_reads"] != 2.0 {
+	if status, l := getRoot(t, h, "www.shop.example"); status != 200 || l["kv_reads"] != 2.0 {
 		t.Fatalf("known custom host: %d %v", status, l)
 	}
 	for _, host := range []string{"r4nd0m-a." + platform, "r4nd0m-b." + platform, "www.nobody.example"} {
-		status, l := get(host)
+		status, l := getRoot(t, h, host)
 		if status != 404 || l["route_source"] != "filter" || l["kv_reads"] != 0.0 {
 			t.Errorf("%s: %d %v; want the fixed 404 from the filter, no KV read", host, status, l)
 		}

@@ -1,9 +1,7 @@
 package workertest
 
 import (
-	"io"
 	"maps"
-	"net/http"
 	"testing"
 	"time"
 
@@ -43,20 +41,11 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 	get := func() (delivery string, lookups int) {
 		t.Helper()
 		before := counts().CacheMatches
-		req, _ := http.NewRequest("GET", h.URL+"/", nil)
-		req.Host = "docs." + platform
-		resp, err := client.Do(req)
-		if err != nil {
-			t.Fatal(err)
+		status, l := getRoot(t, h, "docs."+platform)
+		if status != 200 {
+			t.Fatalf("docs: status %d", status)
 		}
-		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-			t.Fatal(err)
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != 200 {
-			t.Fatalf("docs: status %d", resp.StatusCode)
-		}
-		delivery, _ = requestLog(t, h, resp.Header.Get("X-Request-Id"))["delivery"].(string)
+		delivery, _ = l["delivery"].(string)
 		return delivery, counts().CacheMatches - before
 	}
 	// settle waits for what a request left running after its response (puts, the remember).

@@ -76,6 +76,23 @@ func requestLog(t *testing.T, h *Host, id string) map[string]any {
 	return m
 }
 
+// getRoot requests host's "/" from h, reads the body through, and returns the status and the
+// request's log line.
+func getRoot(t *testing.T, h *Host, host string) (int, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", h.URL+"/", nil)
+	req.Host = host
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	return resp.StatusCode, requestLog(t, h, resp.Header.Get("X-Request-Id"))
+}
+
 func kvReads(t *testing.T, id string) int {
 	t.Helper()
 	l := logOf(t, id)
