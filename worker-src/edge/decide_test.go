@@ -3,6 +3,7 @@ package edge
 import (
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -303,6 +304,34 @@ func TestDecideRemembersStaticRouteEntryBackFirst(t *testing.T) {
 // resolved from the memo, with no route lookup and no KV read. Only an entry the isolate has
 // decoded before is taken (a first decode would hold up other requests after the response),
 // and anything but a valid entry for the key's own host is ignored.
+// The adapter decodes remember's message into one string, and the key is a piece of it: the
+// host the memo keeps must be a copy, or each remembered host would keep its whole message
+// (the route-cache entry with it) alive for the memo's lifetime.
+func TestRememberRouteKeepsNoPieceOfItsMessage(t *testing.T) {
+	w := newWorld(t)
+	w.adapt(w.h, get("docs.kamui.test", "/"))
+	h := w.handler(t)
+	w.adapt(h, get("docs.kamui.test", "/guide/start.html")) // the entry, decoded once here
+	w.clock.Advance(h.Config.TTLs.Memo)
+	docsKey := route.RouteCacheKey(testPlatform, "docs.kamui.test")
+	msg := docsKey + strings.Repeat("x", 4096)
+	h.RememberRoute(msg[:len(docsKey)], *w.lookup(docsKey))
+	start := uintptr(unsafe.Pointer(unsafe.StringData(msg)))
+	found := false
+	for host := range h.memo {
+		if host != "docs.kamui.test" {
+			continue
+		}
+		found = true
+		if p := uintptr(unsafe.Pointer(unsafe.StringData(host))); p >= start && p < start+uintptr(len(msg)) {
+			t.Error("the memo's host is a piece of the remember message")
+		}
+	}
+	if !found {
+		t.Fatal("RememberRoute did not memoize the host")
+	}
+}
+
 func TestRememberRouteAfterContentHit(t *testing.T) {
 	w := newWorld(t)
 	ex, _ := w.adapt(w.h, get("docs.kamui.test", "/"))

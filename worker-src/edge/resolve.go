@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -356,7 +357,8 @@ func (h *Handler) RememberRoute(key string, l Lookup) {
 		return
 	}
 	r.from = "route-cache"
-	h.memoize(host, r)
+	// A copy: key is a piece of the adapter's whole message, which the memo would keep alive.
+	h.memoize(strings.Clone(host), r)
 }
 
 func (h *Handler) memoEntry(host string) (resolution, bool) {
