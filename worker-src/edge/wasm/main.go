@@ -99,10 +99,12 @@ func main() {
 // The synchronous calls, as Wasm exports. Each returns the length of its answer in out.
 
 // clock is the Handler's Clock: the time as read when Go was last entered (an export or an
-// event), not at every question. workerd's clock stands still while a Worker runs (it moves
-// only between I/O events), so a second reading within one call would give the same instant
-// anyway; but each reading crosses into JS twice (wall and monotonic time), and a request
-// asked about ten times. Every way into Go reads it first: the exports below, and the events.
+// event), not at every question. On Cloudflare a Worker's clock stands still while it runs
+// (it moves only between I/O events), so a second reading within one call would give the
+// same instant; the local workerd's clock does move, in whole milliseconds, and one call
+// usually lasts less than one (every lifetime the core checks is seconds long). Each reading
+// crosses into JS twice (wall and monotonic time), and a request asked about ten times.
+// Every way into Go reads it first: the exports below, and the events.
 var clock enteredClock
 
 type enteredClock struct{ t time.Time }
