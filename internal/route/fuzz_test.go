@@ -152,6 +152,12 @@ func FuzzDecodeRecordFastPath(f *testing.F) {
 		f.Add([]byte(strings.Replace(s, `"}`, `","rev":"`+r.Rev+`"}`, 1)))
 		f.Add([]byte(strings.Replace(s, `{"origin":`, `{"origin":"x.example","origin":`, 1)))
 		f.Add([]byte(s + " "))
+		// What the lenient first decode accepts and the strict one refuses or reads
+		// differently: a key in another case, an unknown key, a second value, null.
+		f.Add([]byte(strings.Replace(s, `{"v":1,`, `{"V":1,`, 1)))
+		f.Add([]byte(strings.Replace(s, `{"v":1,`, `{"v":1,"extra":true,`, 1)))
+		f.Add([]byte(s + "{}"))
+		f.Add([]byte("null"))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, gotErr := DecodeRecord(b)
@@ -217,6 +223,12 @@ func FuzzDecodeSiteManifestFastPath(f *testing.F) {
 	f.Add([]byte(strings.Replace(s, `"size":4`, `"size":4,"size":5`, 1)))
 	f.Add([]byte(strings.Replace(s, `{"assets/app.js":`, `{"index.html":{"object":"x","type":"a/b","size":1},"assets/app.js":`, 1)))
 	f.Add([]byte(s + " "))
+	// What the lenient first decode accepts and the strict one refuses or reads differently.
+	f.Add([]byte(strings.Replace(s, `{"v":1,`, `{"V":1,`, 1)))
+	f.Add([]byte(strings.Replace(s, `"size":4`, `"size":4,"extra":1`, 1)))
+	f.Add([]byte(strings.Replace(s, `"size":4`, `"Size":4`, 1)))
+	f.Add([]byte(s + "[]"))
+	f.Add([]byte("null"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, gotErr := DecodeSiteManifest(b)
 		want, wantErr := decodeSiteManifestReference(b)

@@ -213,10 +213,17 @@ func validObjectPath(p string, limit int) bool {
 	if p == "" || len(p) > limit {
 		return false
 	}
-	for _, seg := range strings.Split(p, "/") {
+	// Segment by segment without a slice (strings.Split) or an iterator (SplitSeq), neither
+	// of which is free in the Worker, where a manifest checks every path it holds.
+	for rest := p; ; {
+		seg, after, more := strings.Cut(rest, "/")
 		if seg == "" || seg == "." || seg == ".." {
 			return false
 		}
+		if !more {
+			break
+		}
+		rest = after
 	}
 	for i := 0; i < len(p); i++ {
 		if p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' {
@@ -301,24 +308,32 @@ func revHash(content []byte) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// decodeContent strictly decodes a rev-stamped value into v (whose Rev field is rev) and
+// decodeContent strictly decodes a rev-stamped value into *v (whose Rev field is rev) and
 // checks it with valid, then returns the canonical encoding of its content (Rev cleared, as
-// revOf hashes it), leaving *rev as read. Duplicated keys are refused like decodeStrict does,
-// but the token scan that finds them runs only when the value is not exactly its canonical
-// encoding: the encoder never repeats a key, so a value byte-for-byte equal to it has none.
-// Every value the provider writes is canonical, so the Worker's read of a record costs one
-// decode and one encode (which the rev check needs anyway), not a second full scan.
-func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, error) {
+// revOf hashes it), leaving *rev as read.
+//
+// Every value the provider writes is canonical, and a value byte-for-byte equal to its
+// canonical encoding has nothing the strict decoding refuses: no unknown or duplicated key
+// (the encoder writes the known fields once each, spelled as declared) and nothing after the
+// object. So the value is first decoded leniently (json.Unmarshal, which needs none of a
+// Decoder's buffers) and, when it is valid and canonical, that is the answer: one decode and
+// one encode (which the rev check needs anyway). Anything else is decoded again strictly,
+// from zero, with the token scan for duplicated keys, exactly as before the fast path
+// (FuzzDecodeRecordFastPath holds the two to the same answers).
+func decodeContent[T any](b []byte, v *T, rev *string, valid func() error) ([]byte, error) {
+	if json.Unmarshal(b, v) == nil && valid() == nil {
+		if canon := content(v, rev); isCanonical(b, canon, *rev) {
+			return canon, nil
+		}
+	}
+	*v = *new(T)
 	err := decodeFields(b, v)
 	if err == nil {
 		err = valid()
 	}
 	var canon []byte
 	if err == nil {
-		read := *rev
-		*rev = ""
-		canon = revContent(v)
-		*rev = read
+		canon = content(v, rev)
 	}
 	if err != nil || !isCanonical(b, canon, *rev) {
 		if dup := duplicateKey(b); dup != "" {
@@ -326,6 +341,16 @@ func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, er
 		}
 	}
 	return canon, err
+}
+
+// content is the canonical encoding of v with its Rev field (rev) cleared, as revOf hashes
+// it; *rev is left as it was.
+func content(v any, rev *string) []byte {
+	read := *rev
+	*rev = ""
+	c := revContent(v)
+	*rev = read
+	return c
 }
 
 // isCanonical reports whether b is content (an encoding ending in "rev":""}) with rev in

@@ -27,6 +27,12 @@ const MaxSiteManifestBytes = 8 << 20
 // serves.
 const MaxSitePathBytes = 1024
 
+// ValidSitePath reports whether p is a path a site may hold and the Worker serves: relative,
+// at most MaxSitePathBytes, without empty, "." or ".." segments, control characters or
+// backslashes. A manifest is refused for a path that is not; the Worker refuses a request
+// for one before it looks it up.
+func ValidSitePath(p string) bool { return validObjectPath(p, MaxSitePathBytes) }
+
 // SiteFile is one path of a site version.
 type SiteFile struct {
 	// Object is the lower-case hex SHA-256 of the content: the object's key under
@@ -82,7 +88,13 @@ func DecodeSiteManifest(b []byte) (SiteManifest, error) {
 	if len(b) > MaxSiteManifestBytes {
 		return SiteManifest{}, fieldErr("", ErrMalformed, "larger than "+strconv.Itoa(MaxSiteManifestBytes)+" bytes")
 	}
+	// Leniently first, as decodeContent does: a canonical manifest (every one the provider
+	// uploads) has nothing the strict decoding below refuses.
 	var m SiteManifest
+	if json.Unmarshal(b, &m) == nil && m.V == SiteManifestVersion && m.validate() == nil && m.encodes(b) {
+		return m, nil
+	}
+	m = SiteManifest{}
 	err := decodeFields(b, &m)
 	if err == nil && m.V != SiteManifestVersion {
 		err = fieldErr("v", ErrUnknownVersion, "got "+strconv.Itoa(m.V))
@@ -131,7 +143,7 @@ func (m SiteManifest) validate() error {
 func validateSiteFile(p string, f SiteFile) error {
 	var part, why string
 	switch {
-	case !validObjectPath(p, MaxSitePathBytes):
+	case !ValidSitePath(p):
 		why = "must be a relative path"
 	case !IsSiteObject(f.Object):
 		part, why = ".object", "must be 64 lower-case hex digits"

@@ -132,17 +132,10 @@ func staticPath(escaped, index string) (string, bool) {
 	if p == "" || strings.HasSuffix(p, "/") {
 		p += index
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == "" || seg == "." || seg == ".." {
-			return "", false
-		}
+	if !route.ValidSitePath(p) {
+		return "", false
 	}
-	for i := 0; i < len(p); i++ {
-		if p[i] < 0x20 || p[i] == 0x7f || p[i] == '\\' {
-			return "", false
-		}
-	}
-	return p, len(p) <= 1024
+	return p, true
 }
 
 func unescapePath(s string) (string, bool) {

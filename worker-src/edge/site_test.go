@@ -512,3 +512,34 @@ func TestSiteRecordMovesToNewManifest(t *testing.T) {
 		t.Errorf("rollback: %d %q %v", p.Status, sent(t, p), p.Header)
 	}
 }
+
+// A request path longer than a site may hold (route.MaxSitePathBytes) is refused before any
+// lookup, in both layouts: with a 404 page, the page answers; no object is read under it.
+// The same bound decides which paths a manifest may hold, so the longest path a site can
+// have is still served.
+func TestStaticPathLongerThanASiteMayHold(t *testing.T) {
+	w := newWorld(t)
+	longest := strings.Repeat("a", route.MaxSitePathBytes)
+	for _, c := range []struct{ host, page string }{{"docs.kamui.test", "docs 404"}, {"cas.kamui.test", "cas 404"}} {
+		before := len(w.objects.reads)
+		p := w.serve(w.h, get(c.host, "/"+longest+"a")).Plan
+		if p.Status != 404 || sent(t, p) != c.page {
+			t.Errorf("%s: path of %d bytes: %d %q, want the 404 page", c.host, route.MaxSitePathBytes+1, p.Status, sent(t, p))
+		}
+		for _, k := range w.objects.reads[before:] {
+			if strings.Contains(k, longest) {
+				t.Errorf("%s: read an object under the long path (a key of %d bytes)", c.host, len(k))
+			}
+		}
+	}
+	// The longest path the bound allows is looked up under the prefix (layout by prefix).
+	before := len(w.objects.reads)
+	w.serve(w.h, get("docs.kamui.test", "/"+longest))
+	looked := false
+	for _, k := range w.objects.reads[before:] {
+		looked = looked || k == "sites/docs/v1/"+longest
+	}
+	if !looked {
+		t.Errorf("the longest allowed path was not looked up: reads %d", len(w.objects.reads)-before)
+	}
+}
