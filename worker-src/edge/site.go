@@ -18,6 +18,11 @@ import (
 const (
 	defaultMaxSiteManifests = 256
 	defaultMaxSiteFiles     = 200_000
+	// maxKeptSiteText bounds the manifests whose text the memo keeps beside their files, so
+	// that reading one again after the freshness budget costs no second decode when it
+	// has not changed (siteMemo.unchanged): about fifty files' worth, 2 MB over the whole
+	// memo at most. A larger manifest is decoded again.
+	maxKeptSiteText = 8 << 10
 )
 
 // siteFile is a route.SiteFile as the memo holds it: the hash as bytes rather than 64 hex
@@ -56,8 +61,10 @@ func compactSite(m route.SiteManifest) siteFiles {
 
 // siteMemo holds the manifests an isolate has read, by manifest key, least recently used
 // first out. A manifest never changes once written (route.SiteManifest), so an entry is
-// never stale; it is still dropped after the freshness budget, so a manifest removed from
-// the bucket stops being served within the same bound as everything else. Its fields are
+// never stale; it is still served for no longer than the freshness budget, so a manifest
+// removed from the bucket stops being served within the same bound as everything else.
+// After that the manifest is read again; an entry that kept its text waits (expired, never
+// served) for that read, which needs no decode when the text is the same. Its fields are
 // guarded by Handler.mu.
 type siteMemo struct {
 	// maxManifests and maxFiles bound the memo (entries, and files over all entries);
@@ -68,12 +75,17 @@ type siteMemo struct {
 	files   int
 	tick    uint64
 	flights map[string]*siteFlight
+	// decodes counts the manifests actually decoded, for tests.
+	decodes int
 }
 
 type siteEntry struct {
 	files siteFiles
 	exp   time.Time
 	used  uint64
+	// text is the manifest as read, when it is at most maxKeptSiteText bytes ("" otherwise):
+	// strict decoding gives the same files for the same bytes.
+	text string
 }
 
 // siteFlight is a manifest read in progress; concurrent misses of the same manifest wait
@@ -85,18 +97,31 @@ type siteFlight struct {
 	started time.Time
 }
 
-// get returns the live entry of key, marking it used; an expired one is dropped.
+// get returns the live entry of key, marking it used. An expired one is never returned; it
+// is dropped unless it kept its text, for unchanged.
 func (m *siteMemo) get(key string, now time.Time) (siteFiles, bool) {
 	e, ok := m.entries[key]
 	if !ok {
 		return nil, false
 	}
 	if !now.Before(e.exp) {
-		m.drop(key)
+		if e.text == "" {
+			m.drop(key)
+		}
 		return nil, false
 	}
 	m.tick++
 	e.used = m.tick
+	return e.files, true
+}
+
+// unchanged returns the files of key's entry, live or expired, when it kept text as its
+// manifest's: the manifest just read again is the one decoded before.
+func (m *siteMemo) unchanged(key, text string) (siteFiles, bool) {
+	e, ok := m.entries[key]
+	if !ok || e.text == "" || e.text != text {
+		return nil, false
+	}
 	return e.files, true
 }
 
@@ -107,9 +132,10 @@ func (m *siteMemo) drop(key string) {
 	}
 }
 
-// put remembers files under key until exp, first evicting the least recently used entries
-// until both bounds hold. A manifest larger than the whole file bound is not remembered.
-func (m *siteMemo) put(key string, files siteFiles, exp time.Time) {
+// put remembers files (read from text) under key until exp, first evicting the least recently
+// used entries until both bounds hold. A manifest larger than the whole file bound is not
+// remembered; its text is kept only up to maxKeptSiteText.
+func (m *siteMemo) put(key string, files siteFiles, text string, exp time.Time) {
 	maxManifests, maxFiles := m.maxManifests, m.maxFiles
 	if maxManifests <= 0 {
 		maxManifests = defaultMaxSiteManifests
@@ -138,7 +164,10 @@ func (m *siteMemo) put(key string, files siteFiles, exp time.Time) {
 		m.entries = map[string]*siteEntry{}
 	}
 	m.tick++
-	m.entries[key] = &siteEntry{files: files, exp: exp, used: m.tick}
+	if len(text) > maxKeptSiteText {
+		text = ""
+	}
+	m.entries[key] = &siteEntry{files: files, exp: exp, used: m.tick, text: text}
 	m.files += len(files)
 }
 
@@ -166,9 +195,9 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 			return f.files, f.err
 		default:
 			// The other request gave no answer in time: read on our own.
-			files, problem := h.readSite(ex, key)
+			files, text, problem := h.readSite(ex, key)
 			h.mu.Lock()
-			h.rememberSite(key, files, problem)
+			h.rememberSite(key, files, text, problem)
 			h.mu.Unlock()
 			return files, problem
 		}
@@ -180,13 +209,14 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 	h.sites.flights[key] = f
 	h.mu.Unlock()
 
-	f.files, f.err = h.readSite(ex, key)
+	var text string
+	f.files, text, f.err = h.readSite(ex, key)
 
 	h.mu.Lock()
 	if h.sites.flights[key] == f {
 		delete(h.sites.flights, key)
 	}
-	h.rememberSite(key, f.files, f.err)
+	h.rememberSite(key, f.files, text, f.err)
 	h.mu.Unlock()
 	close(f.done)
 	return f.files, f.err
@@ -194,29 +224,40 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 
 // rememberSite puts a manifest read without a problem into the memo for the freshness
 // budget; h.mu must be held.
-func (h *Handler) rememberSite(key string, files siteFiles, problem string) {
+func (h *Handler) rememberSite(key string, files siteFiles, text, problem string) {
 	if problem == "" && h.Config.TTLs.Budget > 0 {
-		h.sites.put(key, files, h.now().Add(h.Config.TTLs.Budget))
+		h.sites.put(key, files, text, h.now().Add(h.Config.TTLs.Budget))
 	}
 }
 
-// readSite reads and strictly decodes one manifest. The problem names the manifest and
-// what is wrong with it, never its content beyond what the decoder's error says.
-func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string) {
+// readSite reads one manifest and strictly decodes it, unless the memo kept the same text
+// from an earlier read (siteMemo.unchanged): the same bytes decode to the same files. It
+// returns the text read too, for the memo. The problem names the manifest and what is wrong
+// with it, never its content beyond what the decoder's error says.
+func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string, string) {
 	ex.line.ManifestReads++
 	ex.line.IORounds++
 	text, found, err := h.Static.Text(key, route.MaxSiteManifestBytes)
 	switch {
 	case err != nil:
-		return nil, "STATIC: manifest " + key + ": " + err.Error()
+		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
 	case !found:
-		return nil, "STATIC: manifest " + key + ": not found"
+		return nil, "", "STATIC: manifest " + key + ": not found"
 	}
+	h.mu.Lock()
+	files, same := h.sites.unchanged(key, text)
+	h.mu.Unlock()
+	if same {
+		return files, text, ""
+	}
+	h.mu.Lock()
+	h.sites.decodes++
+	h.mu.Unlock()
 	m, err := route.DecodeSiteManifest([]byte(text))
 	if err != nil {
-		return nil, "STATIC: manifest " + key + ": " + err.Error()
+		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
 	}
-	return compactSite(m), ""
+	return compactSite(m), text, ""
 }
 
 // serveSite answers a GET or HEAD of a content-addressed site (Static.Manifest set): the

@@ -315,29 +315,29 @@ func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
 
 	// By entries: the fourth manifest evicts the least recently used of three.
 	m := &siteMemo{maxManifests: 3, maxFiles: 100}
-	m.put("a", files(1), exp)
-	m.put("b", files(1), exp)
-	m.put("c", files(1), exp)
+	m.put("a", files(1), "", exp)
+	m.put("b", files(1), "", exp)
+	m.put("c", files(1), "", exp)
 	m.get("a", now) // b is now the least recently used
-	m.put("d", files(1), exp)
+	m.put("d", files(1), "", exp)
 	if got := has(m, "a", "b", "c", "d"); got != "a,c,d" || m.files != 3 {
 		t.Errorf("entries bound: memo holds %q (%d files), want a,c,d", got, m.files)
 	}
 
 	// By files: a large manifest evicts as many of the least recently used as it takes.
 	m = &siteMemo{maxManifests: 10, maxFiles: 10}
-	m.put("a", files(4), exp)
-	m.put("b", files(4), exp)
+	m.put("a", files(4), "", exp)
+	m.put("b", files(4), "", exp)
 	m.get("a", now)
-	m.put("c", files(5), exp) // 13 > 10: b goes, a (used since) stays
+	m.put("c", files(5), "", exp) // 13 > 10: b goes, a (used since) stays
 	if got := has(m, "a", "b", "c"); got != "a,c" || m.files != 9 {
 		t.Errorf("files bound: memo holds %q (%d files), want a,c (9)", got, m.files)
 	}
-	m.put("d", files(10), exp) // needs the whole bound
+	m.put("d", files(10), "", exp) // needs the whole bound
 	if got := has(m, "a", "c", "d"); got != "d" || m.files != 10 {
 		t.Errorf("files bound: memo holds %q (%d files), want d", got, m.files)
 	}
-	m.put("e", files(11), exp) // larger than the bound: not remembered, nothing evicted
+	m.put("e", files(11), "", exp) // larger than the bound: not remembered, nothing evicted
 	if got := has(m, "d", "e"); got != "d" || m.files != 10 {
 		t.Errorf("oversized manifest: memo holds %q (%d files)", got, m.files)
 	}
@@ -541,5 +541,66 @@ func TestStaticPathLongerThanASiteMayHold(t *testing.T) {
 	}
 	if !looked {
 		t.Errorf("the longest allowed path was not looked up: reads %d", len(w.objects.reads)-before)
+	}
+}
+
+// A manifest is read again once the freshness budget has passed, as before; when its text is
+// the one decoded last time, the files decoded then are used again without a second decode.
+// Different text under the same key is decoded and served; a manifest gone from the bucket
+// is a 502 as before, whatever the memo kept; and a manifest larger than the kept bound is
+// decoded on every read.
+func TestSiteManifestReadAgainUnchangedIsNotDecodedAgain(t *testing.T) {
+	w := newWorld(t)
+	serve := func(path string) *Exchange {
+		t.Helper()
+		w.clock.Advance(w.h.Config.TTLs.Budget) // the memo's entry (and the route) has expired
+		return w.serve(w.h, get("cas.kamui.test", path))
+	}
+	key := route.SiteManifestKey("sites/cas/", "v1")
+
+	if ex := serve("/data.txt?1"); ex.Plan.Status != 200 || sent(t, ex.Plan) != dataBody || w.h.sites.decodes != 1 {
+		t.Fatalf("first read: %d %q, %d decodes", ex.Plan.Status, sent(t, ex.Plan), w.h.sites.decodes)
+	}
+	ex := serve("/data.txt?2")
+	if ex.line.ManifestReads != 1 || w.h.sites.decodes != 1 {
+		t.Errorf("unchanged manifest after the budget: %d reads in the request, %d decodes in all, want 1 and 1",
+			ex.line.ManifestReads, w.h.sites.decodes)
+	}
+	if ex.Plan.Status != 200 || sent(t, ex.Plan) != dataBody {
+		t.Errorf("unchanged manifest: %d %q", ex.Plan.Status, sent(t, ex.Plan))
+	}
+
+	// The same key with other text (a manifest is never rewritten, but the Worker does not
+	// rely on it): decoded, and its files are served.
+	v2 := map[string]siteContent{}
+	for p, c := range casFiles {
+		v2[p] = c
+	}
+	v2["data.txt"] = siteContent{"text/plain; charset=utf-8", "rewritten"}
+	w.objects.data[key] = w.objects.data[putSite(t, w.objects.data, "sites/cas/", "v2", v2)]
+	if ex := serve("/data.txt?3"); sent(t, ex.Plan) != "rewritten" || w.h.sites.decodes != 2 {
+		t.Errorf("changed text: %q, %d decodes, want the new file and 2", sent(t, ex.Plan), w.h.sites.decodes)
+	}
+
+	// Gone from the bucket: a 502, not the files the memo kept.
+	delete(w.objects.data, key)
+	if ex := serve("/data.txt?4"); ex.Plan.Status != 502 || ex.line.Outcome != OutcomeStaticError {
+		t.Errorf("removed manifest: %d %s, want 502 static-error", ex.Plan.Status, ex.line.Outcome)
+	}
+
+	// A manifest above the kept bound is decoded again each time it is read.
+	big := map[string]siteContent{"index.html": {"text/html", "big"}}
+	for i := 0; len(big)*100 < maxKeptSiteText; i++ {
+		big["f/"+itoa(i)+".txt"] = siteContent{"text/plain", "file " + itoa(i)}
+	}
+	w.routes.data["cas"] = record(t, siteRecord("cas", putSite(t, w.objects.data, "sites/cas/", "big", big), "", false))
+	if len(w.objects.data[route.SiteManifestKey("sites/cas/", "big")]) <= maxKeptSiteText {
+		t.Fatal("the big manifest is not above the bound")
+	}
+	before := w.h.sites.decodes
+	serve("/?5")
+	serve("/?6")
+	if got := w.h.sites.decodes - before; got != 2 {
+		t.Errorf("manifest above the kept bound: %d decodes for two reads, want 2", got)
 	}
 }
