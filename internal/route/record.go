@@ -322,7 +322,7 @@ func revHash(content []byte) string {
 // (FuzzDecodeRecordFastPath holds the two to the same answers).
 func decodeContent[T any](b []byte, v *T, rev *string, valid func() error) ([]byte, error) {
 	if json.Unmarshal(b, v) == nil && valid() == nil {
-		if canon := content(v, rev); isCanonical(b, canon, *rev) {
+		if canon := contentWithoutRev(v, rev); isCanonical(b, canon, *rev) {
 			return canon, nil
 		}
 	}
@@ -333,7 +333,7 @@ func decodeContent[T any](b []byte, v *T, rev *string, valid func() error) ([]by
 	}
 	var canon []byte
 	if err == nil {
-		canon = content(v, rev)
+		canon = contentWithoutRev(v, rev)
 	}
 	if err != nil || !isCanonical(b, canon, *rev) {
 		if dup := duplicateKey(b); dup != "" {
@@ -343,9 +343,9 @@ func decodeContent[T any](b []byte, v *T, rev *string, valid func() error) ([]by
 	return canon, err
 }
 
-// content is the canonical encoding of v with its Rev field (rev) cleared, as revOf hashes
-// it; *rev is left as it was.
-func content(v any, rev *string) []byte {
+// contentWithoutRev is the canonical encoding of v with its Rev field (rev) cleared, as revOf
+// hashes it; *rev is left as it was.
+func contentWithoutRev(v any, rev *string) []byte {
 	read := *rev
 	*rev = ""
 	c := revContent(v)

@@ -65,11 +65,10 @@
 //     body) and holds it by key in a memo bounded by entries and files, least recently used
 //     out, for at most the freshness budget; concurrent misses share one read, and a read
 //     after the budget that finds the text decoded before (kept up to 8 KB) is not decoded
-//     again. It resolves
-//     the path (staticPath, then the SPA index, then the 404 page) and makes every header
-//     from the entry, so a 304, a HEAD, a 416 and a missing path without a 404 page read no
-//     object; only a body the client gets is read, and an object missing or of another
-//     size than the entry says is a 502 before any byte is sent;
+//     again. It resolves the path (staticPath, then the SPA index, then the 404 page) and
+//     makes every header from the entry, so a 304, a HEAD, a 416 and a missing path without
+//     a 404 page read no object; only a body the client gets is read, and an object missing
+//     or of another size than the entry says is a 502 before any byte is sent;
 //   - the content cache stores the full 200 with the entry's headers, so its hits
 //     revalidate against the same ETag.
 //

@@ -246,13 +246,13 @@ func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string, string)
 	}
 	h.mu.Lock()
 	files, same := h.sites.unchanged(key, text)
+	if !same {
+		h.sites.decodes++
+	}
 	h.mu.Unlock()
 	if same {
 		return files, text, ""
 	}
-	h.mu.Lock()
-	h.sites.decodes++
-	h.mu.Unlock()
 	m, err := route.DecodeSiteManifest([]byte(text))
 	if err != nil {
 		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
