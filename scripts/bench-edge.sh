@@ -4,9 +4,10 @@
 # plain JavaScript, the yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in
 # alternating rounds, then a flood of distinct random platform labels. It prints per Worker
 # KV reads, Cache API lookups/puts and R2 reads per 1,000 requests, p50/p99 (median over the
-# rounds, with the spread), the floor and the known floor (without the unknown hosts' reads),
-# per kind of request the sequential I/O rounds before the response starts, each Worker's
-# cold start (its first request to a fresh isolate against the second) and the Wasm size.
+# rounds, with the spread; beside the goal, the whole run's p50/p99 ratios as a diagnostic),
+# the floor and the known floor (without the unknown hosts' reads), per kind of request the
+# sequential I/O rounds before the response starts, each Worker's cold start (its first
+# request to a fresh isolate against the second) and the Wasm size.
 # The last line is machine-readable:
 #   bench-edge: kv_reads_vs_floor=<ratio> kv_reads_vs_known_floor=<ratio> flood_kv_reads=<n> flood_fp_bound=<n> latency_p50_vs_seed=<ratio> latency_p99_vs_seed=<ratio> latency_p50_vs_js=<ratio> gzip_bytes=<n>
 # Extra arguments go to the Go program (e.g. -n 5000 -rate 50 -rounds 6 -flood 1000 -budget 45).
