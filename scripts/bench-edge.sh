@@ -4,7 +4,8 @@
 # plain JavaScript, the yardstick), a one-KV-read JS pass-through (the limit) and a no-cache baseline, in
 # alternating rounds, then a flood of distinct random platform labels. It prints per Worker
 # KV reads, Cache API lookups/puts and R2 reads per 1,000 requests, p50/p99 (median over the
-# rounds, with the spread; beside the goal, the whole run's p50/p99 ratios as a diagnostic),
+# rounds, with the spread; beside the goal, as diagnostics, the medians' 90% intervals from
+# resampling the rounds and the whole run's p50/p99 ratios),
 # the floor and the known floor (without the unknown hosts' reads), per kind of request the
 # sequential I/O rounds before the response starts, each Worker's cold start (its first
 # request to a fresh isolate against the second) and the Wasm size.
