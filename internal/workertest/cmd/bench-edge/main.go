@@ -367,7 +367,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 			p99, _, _ := roundRatio(e, c, 99)
 			fmt.Printf("bench-edge: edge vs %s p50=%.3f [%.3f..%.3f] p99=%.3f kv_reads=%d/%d\n", name, p50, lo, hi, p99, e.stats.Reads, c.stats.Reads)
 			// An A/B difference smaller than these intervals is not one this run can tell.
-			fmt.Printf("bench-edge: edge vs %s, resampling the rounds (90%% intervals):%s\n", name, intervalLine(e, c, 1.0))
+			fmt.Printf("bench-edge: edge vs %s, %s\n", name, intervalLine(e, c, 1.0))
 		}
 	}
 	if profileDir != "" {
@@ -400,8 +400,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	}
 	fmt.Printf("bench-edge: goal edge/js-seed latency ≤ 1.0: p50 %.3f [%.3f..%.3f] p99 %.3f [%.3f..%.3f] (median [spread] of the per-round ratios)\n",
 		s50, s50lo, s50hi, s99, s99lo, s99hi)
-	fmt.Printf("bench-edge: how far those medians hold, resampling the %d rounds (diagnostic, 90%% intervals):%s\n",
-		len(roundRatios(e, sd, 50)), intervalLine(e, sd, 1.0))
+	fmt.Printf("bench-edge: how far those medians hold (diagnostic): %s\n", intervalLine(e, sd, 1.0))
 	// A round's p99 is its few slowest requests, so one stall moves it; the whole run's
 	// percentiles, beside the goal's per-round median, show how much a run's rounds disagree.
 	e99, sd99 := pct(e.lat, 99), pct(sd.lat, 99)
@@ -758,15 +757,21 @@ func roundRatios(a, b *workerResult, p int) []float64 {
 }
 
 // intervalLine says how far the medians of the per-round ratios of a over b can be trusted
-// (interval.go): each one's 90 % bootstrap interval, and how often a resampled run's median
-// would be at most goal.
+// (interval.go): each one's 90 % bootstrap interval over the rounds, and how often a
+// resampled run's median would be at most goal.
 func intervalLine(a, b *workerResult, goal float64) string {
 	var s strings.Builder
-	for _, p := range []int{50, 99} {
-		lo, hi, share := medianInterval(roundRatios(a, b, p), goal)
-		fmt.Fprintf(&s, " p%d [%.3f..%.3f], ≤ %.2f in %.0f%% of resamples;", p, lo, hi, goal, share*100)
+	for i, p := range []int{50, 99} {
+		v := roundRatios(a, b, p)
+		if i == 0 {
+			fmt.Fprintf(&s, "resampling the %d rounds (90%% intervals):", len(v))
+		} else {
+			s.WriteString(";")
+		}
+		lo, hi, share := medianInterval(v, goal)
+		fmt.Fprintf(&s, " p%d [%.3f..%.3f], ≤ %.2f in %.0f%% of resamples", p, lo, hi, goal, share*100)
 	}
-	return strings.TrimSuffix(s.String(), ";")
+	return s.String()
 }
 
 // kindOrder is the order of the per-kind breakdown.
