@@ -6,14 +6,16 @@
 // means each Worker's own warm path: the edge's in-isolate memo, js-seed's content-cache
 // miss and route-cache hit, the pass-through's one KV read.
 // Then the same again cold: every request to an app the Worker has never seen.
+// Then a static site's GET, of one site (its route and manifest in memory) and of a site the
+// Worker has never seen (sites.json: se0… for the edge, ss0… for js-seed).
 // Prints µs per request: warm edge, seed, js; cold edge, seed, js; the first 500 (warm-up)
-// edge, seed, js; a static site's GET edge, seed.
+// edge, seed, js; a static site's GET edge, seed; a new site's GET edge, seed.
 // Usage: node driver.mjs <dir> <requests>; <dir> holds worker.mjs (its edge.wasm import
 // rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
 // deliver.mjs, record.json (a valid ROUTES record for app "shop"), cold.json (app → record
 // for the cold requests: e0… for the edge, s0… for js-seed, p0… for the pass-through) and
 // site.json (app "docs": its record, its manifest's key and text, its one object's key and
-// text).
+// text) and sites.json (app → the same, for the new sites' GETs).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -24,12 +26,15 @@ const edge = (await import(pathToFileURL(join(dir, "worker.mjs")))).default;
 const js = (await import(pathToFileURL(join(dir, "passthrough.mjs")))).default;
 const seed = (await import(pathToFileURL(join(dir, "js-seed.mjs")))).default;
 
-// Bindings: a KV of the records, a bucket of one content-addressed site (its manifest and
-// object), a cache that keeps entries by URL but the site's content (so that every static
+// Bindings: a KV of the records, a bucket of the content-addressed sites (their manifests and
+// objects), a cache that keeps entries by URL but the sites' content (so that every static
 // request reads its object).
 const cold = JSON.parse(readFileSync(join(dir, "cold.json"), "utf8"));
 const site = JSON.parse(readFileSync(join(dir, "site.json"), "utf8"));
-const value = (key) => (key === "shop" ? record : key === "docs" ? site.record : cold[key]);
+const sites = JSON.parse(readFileSync(join(dir, "sites.json"), "utf8"));
+const siteTexts = new Map([[site.manifestKey, site.manifest], [site.objectKey, site.body]]);
+for (const s of Object.values(sites)) { siteTexts.set(s.manifestKey, s.manifest); siteTexts.set(s.objectKey, s.body); }
+const value = (key) => (key === "shop" ? record : key === "docs" ? site.record : cold[key] ?? sites[key]?.record);
 const kv = { get: async (key, opts) => {
   const v = value(key);
   if (v === undefined || (opts && opts.type === "arrayBuffer")) return null; // no name filter
@@ -44,21 +49,21 @@ globalThis.caches = { default: {
   },
   put: async (k, response) => {
     const body = await response.text();
-    if (cacheKey(k).startsWith("https://docs.kamui.test/")) return;
+    if (cacheKey(k).startsWith("https://docs.kamui.test/") || /^https:\/\/s[es][0-9]+\./.test(cacheKey(k))) return;
     stored.set(cacheKey(k), { status: response.status, headers: [...response.headers], body });
   },
 } };
 // workerd's stream that sends a known length; Node has none, and a pass-through is enough here.
 globalThis.FixedLengthStream ??= class extends TransformStream { constructor() { super(); } };
 const siteObject = (key, withBody) => ({
-  key, size: Buffer.byteLength(key === site.manifestKey ? site.manifest : site.body), httpEtag: '"' + key.split("/").pop() + '"',
+  key, size: Buffer.byteLength(siteTexts.get(key)), httpEtag: '"' + key.split("/").pop() + '"',
   uploaded: new Date(0), httpMetadata: { contentType: "text/html" },
-  body: withBody ? new Response(key === site.manifestKey ? site.manifest : site.body).body : undefined,
-  text: async () => (key === site.manifestKey ? site.manifest : site.body),
+  body: withBody ? new Response(siteTexts.get(key)).body : undefined,
+  text: async () => siteTexts.get(key),
 });
 const bucket = {
-  get: async (key) => (key === site.manifestKey || key === site.objectKey ? siteObject(key, true) : null),
-  head: async (key) => (key === site.objectKey ? siteObject(key, false) : null),
+  get: async (key) => (siteTexts.has(key) ? siteObject(key, true) : null),
+  head: async (key) => (siteTexts.has(key) && !key.endsWith(".json") ? siteObject(key, false) : null),
 };
 globalThis.fetch = async () => new Response('{"ok":true}', { status: 200, headers: { "Content-Type": "application/json" } });
 const env = {
@@ -87,6 +92,15 @@ async function staticOnce(worker, i) {
   const request = new Request("https://docs.kamui.test/" + (i % 2 ? "a.html" : ""), { headers: { Accept: "*/*", "User-Agent": "bench" } });
   const response = await worker.fetch(request, env, ctx);
   if ((await response.text()) !== site.body || response.status !== 200) throw new Error("static status " + response.status);
+}
+
+// newSiteOnce is a GET of the index of the next site of that Worker's series (se… for the
+// edge, ss… for js-seed) it has never seen.
+const nextSite = { se: 0, ss: 0 };
+async function newSiteOnce(worker, prefix) {
+  const app = prefix + nextSite[prefix]++;
+  const response = await worker.fetch(new Request("https://" + app + ".kamui.test/", { headers: { Accept: "*/*", "User-Agent": "bench" } }), env, ctx);
+  if ((await response.text()) !== sites[app].body || response.status !== 200) throw new Error("new site status " + response.status);
 }
 
 // Alternating blocks, each Worker scored by its total time over all its blocks (garbage
@@ -141,8 +155,18 @@ for (let b = 0; b < blocks; b++) {
   coldSeedMS += await block(seed, coldSize, "s");
   coldJSMS += await block(js, coldSize, "p");
 }
+// New sites: the same alternation, n per Worker.
+let newSiteEdgeMS = 0, newSiteSeedMS = 0;
+for (let b = 0; b < blocks; b++) {
+  for (const [k, worker] of [edge, seed].entries()) {
+    const t0 = performance.now();
+    for (let i = 0; i < coldSize; i++) await newSiteOnce(worker, k === 0 ? "se" : "ss");
+    if (k === 0) newSiteEdgeMS += performance.now() - t0;
+    else newSiteSeedMS += performance.now() - t0;
+  }
+}
 const us = (t) => ((t / (blocks * size)) * 1000).toFixed(1);
 const coldUS = (t) => ((t / (blocks * coldSize)) * 1000).toFixed(1);
 if (logLines === 0) throw new Error("the Workers logged nothing: they did not run");
 const warmUS = (t) => ((t / warmup) * 1000).toFixed(1);
-process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)} ${warmUS(warmMS[0])} ${warmUS(warmMS[1])} ${warmUS(warmMS[2])} ${us(staticEdgeMS)} ${us(staticSeedMS)}\n`);
+process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)} ${warmUS(warmMS[0])} ${warmUS(warmMS[1])} ${warmUS(warmMS[2])} ${us(staticEdgeMS)} ${us(staticSeedMS)} ${coldUS(newSiteEdgeMS)} ${coldUS(newSiteSeedMS)}\n`);

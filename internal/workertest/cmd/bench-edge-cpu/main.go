@@ -6,7 +6,7 @@
 // varies with the machine's load; this isolates what the Worker's code costs, the part a
 // change to the Go core or the shim moves. The last line is machine-readable:
 //
-//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cold_cpu_vs_seed=<ratio> warmup_cpu_vs_seed=<ratio> static_cpu_vs_seed=<ratio> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
+//	bench-edge-cpu: edge_us=<µs/request> seed_us=<µs/request> js_us=<µs/request> cold_cpu_vs_seed=<ratio> warmup_cpu_vs_seed=<ratio> static_cpu_vs_seed=<ratio> cold_static_cpu_vs_seed=<ratio> cpu_vs_js=<ratio> cpu_vs_seed=<ratio>
 //
 // It also measures a cold request of each Worker (a new app every time, so every cache
 // misses and the record is read from KV and validated): what a change to the Worker's cold
@@ -14,7 +14,10 @@
 //
 // And a static site's GET that misses the content cache (the route and the manifest already
 // in memory, the object read from the bucket), for the edge and js-seed, the two Workers that
-// serve sites.
+// serve sites; and the same GET of a site the Worker has never seen (a new site each time:
+// the record from KV, the manifest and the object from the bucket), the path that makes most
+// of bench-edge's slowest requests. With more sites than the manifest memos hold, it also
+// pays for their eviction, as an isolate serving thousands of sites does.
 //
 // And it times each Worker's first 500 warm requests on their own (warm-up): the engine runs
 // a new isolate's code unoptimised at first and compiles hot functions again as they run,
@@ -104,7 +107,23 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	if err != nil {
 		return err
 	}
-	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec, "cold.json": coldJSON, "site.json": siteJSON}
+	// The cold site GETs' sites: one per request and Worker (se0…, ss0…), as for the cold
+	// dynamic requests.
+	sites := map[string]site{}
+	for _, prefix := range []string{"se", "ss"} {
+		for i := 0; i < n; i++ {
+			app := prefix + strconv.Itoa(i)
+			if sites[app], err = newSite(app); err != nil {
+				return err
+			}
+		}
+	}
+	sitesJSON, err := json.Marshal(sites)
+	if err != nil {
+		return err
+	}
+	files := map[string][]byte{"worker.mjs": shim, "driver.mjs": driver, "record.json": rec, "cold.json": coldJSON, "site.json": siteJSON,
+		"sites.json": sitesJSON}
 	for _, name := range []string{"js-seed.mjs", "passthrough.mjs", "deliver.mjs"} {
 		b, err := os.ReadFile(filepath.Join(root, "internal", "workertest", "testdata", name))
 		if err != nil {
@@ -123,17 +142,56 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
 	}
-	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS, warmupEdgeUS, warmupSeedUS, warmupJSUS, staticEdgeUS, staticSeedUS float64
+	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS, warmupEdgeUS, warmupSeedUS, warmupJSUS, staticEdgeUS, staticSeedUS,
+		coldSiteEdgeUS, coldSiteSeedUS float64
 	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS, &warmupEdgeUS, &warmupSeedUS, &warmupJSUS,
-		&staticEdgeUS, &staticSeedUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 || warmupSeedUS <= 0 || staticSeedUS <= 0 {
+		&staticEdgeUS, &staticSeedUS, &coldSiteEdgeUS, &coldSiteSeedUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 ||
+		warmupSeedUS <= 0 || staticSeedUS <= 0 || coldSiteSeedUS <= 0 {
 		return fmt.Errorf("unexpected driver output %q", out)
 	}
 	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
 	fmt.Printf("bench-edge-cpu: warm-up (each Worker's first 500 warm requests after its first): edge_us=%.1f seed_us=%.1f js_us=%.1f warmup_cpu_vs_seed=%.2f\n", warmupEdgeUS, warmupSeedUS, warmupJSUS, warmupEdgeUS/warmupSeedUS)
 	fmt.Printf("bench-edge-cpu: static site GET (content miss, route and manifest in memory, the object read from the bucket): edge_us=%.1f seed_us=%.1f static_cpu_vs_seed=%.2f\n", staticEdgeUS, staticSeedUS, staticEdgeUS/staticSeedUS)
-	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f warmup_cpu_vs_seed=%.2f static_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, warmupEdgeUS/warmupSeedUS, staticEdgeUS/staticSeedUS, edgeUS/jsUS, edgeUS/seedUS)
+	fmt.Printf("bench-edge-cpu: cold static site GET (a new site each time: content and route-cache misses, the record from KV, the manifest and the object from the bucket): edge_us=%.1f seed_us=%.1f cold_static_cpu_vs_seed=%.2f\n", coldSiteEdgeUS, coldSiteSeedUS, coldSiteEdgeUS/coldSiteSeedUS)
+	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f warmup_cpu_vs_seed=%.2f static_cpu_vs_seed=%.2f cold_static_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, warmupEdgeUS/warmupSeedUS, staticEdgeUS/staticSeedUS, coldSiteEdgeUS/coldSiteSeedUS, edgeUS/jsUS, edgeUS/seedUS)
 	return nil
+}
+
+// site is one content-addressed static app as the driver serves it: its record, its
+// manifest's key and text, and the object its index names, by key and text.
+type site struct {
+	Record      string `json:"record"`
+	ManifestKey string `json:"manifestKey"`
+	Manifest    string `json:"manifest"`
+	ObjectKey   string `json:"objectKey"`
+	Body        string `json:"body"`
+}
+
+// newSite is app's site of four pages (its index among them), each its own object, the
+// shape of a small site in bench-edge's trace.
+func newSite(app string) (site, error) {
+	prefix := "sites/" + app + "/"
+	files := map[string]route.SiteFile{}
+	var s site
+	for i, name := range []string{"index.html", "about.html", "app.css", "app.js"} {
+		body := "<!doctype html><title>" + app + "</title><p>page " + strconv.Itoa(i) + "</p>\n"
+		sum := sha256.Sum256([]byte(body))
+		object := hex.EncodeToString(sum[:])
+		files[name] = route.SiteFile{Object: object, Type: "text/html; charset=utf-8", Size: int64(len(body))}
+		if name == "index.html" {
+			s.ObjectKey, s.Body = route.SiteObjectKey(prefix, object), body
+		}
+	}
+	manifest, err := route.EncodeSiteManifest(route.SiteManifest{Files: files})
+	if err != nil {
+		return site{}, err
+	}
+	s.Manifest, s.ManifestKey = string(manifest), route.SiteManifestKey(prefix, "v1")
+	rec, _, err := route.EncodeRecord(route.Record{App: app, Status: route.StatusActive, Kind: route.KindStatic,
+		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: s.ManifestKey}})
+	s.Record = string(rec)
+	return s, err
 }
 
 // staticSite is the static app "docs" the driver serves, as site.json: a content-addressed
