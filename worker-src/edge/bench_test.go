@@ -1,7 +1,9 @@
 package edge
 
 import (
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -129,5 +131,27 @@ func BenchmarkColdSiteGET(b *testing.B) {
 		if ex.Plan.Status != 200 {
 			b.Fatalf("status %d: %s", ex.Plan.Status, ex.line.Error)
 		}
+	}
+}
+
+// BenchmarkSiteMemoPutFull is what remembering a new site's manifest costs an isolate whose
+// manifest memo is full (it serves more sites than the memo holds): the least recently used
+// entry goes out first.
+func BenchmarkSiteMemoPutFull(b *testing.B) {
+	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	var m siteMemo
+	files := siteFiles{"index.html": siteFile{}}
+	keys := make([]string, 4*defaultMaxSiteManifests)
+	for i := range keys {
+		keys[i] = "sites/s" + strconv.Itoa(i) + "/manifests/v1.json"
+	}
+	for _, k := range keys[:defaultMaxSiteManifests] {
+		m.put(k, files, "", exp)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		m.put(keys[i%len(keys)], files, "", exp)
+		i++
 	}
 }

@@ -375,6 +375,94 @@ func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 }
 
+// The order of use the memo keeps in its ring evicts what a scan for the least recently used
+// entry would: random puts, gets (live and expired) and drops, checked against a model that
+// stamps every use and scans, the way the memo chose before it kept the ring.
+func TestSiteMemoEvictionMatchesAScanForTheLeastRecentlyUsed(t *testing.T) {
+	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	live, expired := exp.Add(-time.Hour), exp
+	type modelEntry struct{ used, files int }
+	const maxManifests, maxFiles = 5, 12
+	m := &siteMemo{maxManifests: maxManifests, maxFiles: maxFiles}
+	model := map[string]*modelEntry{}
+	modelFiles, tick := 0, 0
+	rng := uint32(1)
+	next := func(n int) int { rng = rng*1664525 + 1013904223; return int(rng>>16) % n }
+	for step := 0; step < 20000; step++ {
+		key := "k" + strconv.Itoa(next(12))
+		switch op := next(10); {
+		case op < 5: // put
+			n := 1 + next(6)
+			f := siteFiles{}
+			for i := 0; i < n; i++ {
+				f[strconv.Itoa(i)] = siteFile{}
+			}
+			m.put(key, f, "", exp)
+			if e := model[key]; e != nil {
+				modelFiles -= e.files
+				delete(model, key)
+			}
+			for len(model) > 0 && (len(model) >= maxManifests || modelFiles+n > maxFiles) {
+				oldest, used := "", 0
+				for k, e := range model {
+					if oldest == "" || e.used < used {
+						oldest, used = k, e.used
+					}
+				}
+				modelFiles -= model[oldest].files
+				delete(model, oldest)
+			}
+			tick++
+			model[key] = &modelEntry{used: tick, files: n}
+			modelFiles += n
+		case op < 8: // a live get
+			_, ok := m.get(key, live)
+			if e := model[key]; e != nil {
+				tick++
+				e.used = tick
+			}
+			if ok != (model[key] != nil) {
+				t.Fatalf("step %d: get(%s) = %v, model holds it: %v", step, key, ok, model[key] != nil)
+			}
+		case op < 9: // an expired get drops an entry without kept text
+			m.get(key, expired)
+			if e := model[key]; e != nil {
+				modelFiles -= e.files
+				delete(model, key)
+			}
+		default:
+			m.drop(key)
+			if e := model[key]; e != nil {
+				modelFiles -= e.files
+				delete(model, key)
+			}
+		}
+		if len(m.entries) != len(model) || m.files != modelFiles {
+			t.Fatalf("step %d: memo holds %d entries (%d files), model %d (%d)", step, len(m.entries), m.files, len(model), modelFiles)
+		}
+		for k := range model {
+			if m.entries[k] == nil {
+				t.Fatalf("step %d: memo lost %s, which the model keeps", step, k)
+			}
+		}
+		// The ring links every entry once, most recently used first.
+		ring, last := 0, -1
+		for e := m.recent; e != nil; e = e.next {
+			if used := model[e.key].used; last >= 0 && used > last {
+				t.Fatalf("step %d: ring out of order of use at %s", step, e.key)
+			} else {
+				last = used
+			}
+			if ring++; e.next == m.recent {
+				break
+			}
+		}
+		if ring != len(model) {
+			t.Fatalf("step %d: ring links %d entries, memo holds %d", step, ring, len(model))
+		}
+	}
+}
+
 // A manifest that cannot be read or decoded is a 502 naming the problem in the log, never
 // remembered: once it is fixed, the next request serves the site.
 func TestSiteManifestFailures(t *testing.T) {
