@@ -74,9 +74,10 @@ type siteMemo struct {
 
 	entries map[string]*siteEntry
 	files   int
-	// recent is the most recently used entry, and its prev the one used before it, round
-	// to the least recently used (recent.prev): eviction takes that one without a scan, so
-	// an isolate serving more sites than the memo holds pays nothing per new site for it.
+	// recent is the most recently used entry; its next is the one used before it, and so
+	// on round the ring to the least recently used (recent.prev), which eviction takes
+	// without a scan: an isolate serving more sites than the memo holds pays nothing per
+	// new site for it.
 	recent  *siteEntry
 	flights map[string]*siteFlight
 	// decodes counts the manifests actually decoded, for tests.
