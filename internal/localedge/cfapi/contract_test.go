@@ -127,11 +127,17 @@ func startPrism(t *testing.T, prism, specPath, upstream string, pickPort func(*t
 			cancel()
 			t.Fatalf("starting Prism: %v", err)
 		}
+		// Wait returns once Prism has exited and its whole output is in log.
+		exited := make(chan struct{})
+		go func() {
+			_ = cmd.Wait()
+			close(exited)
+		}()
 		stop := func() {
 			cancel()
-			_ = cmd.Wait()
+			<-exited
 		}
-		switch err := waitForPrism(log, port); {
+		switch err := waitForPrism(log, port, exited); {
 		case err == nil:
 			t.Cleanup(func() {
 				stop()
@@ -150,25 +156,35 @@ func startPrism(t *testing.T, prism, specPath, upstream string, pickPort func(*t
 	}
 }
 
-// errPortTaken is waitForPrism's answer when another process bound the port first.
-var errPortTaken = errors.New("prism: port already in use")
+// errPortTaken is waitForPrism's answer when another process bound the port first, and
+// errPrismFailed when Prism exited before listening for any other reason.
+var (
+	errPortTaken   = errors.New("prism: port already in use")
+	errPrismFailed = errors.New("prism failed to start")
+)
 
-func waitForPrism(log *syncBuffer, port int) error {
-	deadline := time.Now().Add(2 * time.Minute)
-	for time.Now().Before(deadline) {
-		out := log.String()
-		if strings.Contains(out, "fatal") {
-			if strings.Contains(out, "EADDRINUSE") {
-				return errPortTaken
-			}
-			return errors.New("Prism failed to start")
-		}
-		if strings.Contains(out, "Prism is listening") {
+// waitForPrism waits until Prism listens on port (nil) or has exited (exited closed, its
+// whole output in log): a failed start is told by the whole log, never by the part of it
+// that had arrived when "fatal" did, since the reason comes after the usage text.
+func waitForPrism(log *syncBuffer, port int, exited <-chan struct{}) error {
+	deadline := time.After(2 * time.Minute)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if strings.Contains(log.String(), "Prism is listening") {
 			return nil
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-exited:
+			if strings.Contains(log.String(), "EADDRINUSE") {
+				return errPortTaken
+			}
+			return errPrismFailed
+		case <-deadline:
+			return fmt.Errorf("Prism did not start listening on port %d within 2 minutes", port)
+		case <-tick.C:
+		}
 	}
-	return fmt.Errorf("Prism did not start listening on port %d within 2 minutes", port)
 }
 
 func freePort(t *testing.T) int {
@@ -394,6 +410,33 @@ func accessModeCloner(schemas, requestBodies map[string]any, suffix, dropped str
 
 // TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken holds the first port startPrism picks, as
 // another test process once did in CI, and expects Prism to come up on the next one.
+// Prism prints "fatal" and its usage text before the line that says why (EADDRINUSE), and a
+// pipe can hand the log over in between: a port lost to another process must still be told
+// apart from any other failure, from the whole log once Prism has exited. CI once failed on
+// the first half alone.
+func TestWaitForPrism_ReadsTheWholeLogOfAFailedStart(t *testing.T) {
+	for _, c := range []struct {
+		name, rest string
+		want       error
+	}{
+		{"port taken", "listen EADDRINUSE: address already in use 127.0.0.1:45633\n", errPortTaken},
+		{"another failure", "Cannot find the document\n", errPrismFailed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			log, exited := &syncBuffer{}, make(chan struct{})
+			_, _ = log.Write([]byte("[CLI] ✖  fatal     \nprism proxy <document> <upstream>\n"))
+			go func() {
+				time.Sleep(300 * time.Millisecond) // well after waitForPrism first looks
+				_, _ = log.Write([]byte(c.rest))
+				close(exited)
+			}()
+			if err := waitForPrism(log, 45633, exited); !errors.Is(err, c.want) {
+				t.Errorf("waitForPrism = %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
 func TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken(t *testing.T) {
 	prism := filepath.Join(repoRoot(t), "node_modules", ".bin", "prism")
 	if _, err := os.Stat(prism); errors.Is(err, fs.ErrNotExist) {
