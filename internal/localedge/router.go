@@ -1,13 +1,14 @@
 package localedge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"log/slog"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -293,16 +294,11 @@ func (r *localRouter) roll(keys routerKeys) bool {
 
 // start runs a router process with keys and waits until it listens.
 func (r *localRouter) start(keys routerKeys) (*routerProcess, error) {
-	listen, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
-	}
-	admin, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, err
-	}
+	// The router binds ports of its own choosing and says which in its first log line: a
+	// port picked free here and handed over could be taken by another process in between,
+	// and the edge would then wait on, and send traffic to, whatever took it.
 	cmd := exec.Command(r.binary,
-		"--listen", listen, "--admin-listen", admin,
+		"--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
 		"--namespace-prefix", r.namespacePrefix,
 		"--upstream-template", r.upstreamTemplate,
 		"--forwarded-proto", "http")
@@ -310,7 +306,8 @@ func (r *localRouter) start(keys routerKeys) (*routerProcess, error) {
 	if keys.next != "" {
 		cmd.Env = append(cmd.Env, "KAMUI_ROUTER_NEXT_SECRET="+keys.next)
 	}
-	cmd.Stdout, cmd.Stderr = r.output, r.output
+	started := newStartWatch(r.output)
+	cmd.Stdout, cmd.Stderr = started, r.output
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -321,7 +318,8 @@ func (r *localRouter) start(keys routerKeys) (*routerProcess, error) {
 		close(exited)
 		r.log.Info("router exited", "error", err)
 	}()
-	if err := waitListening(listen, exited); err != nil {
+	listen, err := started.wait(exited, 30*time.Second)
+	if err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
 		return nil, err
@@ -368,33 +366,54 @@ func withoutRouterEnv(env []string) []string {
 	return out
 }
 
-func freeLoopbackAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	addr := ln.Addr().String()
-	// The router can take the port only once this listener has let go of it.
-	if err := ln.Close(); err != nil {
-		return "", err
-	}
-	return addr, nil
+// startWatch passes a router's standard output on and reads the address it listens on from
+// its "router started" log line (the router logs JSON lines, that one once its listeners
+// are bound). Only the process's output goroutine writes to it.
+type startWatch struct {
+	out     io.Writer
+	line    []byte // the start of a line not yet ended
+	done    bool
+	started chan string
 }
 
-// waitListening waits until addr accepts connections or the process exits.
-func waitListening(addr string, exited <-chan struct{}) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-exited:
-			return errors.New("the router exited at start (see its output above)")
-		default:
+// maxStartLine bounds the line startWatch keeps while it waits for its end; a longer one
+// is not the start line anyway.
+const maxStartLine = 64 << 10
+
+func newStartWatch(out io.Writer) *startWatch {
+	return &startWatch{out: out, started: make(chan string, 1)}
+}
+
+func (w *startWatch) Write(p []byte) (int, error) {
+	for rest := p; !w.done && len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			if len(w.line)+len(rest) <= maxStartLine {
+				w.line = append(w.line, rest...)
+			}
+			break
 		}
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			_ = c.Close() // a probe: connecting was the answer
-			return nil
+		w.line = append(w.line, rest[:i]...)
+		rest = rest[i+1:]
+		var l struct{ Msg, Listen string }
+		if json.Unmarshal(w.line, &l) == nil && l.Msg == "router started" && l.Listen != "" {
+			w.done = true
+			w.started <- l.Listen
 		}
-		time.Sleep(50 * time.Millisecond)
+		w.line = w.line[:0]
 	}
-	return errors.New("the router did not listen on " + addr + " within 30s")
+	return w.out.Write(p)
+}
+
+// wait returns the address the router listens on once it says so, or an error when it
+// exits first or says nothing within limit.
+func (w *startWatch) wait(exited <-chan struct{}, limit time.Duration) (string, error) {
+	select {
+	case addr := <-w.started:
+		return addr, nil
+	case <-exited:
+		return "", errors.New("the router exited at start (see its output above)")
+	case <-time.After(limit):
+		return "", fmt.Errorf("the router did not say it listened within %v", limit)
+	}
 }
