@@ -10,8 +10,11 @@
 // Worker has never seen (sites.json: se0… for the edge, ss0… for js-seed).
 // Prints µs per request: warm edge, seed, js; cold edge, seed, js; the first 500 (warm-up)
 // edge, seed, js; a static site's GET edge, seed; a new site's GET edge, seed.
-// Usage: node driver.mjs <dir> <requests>; <dir> holds worker.mjs (its edge.wasm import
-// rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
+// With a third argument, the directory of another build of the edge (its worker.mjs rewritten
+// as this one's), that build runs beside the edge in every alternation, with series of its
+// own (b…, sb…), and a second line prints its warm, cold, static and new-site times.
+// Usage: node driver.mjs <dir> <requests> [<other build's dir>]; <dir> holds worker.mjs (its
+// edge.wasm import rewritten to a file read), wasm_exec.js, edge.wasm, js-seed.mjs, passthrough.mjs,
 // deliver.mjs, record.json (a valid ROUTES record for app "shop"), cold.json (app → record
 // for the cold requests: e0… for the edge, s0… for js-seed, p0… for the pass-through) and
 // site.json (app "docs": its record, its manifest's key and text, its one object's key and
@@ -20,9 +23,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [dir, n] = [process.argv[2], Number(process.argv[3] || 5000)];
+const [dir, n, otherDir] = [process.argv[2], Number(process.argv[3] || 5000), process.argv[4] || ""];
 const record = readFileSync(join(dir, "record.json"), "utf8").trim();
 const edge = (await import(pathToFileURL(join(dir, "worker.mjs")))).default;
+const other = otherDir ? (await import(pathToFileURL(join(otherDir, "worker.mjs")))).default : null;
 const js = (await import(pathToFileURL(join(dir, "passthrough.mjs")))).default;
 const seed = (await import(pathToFileURL(join(dir, "js-seed.mjs")))).default;
 
@@ -49,7 +53,7 @@ globalThis.caches = { default: {
   },
   put: async (k, response) => {
     const body = await response.text();
-    if (cacheKey(k).startsWith("https://docs.kamui.test/") || /^https:\/\/s[es][0-9]+\./.test(cacheKey(k))) return;
+    if (cacheKey(k).startsWith("https://docs.kamui.test/") || /^https:\/\/s[esb][0-9]+\./.test(cacheKey(k))) return;
     stored.set(cacheKey(k), { status: response.status, headers: [...response.headers], body });
   },
 } };
@@ -76,7 +80,7 @@ let logLines = 0;
 console.log = () => { logLines++; };
 
 // host is the warm app's, or with a prefix the next new app of that Worker's cold series.
-const next = { e: 0, s: 0, p: 0 };
+const next = { e: 0, s: 0, p: 0, b: 0 };
 async function once(worker, i, prefix) {
   const host = prefix ? prefix + next[prefix]++ : "shop";
   const request = new Request("https://" + host + ".kamui.test/api/items/" + (i % 100), { headers: { Accept: "*/*", "User-Agent": "bench" } });
@@ -96,7 +100,7 @@ async function staticOnce(worker, i) {
 
 // newSiteOnce is a GET of the index of the next site of that Worker's series (se… for the
 // edge, ss… for js-seed) it has never seen.
-const nextSite = { se: 0, ss: 0 };
+const nextSite = { se: 0, ss: 0, sb: 0 };
 async function newSiteOnce(worker, prefix) {
   const app = prefix + nextSite[prefix]++;
   const response = await worker.fetch(new Request("https://" + app + ".kamui.test/", { headers: { Accept: "*/*", "User-Agent": "bench" } }), env, ctx);
@@ -119,31 +123,40 @@ async function block(worker, count, prefix) {
 // which bench-edge measures in workerd) is not part of it.
 const warmup = 500;
 const warmMS = [0, 0, 0];
-for (const worker of [edge, seed, js]) await once(worker, 0);
+for (const worker of [edge, seed, js, other]) if (worker) await once(worker, 0);
 for (let i = 0; i < warmup; i++) {
   for (const [k, worker] of [edge, seed, js].entries()) {
     const t0 = performance.now();
     await once(worker, i);
     warmMS[k] += performance.now() - t0;
   }
+  if (other) await once(other, i); // warmed alike, not timed
 }
+// otherMS: the other build's warm, static, cold and new-site totals (-compare).
+const otherMS = [0, 0, 0, 0];
 if (!stored.has("https://kamui-internal.kamui.test/route/v1/shop.kamui.test")) throw new Error("no route-cache entry: js-seed's warm path is not the one measured");
 const blocks = 10, size = Math.ceil(n / blocks);
 let edgeMS = 0, seedMS = 0, jsMS = 0;
 for (let b = 0; b < blocks; b++) {
   edgeMS += await block(edge, size);
+  if (other) otherMS[0] += await block(other, size);
   seedMS += await block(seed, size);
   jsMS += await block(js, size);
 }
 // Static: the same alternation over the site's GETs, for the two Workers that serve sites.
-for (let i = 0; i < warmup; i++) { await staticOnce(edge, i); await staticOnce(seed, i); }
+for (let i = 0; i < warmup; i++) {
+  for (const worker of [edge, seed, other]) if (worker) await staticOnce(worker, i);
+}
 let staticEdgeMS = 0, staticSeedMS = 0;
 for (let b = 0; b < blocks; b++) {
-  for (const [k, worker] of [edge, seed].entries()) {
+  for (const [k, worker] of [edge, seed, other].entries()) {
+    if (!worker) continue;
     const t0 = performance.now();
     for (let i = 0; i < size; i++) await staticOnce(worker, i);
-    if (k === 0) staticEdgeMS += performance.now() - t0;
-    else staticSeedMS += performance.now() - t0;
+    const t = performance.now() - t0;
+    if (k === 0) staticEdgeMS += t;
+    else if (k === 1) staticSeedMS += t;
+    else otherMS[1] += t;
   }
 }
 // Cold: the same alternation, each request to an app the Worker has never seen (its records
@@ -152,17 +165,21 @@ const coldSize = Math.floor(n / blocks);
 let coldEdgeMS = 0, coldSeedMS = 0, coldJSMS = 0;
 for (let b = 0; b < blocks; b++) {
   coldEdgeMS += await block(edge, coldSize, "e");
+  if (other) otherMS[2] += await block(other, coldSize, "b");
   coldSeedMS += await block(seed, coldSize, "s");
   coldJSMS += await block(js, coldSize, "p");
 }
 // New sites: the same alternation, n per Worker.
 let newSiteEdgeMS = 0, newSiteSeedMS = 0;
 for (let b = 0; b < blocks; b++) {
-  for (const [k, worker] of [edge, seed].entries()) {
+  for (const [k, worker] of [edge, seed, other].entries()) {
+    if (!worker) continue;
     const t0 = performance.now();
-    for (let i = 0; i < coldSize; i++) await newSiteOnce(worker, k === 0 ? "se" : "ss");
-    if (k === 0) newSiteEdgeMS += performance.now() - t0;
-    else newSiteSeedMS += performance.now() - t0;
+    for (let i = 0; i < coldSize; i++) await newSiteOnce(worker, ["se", "ss", "sb"][k]);
+    const t = performance.now() - t0;
+    if (k === 0) newSiteEdgeMS += t;
+    else if (k === 1) newSiteSeedMS += t;
+    else otherMS[3] += t;
   }
 }
 const us = (t) => ((t / (blocks * size)) * 1000).toFixed(1);
@@ -170,3 +187,4 @@ const coldUS = (t) => ((t / (blocks * coldSize)) * 1000).toFixed(1);
 if (logLines === 0) throw new Error("the Workers logged nothing: they did not run");
 const warmUS = (t) => ((t / warmup) * 1000).toFixed(1);
 process.stdout.write(`${us(edgeMS)} ${us(seedMS)} ${us(jsMS)} ${coldUS(coldEdgeMS)} ${coldUS(coldSeedMS)} ${coldUS(coldJSMS)} ${warmUS(warmMS[0])} ${warmUS(warmMS[1])} ${warmUS(warmMS[2])} ${us(staticEdgeMS)} ${us(staticSeedMS)} ${coldUS(newSiteEdgeMS)} ${coldUS(newSiteSeedMS)}\n`);
+if (other) process.stdout.write(`${us(otherMS[0])} ${coldUS(otherMS[2])} ${us(otherMS[1])} ${coldUS(otherMS[3])}\n`);

@@ -19,6 +19,13 @@
 // of bench-edge's slowest requests. With more sites than the manifest memos hold, it also
 // pays for their eviction, as an isolate serving thousands of sites does.
 //
+// With -compare DIR, another build of the edge (scripts/build-worker.sh DIR) runs beside this
+// one in every alternation, and a line gives its times against this build's: an A/B of a
+// change to the Go core or the shim in seconds, steadier than bench-edge's rounds (a build
+// against itself measured 0.96-1.05: repeat a run before trusting a few per cent). A second
+// Go instance in the process slows the others too, so only that line compares; the ratios
+// against js-seed of such a run are not those of a run without -compare.
+//
 // And it times each Worker's first 500 warm requests on their own (warm-up): the engine runs
 // a new isolate's code unoptimised at first and compiles hot functions again as they run,
 // and the Go Wasm, with thousands of functions tiered up one by one, takes far longer to get
@@ -48,14 +55,15 @@ var driver []byte
 
 func main() {
 	n := flag.Int("n", 5000, "requests per Worker")
+	compare := flag.String("compare", "", "also run another build of the edge Worker from DIR (scripts/build-worker.sh DIR) in the same alternation, and print its times against this build's")
 	flag.Parse()
-	if err := run(*n); err != nil {
+	if err := run(*n, *compare); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge-cpu:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int) error {
+func run(n int, compareDir string) error {
 	root, err := workertest.RepoRoot()
 	if err != nil {
 		return err
@@ -68,18 +76,34 @@ func run(n int) error {
 	if _, err := workertest.BuildWorker(root, dir); err != nil {
 		return err
 	}
-	// workerd imports edge.wasm as a compiled module; Node cannot, so the copy this driver
-	// imports reads the file instead. Nothing else in worker.mjs changes.
-	shim, err := os.ReadFile(filepath.Join(dir, "worker.mjs"))
+	shim, err := nodeShim(dir)
 	if err != nil {
 		return err
 	}
-	const wasmImport = `import compiled from "./edge.wasm";`
-	if !strings.Contains(string(shim), wasmImport) {
-		return fmt.Errorf("worker.mjs no longer has the line %q this benchmark rewrites", wasmImport)
+	// The other build, for -compare, in a directory of its own: its own module instance
+	// and Go instance in the same process.
+	if compareDir != "" {
+		other := filepath.Join(dir, "compare")
+		if err := os.Mkdir(other, 0o755); err != nil {
+			return err
+		}
+		for _, name := range []string{"edge.wasm", "wasm_exec.js", "worker.mjs"} {
+			b, err := os.ReadFile(filepath.Join(compareDir, name))
+			if err != nil {
+				return fmt.Errorf("-compare: %w (build it with scripts/build-worker.sh DIR)", err)
+			}
+			if err := os.WriteFile(filepath.Join(other, name), b, 0o644); err != nil {
+				return err
+			}
+		}
+		otherShim, err := nodeShim(other)
+		if err != nil {
+			return fmt.Errorf("-compare: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(other, "worker.mjs"), otherShim, 0o644); err != nil {
+			return err
+		}
 	}
-	shim = []byte(strings.Replace(string(shim), wasmImport, `import { readFileSync } from "node:fs";
-const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.meta.url)));`, 1))
 	rec, _, err := route.EncodeRecord(route.Record{App: "shop", Status: route.StatusActive, Kind: route.KindDynamic,
 		Dynamic: &route.Dynamic{Origin: "tunnel.kamui.test", Upstream: "tenant-shop/web:8080", TimeoutMS: 10000}})
 	if err != nil {
@@ -88,7 +112,13 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	// The cold requests' apps: one distinct app per request and Worker (e0…, s0…, p0…), each
 	// with its own valid record, so that every cold request resolves through KV.
 	cold := map[string]string{}
-	for _, prefix := range []string{"e", "s", "p"} {
+	// With -compare, the other build has series of its own (b…, sb…): the Workers share the
+	// driver's cache, and another's route-cache entries would make its requests warm.
+	coldPrefixes, sitePrefixes := []string{"e", "s", "p"}, []string{"se", "ss"}
+	if compareDir != "" {
+		coldPrefixes, sitePrefixes = append(coldPrefixes, "b"), append(sitePrefixes, "sb")
+	}
+	for _, prefix := range coldPrefixes {
 		for i := 0; i < n; i++ {
 			app := prefix + strconv.Itoa(i)
 			b, _, err := route.EncodeRecord(route.Record{App: app, Status: route.StatusActive, Kind: route.KindDynamic,
@@ -110,7 +140,7 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 	// The cold site GETs' sites: one per request and Worker (se0…, ss0…), as for the cold
 	// dynamic requests.
 	sites := map[string]site{}
-	for _, prefix := range []string{"se", "ss"} {
+	for _, prefix := range sitePrefixes {
 		for i := 0; i < n; i++ {
 			app := prefix + strconv.Itoa(i)
 			if sites[app], err = newSite(app); err != nil {
@@ -136,26 +166,61 @@ const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", impo
 			return err
 		}
 	}
-	cmd := exec.Command("node", filepath.Join(dir, "driver.mjs"), dir, fmt.Sprint(n))
+	compareArg := ""
+	if compareDir != "" {
+		compareArg = filepath.Join(dir, "compare")
+	}
+	cmd := exec.Command("node", filepath.Join(dir, "driver.mjs"), dir, fmt.Sprint(n), compareArg)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
 	}
+	lines := strings.SplitN(strings.TrimSpace(string(out)), "\n", 2)
 	var edgeUS, seedUS, jsUS, coldEdgeUS, coldSeedUS, coldJSUS, warmupEdgeUS, warmupSeedUS, warmupJSUS, staticEdgeUS, staticSeedUS,
 		coldSiteEdgeUS, coldSiteSeedUS float64
-	if _, err := fmt.Sscan(string(out), &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS, &warmupEdgeUS, &warmupSeedUS, &warmupJSUS,
+	if _, err := fmt.Sscan(lines[0], &edgeUS, &seedUS, &jsUS, &coldEdgeUS, &coldSeedUS, &coldJSUS, &warmupEdgeUS, &warmupSeedUS, &warmupJSUS,
 		&staticEdgeUS, &staticSeedUS, &coldSiteEdgeUS, &coldSiteSeedUS); err != nil || jsUS <= 0 || seedUS <= 0 || coldSeedUS <= 0 ||
 		warmupSeedUS <= 0 || staticSeedUS <= 0 || coldSiteSeedUS <= 0 {
 		return fmt.Errorf("unexpected driver output %q", out)
+	}
+	// The other build's warm, cold, static and new-site times, on a line of their own.
+	var other [4]float64
+	if compareDir != "" {
+		if len(lines) < 2 {
+			return fmt.Errorf("unexpected driver output %q: no line for -compare", out)
+		}
+		if _, err := fmt.Sscan(lines[1], &other[0], &other[1], &other[2], &other[3]); err != nil {
+			return fmt.Errorf("unexpected driver output %q: %w", out, err)
+		}
 	}
 	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
 	fmt.Printf("bench-edge-cpu: warm-up (each Worker's first 500 warm requests after its first): edge_us=%.1f seed_us=%.1f js_us=%.1f warmup_cpu_vs_seed=%.2f\n", warmupEdgeUS, warmupSeedUS, warmupJSUS, warmupEdgeUS/warmupSeedUS)
 	fmt.Printf("bench-edge-cpu: static site GET (content miss, route and manifest in memory, the object read from the bucket): edge_us=%.1f seed_us=%.1f static_cpu_vs_seed=%.2f\n", staticEdgeUS, staticSeedUS, staticEdgeUS/staticSeedUS)
 	fmt.Printf("bench-edge-cpu: cold static site GET (a new site each time: content and route-cache misses, the record from KV, the manifest and the object from the bucket): edge_us=%.1f seed_us=%.1f cold_static_cpu_vs_seed=%.2f\n", coldSiteEdgeUS, coldSiteSeedUS, coldSiteEdgeUS/coldSiteSeedUS)
+	if compareDir != "" {
+		fmt.Printf("bench-edge-cpu: -compare %s against this build (µs, and the ratio other/this): warm %.1f (%.3f) cold %.1f (%.3f) static %.1f (%.3f) cold static %.1f (%.3f)\n",
+			compareDir, other[0], other[0]/edgeUS, other[1], other[1]/coldEdgeUS, other[2], other[2]/staticEdgeUS, other[3], other[3]/coldSiteEdgeUS)
+	}
 	fmt.Printf("bench-edge-cpu: edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f warmup_cpu_vs_seed=%.2f static_cpu_vs_seed=%.2f cold_static_cpu_vs_seed=%.2f cpu_vs_js=%.2f cpu_vs_seed=%.2f\n", edgeUS, seedUS, jsUS, coldEdgeUS/coldSeedUS, warmupEdgeUS/warmupSeedUS, staticEdgeUS/staticSeedUS, coldSiteEdgeUS/coldSiteSeedUS, edgeUS/jsUS, edgeUS/seedUS)
 	return nil
+}
+
+// nodeShim is dir's worker.mjs as Node imports it: workerd imports edge.wasm as a compiled
+// module, Node cannot, so the copy the driver imports reads the file instead. Nothing else
+// in worker.mjs changes.
+func nodeShim(dir string) ([]byte, error) {
+	shim, err := os.ReadFile(filepath.Join(dir, "worker.mjs"))
+	if err != nil {
+		return nil, err
+	}
+	const wasmImport = `import compiled from "./edge.wasm";`
+	if !strings.Contains(string(shim), wasmImport) {
+		return nil, fmt.Errorf("worker.mjs no longer has the line %q this benchmark rewrites", wasmImport)
+	}
+	return []byte(strings.Replace(string(shim), wasmImport, `import { readFileSync } from "node:fs";
+const compiled = new WebAssembly.Module(readFileSync(new URL("./edge.wasm", import.meta.url)));`, 1)), nil
 }
 
 // site is one content-addressed static app as the driver serves it: its record, its
