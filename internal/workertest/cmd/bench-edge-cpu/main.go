@@ -236,11 +236,32 @@ type site struct {
 // newSite is app's site of four pages (its index among them), each its own object, the
 // shape of a small site in bench-edge's trace.
 func newSite(app string) (site, error) {
+	pages := map[string]string{}
+	for i, name := range []string{"index.html", "about.html", "app.css", "app.js"} {
+		pages[name] = "<!doctype html><title>" + app + "</title><p>page " + strconv.Itoa(i) + "</p>\n"
+	}
+	return siteOf(app, pages)
+}
+
+// staticSite is the static app "docs" the driver serves, as site.json: a content-addressed
+// site of two paths sharing one object, its valid record, its manifest and the object.
+func staticSite() ([]byte, error) {
+	const body = "<!doctype html><title>docs</title><p>bench page</p>\n"
+	s, err := siteOf("docs", map[string]string{"index.html": body, "a.html": body})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(s)
+}
+
+// siteOf is app's content-addressed site of pages (path → body, index.html among them) in
+// the layout kamuidash_static_site writes: each body an object named by its hash, the
+// version's manifest, and the record naming it.
+func siteOf(app string, pages map[string]string) (site, error) {
 	prefix := "sites/" + app + "/"
 	files := map[string]route.SiteFile{}
 	var s site
-	for i, name := range []string{"index.html", "about.html", "app.css", "app.js"} {
-		body := "<!doctype html><title>" + app + "</title><p>page " + strconv.Itoa(i) + "</p>\n"
+	for name, body := range pages {
 		sum := sha256.Sum256([]byte(body))
 		object := hex.EncodeToString(sum[:])
 		files[name] = route.SiteFile{Object: object, Type: "text/html; charset=utf-8", Size: int64(len(body))}
@@ -257,27 +278,6 @@ func newSite(app string) (site, error) {
 		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: s.ManifestKey}})
 	s.Record = string(rec)
 	return s, err
-}
-
-// staticSite is the static app "docs" the driver serves, as site.json: a content-addressed
-// site of two paths sharing one object, its valid record, its manifest and the object.
-func staticSite() ([]byte, error) {
-	const prefix, body = "sites/docs/", "<!doctype html><title>docs</title><p>bench page</p>\n"
-	sum := sha256.Sum256([]byte(body))
-	object := hex.EncodeToString(sum[:])
-	file := route.SiteFile{Object: object, Type: "text/html; charset=utf-8", Size: int64(len(body))}
-	manifest, err := route.EncodeSiteManifest(route.SiteManifest{Files: map[string]route.SiteFile{"index.html": file, "a.html": file}})
-	if err != nil {
-		return nil, err
-	}
-	manifestKey := route.SiteManifestKey(prefix, "v1")
-	rec, _, err := route.EncodeRecord(route.Record{App: "docs", Status: route.StatusActive, Kind: route.KindStatic,
-		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: manifestKey}})
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(map[string]string{"record": string(rec), "manifestKey": manifestKey, "manifest": string(manifest),
-		"objectKey": route.SiteObjectKey(prefix, object), "body": body})
 }
 
 // loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
