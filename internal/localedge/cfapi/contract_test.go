@@ -408,8 +408,6 @@ func accessModeCloner(schemas, requestBodies map[string]any, suffix, dropped str
 	return clone
 }
 
-// TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken holds the first port startPrism picks, as
-// another test process once did in CI, and expects Prism to come up on the next one.
 // Prism prints "fatal" and its usage text before the line that says why (EADDRINUSE), and a
 // pipe can hand the log over in between: a port lost to another process must still be told
 // apart from any other failure, from the whole log once Prism has exited. CI once failed on
@@ -437,6 +435,8 @@ func TestWaitForPrism_ReadsTheWholeLogOfAFailedStart(t *testing.T) {
 	}
 }
 
+// TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken holds the first port startPrism picks, as
+// another test process once did in CI, and expects Prism to come up on the next one.
 func TestStartPrism_TriesAnotherPortWhenItsOwnIsTaken(t *testing.T) {
 	prism := filepath.Join(repoRoot(t), "node_modules", ".bin", "prism")
 	if _, err := os.Stat(prism); errors.Is(err, fs.ErrNotExist) {
