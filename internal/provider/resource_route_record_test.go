@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"testing"
 
@@ -50,7 +51,7 @@ func TestAccRouteRecord_StaticThenDynamic(t *testing.T) {
 						return err
 					}
 					want := route.Static{Prefix: "sites/docs/3f2a9c/", Index: "index.html", SPA: true}
-					if rec.Kind != route.KindStatic || *rec.Static != want || meta.Owner != ownerRouteRecord {
+					if rec.Kind != route.KindStatic || !reflect.DeepEqual(*rec.Static, want) || meta.Owner != ownerRouteRecord {
 						return fmt.Errorf("stored = %+v %+v %+v", rec, rec.Static, meta)
 					}
 					// A create purges nothing (kvStore.create): a new host can only have a negative entry.

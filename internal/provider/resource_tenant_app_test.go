@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"testing"
@@ -73,7 +74,7 @@ func TestAccTenantApp_Lifecycle(t *testing.T) {
 						return err
 					}
 					want := route.Dynamic{Origin: "origin.kamui.test", Upstream: "tenant-shop/web:8080", TimeoutMS: 30000}
-					if rec.Kind != route.KindDynamic || *rec.Dynamic != want || rec.Status != route.StatusActive {
+					if rec.Kind != route.KindDynamic || !reflect.DeepEqual(*rec.Dynamic, want) || rec.Status != route.StatusActive {
 						return fmt.Errorf("stored record = %+v %+v", rec, rec.Dynamic)
 					}
 					if meta.Owner != ownerTenantApp || meta.Rev != rec.Rev || meta.V != route.SchemaVersion {

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -45,6 +46,8 @@ const (
 
 // Dynamic is the delivery data of a dynamic app.
 type Dynamic struct {
+	_ [0]func() // not comparable, as Record
+
 	// Origin is the tunnel's origin hostname the Worker forwards to (e.g. "origin.dev.kamui.app").
 	Origin string `json:"origin"`
 	// Upstream names the tenant service as "namespace/service:port"; the router resolves it.
@@ -68,6 +71,8 @@ type Dynamic struct {
 // decoding), which the guard's Worker-first ordering of plans rules out (docs/ARCHITECTURE.md,
 // "Change classes and the guard").
 type Static struct {
+	_ [0]func() // not comparable, as Record
+
 	// Prefix is the object-key prefix in the static bucket, ending in "/".
 	Prefix string `json:"prefix"`
 	// Index is the object served for a directory path, e.g. "index.html".
@@ -82,6 +87,9 @@ type Static struct {
 
 // Record is the value under an app's key in the ROUTES namespace.
 type Record struct {
+	// Not comparable (nothing compares two records whole): the edge Worker's Wasm then carries
+	// no equality function for it.
+	_       [0]func()
 	V       int      `json:"v"`
 	App     string   `json:"app"`
 	Status  Status   `json:"status"`
@@ -94,10 +102,11 @@ type Record struct {
 
 // DomainMapping is the value under a normalised custom hostname in the DOMAINS namespace.
 type DomainMapping struct {
-	V      int    `json:"v"`
-	App    string `json:"app"`
-	Status Status `json:"status"`
-	Rev    string `json:"rev"`
+	_      [0]func() // not comparable, as Record
+	V      int       `json:"v"`
+	App    string    `json:"app"`
+	Status Status    `json:"status"`
+	Rev    string    `json:"rev"`
 }
 
 // Metadata is the KV metadata stored with every record and mapping, so that a key listing tells
@@ -308,9 +317,9 @@ func revHash(content []byte) string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// decodeContent strictly decodes a rev-stamped value into *v (whose Rev field is rev) and
-// checks it with valid, then returns the canonical encoding of its content (Rev cleared, as
-// revOf hashes it), leaving *rev as read.
+// decodeContent strictly decodes a rev-stamped value into v, a pointer (whose Rev field is
+// rev), and checks it with valid, then returns the canonical encoding of its content (Rev
+// cleared, as revOf hashes it), leaving *rev as read.
 //
 // Every value the provider writes is canonical, and a value byte-for-byte equal to its
 // canonical encoding has nothing the strict decoding refuses: no unknown or duplicated key
@@ -320,13 +329,14 @@ func revHash(content []byte) string {
 // one encode (which the rev check needs anyway). Anything else is decoded again strictly,
 // from zero, with the token scan for duplicated keys, exactly as before the fast path
 // (FuzzDecodeRecordFastPath holds the two to the same answers).
-func decodeContent[T any](b []byte, v *T, rev *string, valid func() error) ([]byte, error) {
+func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, error) {
 	if json.Unmarshal(b, v) == nil && valid() == nil {
 		if canon := contentWithoutRev(v, rev); isCanonical(b, canon, *rev) {
 			return canon, nil
 		}
 	}
-	*v = *new(T)
+	// Not generic: in the edge Worker's Wasm each instantiation was a copy of this function.
+	reflect.ValueOf(v).Elem().SetZero()
 	err := decodeFields(b, v)
 	if err == nil {
 		err = valid()

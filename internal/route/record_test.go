@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -242,7 +243,7 @@ func TestDomainMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := DecodeDomainMapping(b)
-	if err != nil || got != m {
+	if err != nil || !reflect.DeepEqual(got, m) {
 		t.Fatalf("round trip: %+v, %v; want %+v", got, err, m)
 	}
 	for _, raw := range []string{

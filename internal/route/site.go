@@ -35,6 +35,8 @@ func ValidSitePath(p string) bool { return validObjectPath(p, MaxSitePathBytes) 
 
 // SiteFile is one path of a site version.
 type SiteFile struct {
+	_ [0]func() // not comparable, as Record
+
 	// Object is the lower-case hex SHA-256 of the content: the object's key under
 	// <prefix>objects/ and, quoted, the ETag served for it.
 	Object string `json:"object"`

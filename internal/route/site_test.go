@@ -2,6 +2,7 @@ package route
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestSiteManifestRoundTripIsCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Files["index.html"] != testManifest().Files["index.html"] || len(m.Files) != 2 {
+	if !reflect.DeepEqual(m.Files["index.html"], testManifest().Files["index.html"]) || len(m.Files) != 2 {
 		t.Errorf("decoded %+v", m)
 	}
 }
