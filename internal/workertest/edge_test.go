@@ -196,9 +196,13 @@ func seedKV() map[string]map[string]string {
 			"cas":       mustRecord(casRecord(casManifest(1))),
 			"casbad":    mustRecord(brokenSite("casbad")),
 			"casbig":    mustRecord(brokenSite("casbig")),
+			"casnul":    mustRecord(brokenSite("casnul")),
 			"spa": mustRecord(route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
 				Static: &route.Static{Prefix: "sites/spa/v1/", Index: "index.html", SPA: true}}),
 			"broken": `{"v":1,"app":"broken","status":"active","kind":"dynamic"`,
+			// A NUL cannot cross the adapter's wire as it is (worker.mjs says so instead); no
+			// JSON holds one, and the answer is a bad record either way.
+			"nul":    `{"v":1,"app":"nul","status":"active","kind":"dynamic"` + "\x00}",
 			"future": `{"v":2,"app":"future","status":"active","kind":"dynamic","dynamic":{"origin":"tunnel.kamui.test","upstream":"a/b:1","timeout_ms":1000},"rev":"x"}`,
 		},
 		"DOMAINS": {
@@ -221,13 +225,14 @@ func seedR2() map[string]map[string]Object {
 	for v := 1; v <= 2; v++ {
 		putSite(objects["STATIC"], casPrefix, "v"+strconv.Itoa(v), casFiles(v))
 	}
-	// Manifests the Worker must refuse: a type that would split a header, and one larger
-	// than route.MaxSiteManifestBytes (refused by worker.mjs from R2's size).
+	// Manifests the Worker must refuse: a type that would split a header, one larger than
+	// route.MaxSiteManifestBytes (refused by worker.mjs from R2's size), one holding a NUL.
 	obj := siteObject("x")
 	objects["STATIC"][route.SiteObjectKey("sites/casbad/", obj)] = Object{Text: "x"}
 	objects["STATIC"][route.SiteManifestKey("sites/casbad/", "v1")] = Object{Text: `{"v":1,"files":{"index.html":{"object":"` + obj +
 		`","type":"text/html\r\nSet-Cookie: a=1","size":1}}}`}
 	objects["STATIC"][route.SiteManifestKey("sites/casbig/", "v1")] = Object{Text: `{"v":1,"files":{}}` + strings.Repeat(" ", route.MaxSiteManifestBytes)}
+	objects["STATIC"][route.SiteManifestKey("sites/casnul/", "v1")] = Object{Text: `{"v":1,"files":{}` + "\x00}"}
 	return objects
 }
 

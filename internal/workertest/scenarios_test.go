@@ -327,6 +327,7 @@ func TestNotActiveAndBadRecords(t *testing.T) {
 		{"www.prov.example", 503},  // mapping provisioning
 		{"broken.kamui.test", 502}, // malformed JSON
 		{"future.kamui.test", 502}, // unknown schema version
+		{"nul.kamui.test", 502},    // a NUL in the value
 	} {
 		t.Run(tc.host, func(t *testing.T) {
 			for i := 0; i < 2; i++ {

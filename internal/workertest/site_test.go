@@ -123,6 +123,7 @@ func TestSiteBadManifest(t *testing.T) {
 	for _, c := range []struct{ app, want string }{
 		{"casbad", "type"},
 		{"casbig", "larger than " + strconv.Itoa(route.MaxSiteManifestBytes)},
+		{"casnul", "malformed"},
 	} {
 		for i := 0; i < 2; i++ {
 			r := do(t, "GET", c.app+".kamui.test", "/", nil, "")

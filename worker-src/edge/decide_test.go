@@ -1,8 +1,10 @@
 package edge
 
 import (
+	"errors"
 	"strings"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -30,6 +32,10 @@ func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 			r.Object, r.Found, r.Err = w.objects.Get(object, true)
 			req.Object = r
 			steps += ",object,decide"
+		case ex.Read().Kind != ReadNone:
+			n := ex.Read()
+			req.Read = w.read(n)
+			steps += ",read " + n.Binding + ",decide"
 		default:
 			steps += ",run"
 			ex.Run()
@@ -39,6 +45,24 @@ func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 	}
 	w.storePuts(ex)
 	return ex, steps
+}
+
+// read makes a named read as worker.mjs does, from the binding it names.
+func (w *world) read(n NamedRead) *TextRead {
+	r := new(TextRead)
+	switch {
+	case n.Kind == ReadKV && n.Binding == BindingRoutes:
+		v, found, err := w.routes.Get(n.Key, time.Duration(n.Param)*time.Second)
+		r.Text, r.Found, r.Err = string(v), found, err
+	case n.Kind == ReadKV && n.Binding == BindingDomains:
+		v, found, err := w.domains.Get(n.Key, time.Duration(n.Param)*time.Second)
+		r.Text, r.Found, r.Err = string(v), found, err
+	case n.Kind == ReadText && n.Binding == BindingStatic:
+		r.Text, r.Found, r.Err = w.objects.Text(n.Key, n.Param)
+	default:
+		r.Err = errors.New("no such binding read: " + n.Binding)
+	}
+	return r
 }
 
 func (w *world) lookup(key string) *Lookup {
@@ -66,8 +90,9 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 		if got := w.matches() - matches; got != lookups {
 			t.Errorf("%s %s: %d Cache API lookups, want only the adapter's %d", req.Method, req.URL, got, lookups)
 		}
-		if !strings.Contains(steps, "run") && w.kvReads() != reads {
-			t.Errorf("%s %s: a decision without Run read KV", req.Method, req.URL)
+		named := strings.Count(steps, "read ROUTES") + strings.Count(steps, "read DOMAINS")
+		if !strings.Contains(steps, "run") && w.kvReads() != reads+named {
+			t.Errorf("%s %s: a decision without Run read KV %d times, want only the adapter's %d", req.Method, req.URL, w.kvReads()-reads, named)
 		}
 		return ex
 	}
@@ -95,7 +120,9 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 
 	// Static: the first request stores the page; another isolate then answers from the
 	// content cache without reaching R2 or KV, and without waiting for the route entry.
-	ex = step(w.h, get("docs.kamui.test", "/"), "decide,content,decide,route,decide,run")
+	// The isolate holds the name filter now: the record is read for a Decide too, and only
+	// the static origin (a layout by prefix) is left for Run.
+	ex = step(w.h, get("docs.kamui.test", "/"), "decide,content,decide,route,decide,read ROUTES,decide,run")
 	if ex.Plan.Store == nil {
 		t.Fatal("static: nothing to store")
 	}
@@ -113,7 +140,7 @@ func TestDecideAnswersWarmRequestsWithoutRun(t *testing.T) {
 		t.Errorf("static via route cache: status %d source %q route %q", ex.Plan.Status, ex.line.RouteSource, ex.line.RouteCache)
 	}
 	// A negative-cached host in this isolate: the content lookup, then a fixed 404.
-	step(w.h, get("nope.kamui.test", "/"), "decide,content,decide,route,decide,run")
+	step(w.h, get("nope.kamui.test", "/"), "decide,content,decide,route,decide,read ROUTES,decide")
 	ex = step(w.h, get("nope.kamui.test", "/"), "decide,content,decide")
 	assertFixed(t, ex, 404)
 }

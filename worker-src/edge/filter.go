@@ -132,6 +132,8 @@ func (h *Handler) readFilter(ex *Exchange, slot int) (*route.Filter, time.Durati
 // filterLine is the line logged when a namespace has no usable filter: once per isolate and
 // hold, whatever the requests' sampling, since it means unknown hosts cost KV reads again.
 type filterLine struct {
+	_ [0]func() // not comparable: no equality function in the Wasm (see logLine)
+
 	Msg       string `json:"msg"`
 	TimeMS    int64  `json:"ts_ms"`
 	RequestID string `json:"request_id"`

@@ -29,6 +29,9 @@ type Request struct {
 	// (Exchange.ObjectKey): a site's file, once everything else about the answer is known.
 	// Nil: not read; the core reads it itself when it may block.
 	Object *ObjectRead
+	// Read is the outcome of the binding read the last Decide named (Exchange.Read): a KV
+	// value or a manifest's text. Nil: not made. The next Decide keeps it with the exchange.
+	Read *TextRead
 }
 
 // ObjectRead is the outcome of one static object read (Objects.Get with its body).
@@ -150,6 +153,8 @@ type Handler struct {
 
 // keyedSigner is a route.Signer with the secret it was keyed with.
 type keyedSigner struct {
+	_ [0]func() // not comparable (see logLine)
+
 	secret string
 	signer *route.Signer
 }
@@ -223,13 +228,26 @@ type Exchange struct {
 	// needObject is the static object a Decide stopped for, and askedObject the one the
 	// adapter was asked to read (Request.Object is its outcome).
 	needObject, askedObject string
-	early                   *earlyResolution
+	// needRead is the binding read a Decide stopped for, askedRead the one the adapter was
+	// last asked to make (named at readAsked; the first made at readsFrom), and done the reads
+	// made for the exchange so far (named.go). filtered is set while a pass has the name filter's
+	// word on the host.
+	needRead, askedRead  NamedRead
+	readAsked, readsFrom time.Time
+	done                 []doneRead
+	filtered             bool
+	// flight and siteFlight are the host's resolution and the site's manifest read this
+	// exchange leads for the isolate (single flight), kept across passes while a named read
+	// is out. A manifest the memo did not keep (its bounds) is decoded again by a later pass.
+	flight     *flight
+	siteFlight *siteFlight
+	early      *earlyResolution
 	// prefetch is the route-cache lookup started next to the content lookup.
 	prefetch *pendingMatch
-	// asked is the reads Decide named for the adapter so far (1 content, 2 route, 4 object) and
-	// askedRounds how many times it named a new one: the adapter makes each named key once,
-	// side by side with any still pending. Kept across passes; the log line is rebuilt by
-	// every pass.
+	// asked is the reads Decide named for the adapter so far (1 content, 2 route, 4 object,
+	// 8 a binding read) and askedRounds how many times it named a new one: the adapter makes
+	// each named key once, side by side with any still pending. Kept across passes; the log
+	// line is rebuilt by every pass.
 	asked, askedRounds int
 	line               logLine
 	logged             bool
@@ -246,15 +264,16 @@ func (h *Handler) Serve(req *Request) *Exchange {
 }
 
 // Begin starts an exchange for req without deciding anything yet: Decide answers from what
-// the isolate already knows, Run from whatever it takes. The adapter tries Decide first so
-// that a warm request never waits on a promise inside the Wasm:
+// the isolate already knows and what the adapter hands it, Run from whatever it takes. The
+// adapter tries Decide first so that a request waits on a promise inside the Wasm only when
+// it must:
 //
 //	ex := h.Begin(req)
-//	if !ex.Decide() {
-//		// make the cache lookups ex.Lookups names, put them in req.Content / req.Route
-//		if !ex.Decide() {
-//			ex.Run() // KV, R2, or a concurrent lookup of the same host to wait for
-//		}
+//	for !ex.Decide() {
+//		// make what ex.Lookups, ex.ObjectKey or ex.Read names and put the outcome in
+//		// req.Content / req.Route, req.Object or req.Read; when nothing is named:
+//		ex.Run() // the filter's read, a custom host, the layout by prefix, another's flight
+//		break
 //	}
 func (h *Handler) Begin(req *Request) *Exchange {
 	ex := &Exchange{h: h, req: req, method: req.Method, start: h.now(), id: req.ID}
@@ -270,9 +289,11 @@ func (h *Handler) Begin(req *Request) *Exchange {
 // the route-cache entry and the content lookup the request carries. It returns false when
 // that is not enough; Lookups then names the cache lookups that may let a second Decide
 // succeed, and Run finishes the request otherwise. A false Decide changes nothing that a
-// later attempt would see differently (at most it memoizes a route-cache entry).
+// later attempt would see differently (at most it memoizes what it resolved, or leads the
+// single flight of a binding read it named).
 func (ex *Exchange) Decide() bool {
 	ex.blocking = false
+	ex.takeRead()
 	ex.reset()
 	p := ex.h.serve(ex, ex.req)
 	if ex.pending {
@@ -284,13 +305,20 @@ func (ex *Exchange) Decide() bool {
 			named |= 2
 		}
 		// An object other than the one asked for before (the route changed between passes)
-		// is a read, and a round, of its own.
+		// is a read, and a round, of its own; so is every binding read (each follows the last).
 		newObject := ex.needObject != "" && ex.needObject != ex.askedObject
 		if newObject {
 			named |= 4
 			ex.askedObject = ex.needObject
 		}
-		if named != ex.asked || newObject {
+		newRead := ex.needRead.Kind != ReadNone && ex.needContent == "" && ex.needRoute == ""
+		if newRead {
+			named |= 8
+			ex.askedRead, ex.readAsked = ex.needRead, ex.h.now()
+		} else {
+			ex.needRead = NamedRead{}
+		}
+		if named != ex.asked || newObject || newRead {
 			ex.asked = named
 			ex.askedRounds++
 		}
@@ -312,6 +340,7 @@ func (ex *Exchange) ObjectKey() string { return ex.needObject }
 // Run decides, making (and waiting for) every lookup and read that takes.
 func (ex *Exchange) Run() {
 	ex.blocking = true
+	ex.takeRead()
 	ex.reset()
 	p := ex.h.serve(ex, ex.req)
 	if ex.prefetch != nil {
@@ -325,6 +354,7 @@ func (ex *Exchange) Run() {
 
 func (ex *Exchange) reset() {
 	ex.pending, ex.needContent, ex.needRoute, ex.needObject, ex.puts, ex.host = false, "", "", "", nil, ""
+	ex.needRead, ex.filtered = NamedRead{}, false
 	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(ex.method),
 		ContentCache: "skip", RouteCache: "skip"}
 }
@@ -336,6 +366,7 @@ func (ex *Exchange) settle(p Plan) {
 	ex.Plan = p
 	ex.Plan.CachePuts = ex.puts
 	ex.line.IORounds += ex.askedRounds
+	ex.countReads()
 	if p.Forward != nil {
 		ex.line.IORounds++
 	}
@@ -396,6 +427,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// whose visitors the filter still refuses (verify_propagation would pass while they get 404).
 	if probing || !h.memoHas(host) {
 		refused, ok := h.filterRefuses(ex, host, app, isPlatform)
+		ex.filtered = ok && !refused
 		if !ok && probing {
 			return ex.wait()
 		}

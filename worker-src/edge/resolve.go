@@ -47,10 +47,15 @@ const flightTimeout = 3 * time.Second
 
 // resolve finds the route for host. Concurrent misses for the same host share one lookup
 // (in-isolate single flight), so a burst on a cold host costs the KV reads of one request.
+// A Decide leads a flight too, once the adapter has looked the route cache up: it names the
+// KV reads for the adapter (named.go) and holds the flight across its passes until the last
+// one is back; a concurrent Decide of the same host leaves the request to Run, which waits
+// for it.
 func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform bool) resolution {
 	if e := ex.early; e != nil && e.host == host {
-		// An earlier Decide of this request resolved it from the route cache.
+		// An earlier Decide of this request resolved it from the route cache or KV.
 		ex.line.RouteCache = e.routeCache
+		ex.puts = append(ex.puts, e.puts...)
 		return e.res
 	}
 	now := h.now()
@@ -61,33 +66,13 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 		r.from = "memo"
 		return r
 	}
-	f, inFlight := h.flights[host]
-	inFlight = inFlight && now.Sub(f.started) < flightTimeout
-	if !ex.blocking {
+	f, held := h.flights[host]
+	if held && f != ex.flight && now.Sub(f.started) < flightTimeout {
 		h.mu.Unlock()
-		// Without I/O only a route-cache entry the adapter already looked up can answer;
-		// a concurrent lookup of the same host is waited for in Run.
-		if inFlight {
-			ex.wait()
+		if !ex.blocking {
+			ex.wait() // Run waits for it
 			return resolution{}
 		}
-		if ex.req.Route == nil {
-			ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
-			ex.wait()
-			return resolution{}
-		}
-		r, ok := h.routeCacheGet(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host)
-		if !ok {
-			ex.wait()
-			return resolution{}
-		}
-		r.from = "route-cache"
-		h.memoize(host, r)
-		ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache}
-		return r
-	}
-	if inFlight {
-		h.mu.Unlock()
 		h.waitShared(f.done)
 		select {
 		case <-f.done:
@@ -99,23 +84,42 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 			return h.lookup(ex, host, platformApp, isPlatform)
 		}
 	}
-	if h.flights == nil {
-		h.flights = map[string]*flight{}
+	if !ex.blocking && ex.req.Route == nil {
+		// Without I/O the route cache is looked up by the adapter first.
+		h.mu.Unlock()
+		ex.needRoute = route.RouteCacheKey(h.Config.PlatformDomain, host)
+		ex.wait()
+		return resolution{}
 	}
-	f = &flight{done: make(chan struct{}), started: now}
-	h.flights[host] = f
+	if !held || f != ex.flight {
+		if h.flights == nil {
+			h.flights = map[string]*flight{}
+		}
+		f = &flight{done: make(chan struct{}), started: now}
+		h.flights[host] = f
+		ex.flight = f
+	}
 	h.mu.Unlock()
 
 	r := h.lookup(ex, host, platformApp, isPlatform)
-
+	if ex.pending {
+		return resolution{} // a named read is out; the flight stays ours until it is back
+	}
 	h.mu.Lock()
 	if h.flights[host] == f {
 		delete(h.flights, host)
 	}
 	h.remember(host, r)
 	h.mu.Unlock()
+	ex.flight = nil
 	f.res = r
 	close(f.done)
+	if !ex.blocking {
+		// The passes after this one (the manifest, the object) take it as it is, with the
+		// route-cache entries it stores.
+		ex.early = &earlyResolution{host: host, res: r, routeCache: ex.line.RouteCache,
+			puts: append([]CachePut(nil), ex.puts...)}
+	}
 	return r
 }
 
@@ -212,6 +216,8 @@ func (h *Handler) appEntryLikely(host string) bool {
 // appLookup is the route-cache lookup of an app's entry, started beside a custom host's
 // mapping read because this isolate resolved the host to that app before (earlyAppLookup).
 type appLookup struct {
+	_ [0]func() // not comparable (see logLine)
+
 	app    string
 	lookup *pendingMatch // nil once taken
 }
@@ -261,12 +267,16 @@ func (h *Handler) rememberApp(ex *Exchange, app string, r resolution) {
 	h.routeCachePut(ex, route.RouteCacheKey(h.Config.PlatformDomain, host), host, r)
 }
 
-// earlyResolution is what a Decide that stopped later (at the static origin) had already
-// resolved, so that Run neither resolves twice nor logs a memo hit for it.
+// earlyResolution is what a Decide that stopped later (at a manifest, the static origin) had
+// already resolved, so that neither a later pass nor Run resolves twice or logs a memo hit
+// for it.
 type earlyResolution struct {
 	host       string
 	res        resolution
 	routeCache string
+	// puts are the route-cache entries resolving it made (from KV): every pass starts its
+	// puts afresh, and these belong to the request whichever pass answers it.
+	puts []CachePut
 }
 
 type routeMatch struct {
@@ -513,14 +523,25 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its
-// DOMAINS mapping first.
+// DOMAINS mapping first. A Decide names a platform host's read for the adapter (ex.pending);
+// a custom host's are Run's, which may look its app's route-cache entry up between them (an
+// early lookup, appResolution).
 func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolution {
-	readAt := h.now()
+	// The data is as old as KV's copy was when the first read started, which for a read a
+	// Decide named is when it was named.
+	readAt := ex.readsFrom
+	if readAt.IsZero() {
+		readAt = h.now()
+	}
 	mapRev := ""
 	if !isPlatform {
+		if !ex.blocking {
+			ex.wait()
+			return resolution{}
+		}
 		early := h.earlyAppLookup(host)
 		defer early.drain()
-		v, found, err := h.kvGet(ex, h.Domains, host, h.Config.TTLs.DomainsKV)
+		v, found, err := h.kvGet(ex, BindingDomains, h.Domains, host, h.Config.TTLs.DomainsKV)
 		switch {
 		case err != nil:
 			return resolution{kind: resKVError, err: "DOMAINS: " + err.Error()}
@@ -549,8 +570,10 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 
 // readRecord reads app's record from ROUTES.
 func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time) resolution {
-	v, found, err := h.kvGet(ex, h.Routes, app, h.Config.TTLs.RoutesKV)
+	v, found, err := h.kvGet(ex, BindingRoutes, h.Routes, app, h.Config.TTLs.RoutesKV)
 	switch {
+	case ex.pending:
+		return resolution{}
 	case err != nil:
 		return resolution{kind: resKVError, app: app, err: "ROUTES: " + err.Error()}
 	case !found:
@@ -566,13 +589,4 @@ func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time)
 		return resolution{kind: resUnavailable, app: app, rec: rec, mapRev: mapRev}
 	}
 	return resolution{kind: resFound, app: app, rec: rec, readAt: readAt, mapRev: mapRev, raw: v}
-}
-
-func (h *Handler) kvGet(ex *Exchange, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {
-	t := h.now()
-	ex.line.KVReads++
-	ex.line.IORounds++
-	v, found, err := kv.Get(key, ttl)
-	ex.line.KVUS += us(h.now().Sub(t))
-	return v, found, err
 }

@@ -30,6 +30,8 @@ const (
 // characters, and the type shared by every path of the manifest that has it, so that the
 // largest memo the bounds allow stays a small share of an isolate's memory.
 type siteFile struct {
+	_ [0]func() // not comparable (see logLine)
+
 	sum  [32]byte
 	typ  string
 	size int64
@@ -201,7 +203,9 @@ func (m *siteMemo) put(key string, files siteFiles, text string, exp time.Time) 
 
 // manifestFiles returns the files of the manifest under key: from the memo, from a concurrent
 // read of it, or read from the static bucket now. A failure is a problem to log ("" when
-// none) and is never remembered. Without I/O allowed a miss stops the exchange (ex.wait).
+// none) and is never remembered. In a Decide the read is named for the adapter (ex.pending)
+// and the exchange leads the manifest's flight until it is back; a concurrent read of the
+// same manifest is waited for in Run.
 func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 	now := h.now()
 	h.mu.Lock()
@@ -209,13 +213,14 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 		h.mu.Unlock()
 		return files, ""
 	}
-	if !ex.blocking {
+	f, held := h.sites.flights[key]
+	inFlight := held && f != ex.siteFlight && now.Sub(f.started) < flightTimeout
+	if inFlight && !ex.blocking {
 		h.mu.Unlock()
 		ex.wait()
 		return nil, ""
 	}
-	f, inFlight := h.sites.flights[key]
-	if inFlight && now.Sub(f.started) < flightTimeout {
+	if inFlight {
 		h.mu.Unlock()
 		h.waitShared(f.done)
 		select {
@@ -230,22 +235,28 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 			return files, problem
 		}
 	}
-	if h.sites.flights == nil {
-		h.sites.flights = map[string]*siteFlight{}
+	if !held || f != ex.siteFlight {
+		if h.sites.flights == nil {
+			h.sites.flights = map[string]*siteFlight{}
+		}
+		f = &siteFlight{done: make(chan struct{}), started: now}
+		h.sites.flights[key] = f
+		ex.siteFlight = f
 	}
-	f = &siteFlight{done: make(chan struct{}), started: now}
-	h.sites.flights[key] = f
 	h.mu.Unlock()
 
-	var text string
-	f.files, text, f.err = h.readSite(ex, key)
-
+	files, text, problem := h.readSite(ex, key)
+	if ex.pending {
+		return nil, "" // a named read is out; the flight stays ours until it is back
+	}
+	f.files, f.err = files, problem
 	h.mu.Lock()
 	if h.sites.flights[key] == f {
 		delete(h.sites.flights, key)
 	}
 	h.rememberSite(key, f.files, text, f.err)
 	h.mu.Unlock()
+	ex.siteFlight = nil
 	close(f.done)
 	return f.files, f.err
 }
@@ -263,10 +274,10 @@ func (h *Handler) rememberSite(key string, files siteFiles, text, problem string
 // returns the text read too, for the memo. The problem names the manifest and what is wrong
 // with it, never its content beyond what the decoder's error says.
 func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string, string) {
-	ex.line.ManifestReads++
-	ex.line.IORounds++
-	text, found, err := h.Static.Text(key, route.MaxSiteManifestBytes)
+	text, found, err := h.manifestText(ex, key, route.MaxSiteManifestBytes)
 	switch {
+	case ex.pending:
+		return nil, "", ""
 	case err != nil:
 		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
 	case !found:

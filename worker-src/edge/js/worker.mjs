@@ -16,7 +16,9 @@
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
 //                       entry is all in its headers; a content entry's body stays here);
 //                       then the static object read: "", "M", "E" message, or "H" and the
-//                       object's fields (as io.r2's; its body stays here)
+//                       object's fields (as io.r2's; its body stays here); then the binding
+//                       read: "", "M" (no value), "E" message, "H" text, or "N" (the value
+//                       holds a NUL, which no field may and no JSON does)
 //   run(token)          a runner decides with I/O, reading the bindings through io (below);
 //                       0 while it waits, else its answer (and io.object, the body object)
 //   settle(id, ok)      a binding read is back, its value (or rejection message) in
@@ -26,8 +28,10 @@
 //                       named that came back after the request was answered without it
 //                       (a content hit); no answer
 // Every answer starts with kind, token, log line count, lines...; then by kind:
-//   L  content key, route key, object key: make these lookups and the object read, call
-//      lookups
+//   L  content key, route key, object key, then a binding read: kind ("K" a KV value as
+//      text, "T" an object as text; "" none), binding name, key, and its parameter (KV's
+//      cacheTtl in seconds, the text's size limit in bytes): make these lookups and reads,
+//      call lookups
 //   W  call run
 //   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
 //   R  status, body kind (N none, T text, C the looked-up content entry's, O the object run
@@ -197,6 +201,35 @@ async function readObject(key) {
   }
 }
 
+// readBinding makes the binding read the core named instead of reading it through io itself
+// (the same reads as io.kv and io.text) and returns its fields: "M" when there is no value,
+// "E" and the message when the read failed, "N" when the value holds a NUL (no field may),
+// else "H" and the text.
+async function readBinding(env, kind, binding, key, parameter) {
+  try {
+    const b = env[binding];
+    const n = Number(parameter); // KV's cacheTtl, or the text's size limit
+    const text = kind === "K" ? await b.get(key, { type: "text", cacheTtl: n }) : await objectText(b, key, n);
+    if (text === null) return ["M"];
+    if (text.includes("\0")) return ["N"];
+    return ["H", text];
+  } catch (err) {
+    return ["E", err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"];
+  }
+}
+
+// objectText reads a whole object as text (a site manifest); null when absent. Its size is
+// checked before its body is read: a larger object rejects and its stream is released.
+async function objectText(bucket, key, limit) {
+  const o = await bucket.get(key);
+  if (!o) return null;
+  if (!(o.size <= limit)) {
+    o.body.cancel().catch(() => {});
+    throw new Error("object of " + o.size + " bytes is larger than " + limit);
+  }
+  return await o.text();
+}
+
 // rememberLater hands the core a route lookup its request was answered without, in the
 // background: a hit only (the core has nothing to remember of a miss or a failure). Its
 // failure costs no more than the route lookup it would have saved, and is not surfaced.
@@ -244,17 +277,8 @@ const io = settling({
     if (!o) return null;
     return { h: objectFields(o).join("\0") + "\0", o };
   },
-  // text reads a whole object as text (a site manifest); null when absent. Its size is
-  // checked before its body is read: a larger object rejects and its stream is released.
-  async text(bucket, key, limit) {
-    const o = await bucket.get(key);
-    if (!o) return null;
-    if (!(o.size <= limit)) {
-      o.body.cancel().catch(() => {});
-      throw new Error("object of " + o.size + " bytes is larger than " + limit);
-    }
-    return await o.text();
-  },
+  // text reads a whole object as text (a site manifest), as objectText does.
+  text: objectText,
 });
 
 function settling(helpers) {
@@ -294,11 +318,13 @@ async function serve(request, env, ctx) {
   let a = new Answer(answer(wasm.kamuiDecide(write(fields))));
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
-  // The object read comes last, once the core knows everything else about the answer.
+  // The object read comes last, once the core knows everything else about the answer; a
+  // binding read (a KV value, a manifest) once the core knows which one it needs.
   let cached, object, routeKey;
-  const pending = [undefined, undefined, undefined]; // content, route, object
+  const pending = [undefined, undefined, undefined, undefined]; // content, route, object, read
   while (a.kind === "L") {
     const keys = [a.next(), a.next(), a.next()];
+    const read = [a.next(), a.next(), a.next(), a.next()]; // kind, binding, key, parameter
     // The route lookup is made first: a dynamic route needs only it, and a cache that serves
     // lookups in order then answers it before the content lookup.
     for (const i of [1, 0]) {
@@ -313,9 +339,12 @@ async function serve(request, env, ctx) {
       if (pending[2]) pending[2].then(([, r]) => release(r.o));
       pending[2] = readObject(keys[2]).then((r) => [2, r]);
     }
+    // A read still out is the one named again (the core names its next read only once it
+    // has this one's text).
+    if (read[0] && !pending[3]) pending[3] = readBinding(env, ...read).then((f) => [3, { f }]);
     const [i, r] = await Promise.race(pending.filter(Boolean));
     pending[i] = undefined;
-    const parts = [[""], [""], [""]];
+    const parts = [[""], [""], [""], [""]];
     parts[i] = r.f;
     if (i === 1 && r.f[0] === "M" && pending[0]) {
       // A route-cache miss alone lets the core decide nothing (the route is then KV's, and a

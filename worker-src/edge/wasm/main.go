@@ -6,11 +6,12 @@
 // package edge.
 //
 // One Go instance serves every request of an isolate. Most requests never wait inside the
-// Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups and
-// the site object read the core names itself and asks again (lookups), and only when that is
-// not enough (KV, a manifest, a layout-by-prefix object, a concurrent lookup of the same
-// host) hands the request to a runner goroutine (run) that
-// reads the bindings through io and waits for their promises. worker.mjs does every
+// Wasm: worker.mjs asks for a decision synchronously (decide), makes the cache lookups, the
+// site object read and the binding reads (a KV value, a manifest) the core names itself and
+// asks again (lookups), and only when that is not enough (the name filter's read, a
+// layout-by-prefix object, a concurrent lookup of the same host or manifest, a custom host's
+// app entry) hands the request to a runner goroutine (run) that reads the bindings through
+// io and waits for their promises. worker.mjs does every
 // upstream fetch and then asks for the response edits (finish).
 //
 // Every call into Go is a Wasm export (go:wasmexport), none a syscall/js callback: a
@@ -249,12 +250,15 @@ func lookups(token int, msg []byte) int32 {
 	if reads.Object != nil {
 		x.Req.Object = reads.Object
 	}
+	if reads.Read != nil {
+		x.Req.Read = reads.Read
+	}
 	return settle(x, token, x.Ex.Decide())
 }
 
-// settle answers a Decide: the plan when it decided, else the lookups and the object read
-// it needs (wire.AnswerLookups) or a request to run it with I/O (wire.AnswerRun); the
-// exchange is kept until worker.mjs comes back.
+// settle answers a Decide: the plan when it decided, else the lookups, the object read or
+// the binding read it needs (wire.AnswerLookups) or a request to run it with I/O
+// (wire.AnswerRun); the exchange is kept until worker.mjs comes back.
 func settle(x *wire.Exchange, token int, decided bool) int32 {
 	if decided && x.Ex.Plan.Forward == nil {
 		return sendPlan(token, x.Ex.Plan)
@@ -270,11 +274,12 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	l := drain()
 	content, route := x.Ex.Lookups()
 	object := x.Ex.ObjectKey()
-	if content == "" && route == "" && object == "" {
+	read := x.Ex.Read()
+	if content == "" && route == "" && object == "" && read.Kind == edge.ReadNone {
 		b, err := wire.Run(out, token, l)
 		return send(token, l, b, err)
 	}
-	b, err := wire.Lookups(out, token, l, content, route, object)
+	b, err := wire.Lookups(out, token, l, content, route, object, read)
 	return send(token, l, b, err)
 }
 

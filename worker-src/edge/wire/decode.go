@@ -177,17 +177,43 @@ func (ReadObject) Text() (string, error) { return "", errors.New("the object's b
 // HeldByJS makes a plan with this body say BodyObject.
 func (ReadObject) HeldByJS() {}
 
+// TextRead reads one binding read's outcome: nil when it was not made. The fields are a
+// LookupKind, then a miss has none, an error its message, a hit the text, and LookupNUL none
+// (the text is then a NUL). A hit's text is a piece of the message, which is little more than
+// the text itself.
+func (r *Reader) TextRead() *edge.TextRead {
+	kind := LookupKind(r.Str())
+	if kind == LookupNotMade {
+		return nil
+	}
+	t := new(edge.TextRead)
+	switch kind {
+	case LookupHit:
+		t.Found, t.Text = true, r.Str()
+	case LookupNUL:
+		t.Found, t.Text = true, "\x00"
+	case LookupError:
+		t.Err = errors.New(r.Str())
+	case LookupMiss:
+	default:
+		r.fail(errKind)
+		return nil
+	}
+	return t
+}
+
 // Reads is lookups's message: what worker.mjs looked up and read for a Decide (nil: not made).
 type Reads struct {
 	Content, Route *edge.Lookup
 	Object         *edge.ObjectRead
+	Read           *edge.TextRead
 }
 
-// DecodeLookups reads lookups's message: the content lookup, the route-cache lookup, then
-// the static object read.
+// DecodeLookups reads lookups's message: the content lookup, the route-cache lookup, the
+// static object read, then the binding read.
 func DecodeLookups(msg []byte) (Reads, error) {
 	r := NewReader(msg)
-	reads := Reads{Content: r.Lookup(), Route: r.Lookup(), Object: r.Object()}
+	reads := Reads{Content: r.Lookup(), Route: r.Lookup(), Object: r.Object(), Read: r.TextRead()}
 	if err := r.End(); err != nil {
 		return Reads{}, err
 	}

@@ -62,9 +62,25 @@ func objectFields(o *edge.ObjectRead) []string {
 	return f
 }
 
+// readFields is worker.mjs's readBinding(): nil is a read not made.
+func readFields(r *edge.TextRead) []string {
+	switch {
+	case r == nil:
+		return []string{""}
+	case r.Err != nil:
+		return []string{"E", r.Err.Error()}
+	case !r.Found:
+		return []string{"M"}
+	case strings.Contains(r.Text, "\x00"):
+		return []string{"N"}
+	}
+	return []string{"H", r.Text}
+}
+
 func lookupsMessage(r Reads) []byte {
 	f := append(lookupFields(r.Content), lookupFields(r.Route)...)
-	return message(append(f, objectFields(r.Object)...)...)
+	f = append(f, objectFields(r.Object)...)
+	return message(append(f, readFields(r.Read)...)...)
 }
 
 // rememberMessage is worker.mjs's rememberLater message: the key, then the lookup. A miss and

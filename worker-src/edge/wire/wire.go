@@ -16,7 +16,8 @@
 //
 //	decide(n)          request: id, method, url, header
 //	lookups(token, n)  content lookup, route-cache lookup (see LookupKind), static object read
-//	                   (a LookupKind; a hit is followed by ObjectHeader's fields)
+//	                   (a LookupKind; a hit is followed by ObjectHeader's fields), binding read
+//	                   (a LookupKind; a hit is followed by the text; LookupNUL)
 //	run(token)         (no message)
 //	settle(id, ok)     (no message: the value or rejection is io.value)
 //	finish(token, n)   upstream outcome (see UpstreamOutcome), status, detail, name count, names...
@@ -27,7 +28,9 @@
 // Adapter to shim: every answer starts with its kind (see AnswerKind), the token and the log
 // lines to print (count, lines...); then by kind:
 //
-//	L  content key, route key, static object key (read with its body)
+//	L  content key, route key, static object key (read with its body), binding read: its kind
+//	   (see ReadField), binding name, key and parameter (KV's cacheTtl in seconds, or a text's
+//	   size limit in bytes); for none "", "", "", "0"
 //	W  (nothing)
 //	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; puts
 //	R  status, body kind (see BodyKind), body text, range offset and length ("" "": the whole
@@ -72,6 +75,23 @@ const (
 	// LookupHit: status and header follow. The entry's body stays in worker.mjs: a content
 	// entry is served from there, and a route-cache entry is all in its headers.
 	LookupHit LookupKind = "H"
+)
+
+// LookupNUL opens a binding read whose value holds a NUL byte (no further fields): the wire
+// cannot carry it, and no JSON holds one (a control character must be escaped), so the core
+// gets the one-byte text NUL, which every decoder of its refuses as it would the whole value.
+const LookupNUL LookupKind = "N"
+
+// ReadField is the kind of binding read an L answer names (edge.NamedRead).
+type ReadField string
+
+const (
+	// ReadFieldNone: no binding read.
+	ReadFieldNone ReadField = ""
+	// ReadFieldKV: a KV value as text (edge.ReadKV).
+	ReadFieldKV ReadField = "K"
+	// ReadFieldText: a whole object as text, refused above the limit (edge.ReadText).
+	ReadFieldText ReadField = "T"
 )
 
 // BodyKind says where a respond answer's body comes from.

@@ -1,0 +1,239 @@
+package edge
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
+
+// warmFilter has h hold the name filter (here: none published, which admits every host), as an
+// isolate does after its first request; until then a Decide leaves every per-host read to Run.
+func (w *world) warmFilter(t *testing.T, h *Handler) {
+	t.Helper()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := range h.filters {
+		h.filters[i] = heldFilter{exp: w.clock.Now().Add(time.Hour)}
+	}
+}
+
+// decideUntilRead drives req as the adapter does until a Decide names a binding read, and
+// returns the exchange with that read not yet made.
+func (w *world) decideUntilRead(t *testing.T, h *Handler, req *Request) *Exchange {
+	t.Helper()
+	ex := h.Begin(req)
+	for !ex.Decide() {
+		if ex.Read().Kind != ReadNone {
+			return ex
+		}
+		content, rk := ex.Lookups()
+		switch {
+		case content != "":
+			req.Content = w.lookup(content)
+		case rk != "":
+			req.Route = w.lookup(rk)
+		default:
+			t.Fatalf("%s: stopped with nothing named before a binding read", req.URL)
+		}
+	}
+	t.Fatalf("%s: decided without a binding read", req.URL)
+	return nil
+}
+
+// The cold path of a platform host needs no Run once the isolate holds the filter: the record,
+// the manifest and the object are each named, made by the adapter and decided on again. The
+// answer, the log line and the route-cache entry are those Run would give.
+func TestDecideNamesTheColdReads(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+
+	ex, steps := w.adapt(w.h, get("cas.kamui.test", "/guide/start.html"))
+	if want := "decide,content,decide,route,decide,read ROUTES,decide,read STATIC,decide,object,decide"; steps != want {
+		t.Fatalf("cold site GET: steps %q, want %q", steps, want)
+	}
+	if ex.Plan.Status != 200 || bodyText(t, ex.Plan.Body) != "start" || ex.Plan.Store == nil {
+		t.Fatalf("cold site GET: %d %q store %v", ex.Plan.Status, bodyText(t, ex.Plan.Body), ex.Plan.Store)
+	}
+	l := ex.line
+	if l.RouteSource != "kv" || l.RouteCache != "miss" || l.KVReads != 1 || l.ManifestReads != 1 || l.R2Reads != 1 || l.IORounds != 4 {
+		t.Errorf("cold site GET: log %+v", l)
+	}
+	if len(ex.Plan.CachePuts) != 1 || ex.Plan.CachePuts[0].Key != route.RouteCacheKey(testPlatform, "cas.kamui.test") {
+		t.Fatalf("the route-cache entry made in the pass that read the record was lost: puts %+v", ex.Plan.CachePuts)
+	}
+	// The entry it stored answers another isolate, as Run's would.
+	other := w.handler(t)
+	w.warmFilter(t, other)
+	ex, steps = w.adapt(other, get("cas.kamui.test", "/"))
+	if !strings.HasPrefix(steps, "decide,content,decide,route,decide,read STATIC") || ex.line.RouteSource != "route-cache" {
+		t.Errorf("another isolate: steps %q source %q", steps, ex.line.RouteSource)
+	}
+
+	// A dynamic app and an unknown name: the record's read is the only one.
+	for host, want := range map[string]string{"shop.kamui.test": "forward", "ghost.kamui.test": "404"} {
+		h := w.handler(t)
+		w.warmFilter(t, h)
+		reads := w.kvReads()
+		ex, steps := w.adapt(h, get(host, "/p"))
+		if steps != "decide,content,decide,route,decide,read ROUTES,decide" {
+			t.Errorf("%s: steps %q", host, steps)
+		}
+		if (want == "forward") != (ex.Plan.Forward != nil) || (want == "404" && ex.Plan.Status != 404) || w.kvReads() != reads+1 {
+			t.Errorf("%s: plan %+v, %d KV reads", host, ex.Plan, w.kvReads()-reads)
+		}
+	}
+	// Without the filter held (an isolate's first request), the record's read is Run's: Run
+	// reads the filter first.
+	if _, steps := w.adapt(w.handler(t), get("docs.kamui.test", "/")); steps != "decide,content,decide,route,decide,run" {
+		t.Errorf("without the filter: steps %q", steps)
+	}
+}
+
+// A custom host's reads stay Run's: its app's route-cache entry may be looked up between the
+// mapping and the record.
+func TestDecideLeavesCustomHostReadsToRun(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	ex, steps := w.adapt(w.h, get("www.docs.example", "/"))
+	if steps != "decide,content,decide,route,decide,run" || ex.Plan.Status != 200 || ex.line.KVReads != 2 {
+		t.Errorf("custom host: steps %q status %d kv_reads %d", steps, ex.Plan.Status, ex.line.KVReads)
+	}
+}
+
+// While a Decide's read is out, its exchange leads the host's flight: a concurrent request for
+// the same host is left to Run, which waits for it and shares its answer; KV is read once.
+func TestNamedReadKeepsTheSingleFlight(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	leader := w.decideUntilRead(t, w.h, get("cas.kamui.test", "/"))
+
+	follower := get("cas.kamui.test", "/guide/start.html")
+	follower.Content, follower.Route = &Lookup{}, &Lookup{} // both missed
+	fx := w.h.Begin(follower)
+	if fx.Decide() || fx.Read().Kind != ReadNone {
+		t.Fatalf("a concurrent Decide named read %+v while the leader's is out", fx.Read())
+	}
+	done := make(chan struct{})
+	go func() { fx.Run(); close(done) }()
+	select {
+	case <-done:
+		t.Fatal("the follower did not wait for the leader's read")
+	case <-time.After(20 * time.Millisecond):
+	}
+
+	leader.req.Read = w.read(leader.Read())
+	if leader.Decide() || leader.Read().Kind != ReadText {
+		t.Fatal("the leader did not go on to the manifest")
+	}
+	// The follower, given the record, waits for the manifest the leader now reads.
+	leader.req.Read = w.read(leader.Read())
+	if leader.Decide() || leader.ObjectKey() == "" {
+		t.Fatal("the leader did not go on to its object")
+	}
+	<-done
+	if fx.line.RouteSource != "shared" || fx.Plan.Status != 200 || bodyText(t, fx.Plan.Body) != "start" {
+		t.Errorf("follower: source %q status %d", fx.line.RouteSource, fx.Plan.Status)
+	}
+	if n, _ := w.objects.counts(); w.routes.count() != 1 || n != 1 {
+		t.Errorf("ROUTES read %d times, objects %d; want the leader's alone and the follower's object", w.routes.count(), n)
+	}
+}
+
+// The manifest's flight works the same way: a request that needs a manifest another one has
+// named waits for it in Run instead of reading it again.
+func TestNamedManifestReadKeepsTheSingleFlight(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	w.adapt(w.h, get("cas.kamui.test", "/")) // the record in the memo, the manifest too
+	w.h.mu.Lock()
+	w.h.sites = siteMemo{}
+	w.h.mu.Unlock()
+	_, manifests := w.objects.counts()
+
+	leader := w.decideUntilRead(t, w.h, get("cas.kamui.test", "/data.txt"))
+	if r := leader.Read(); r.Kind != ReadText || r.Binding != BindingStatic || r.Param != route.MaxSiteManifestBytes {
+		t.Fatalf("named %+v, want the manifest", r)
+	}
+	follower := get("cas.kamui.test", "/guide/start.html")
+	follower.Content = &Lookup{}
+	fx := w.h.Begin(follower)
+	if fx.Decide() || fx.Read().Kind != ReadNone {
+		t.Fatalf("a concurrent Decide named read %+v while the leader's is out", fx.Read())
+	}
+	done := make(chan struct{})
+	go func() { fx.Run(); close(done) }()
+	leader.req.Read = w.read(leader.Read())
+	if leader.Decide() || leader.ObjectKey() == "" {
+		t.Fatal("the leader did not go on to its object")
+	}
+	<-done
+	if _, m := w.objects.counts(); m != manifests+1 || fx.Plan.Status != 200 || bodyText(t, fx.Plan.Body) != "start" {
+		t.Errorf("manifest reads %d, want 1; follower status %d", m-manifests, fx.Plan.Status)
+	}
+}
+
+// A request that never comes back with its read (its client went away) holds the flight only
+// until flightTimeout; then another request resolves on its own.
+func TestAbandonedNamedReadFreesTheHost(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	w.decideUntilRead(t, w.h, get("cas.kamui.test", "/"))
+	w.clock.Advance(flightTimeout)
+	ex, steps := w.adapt(w.h, get("cas.kamui.test", "/"))
+	if !strings.Contains(steps, "read ROUTES") || strings.Contains(steps, "run") || ex.Plan.Status != 200 {
+		t.Errorf("after the abandoned read: steps %q status %d", steps, ex.Plan.Status)
+	}
+}
+
+// A read a Decide named and the adapter left to Run is made by Run, and its round is counted
+// once; a read's outcome for nothing named is ignored.
+func TestNamedReadLeftToRun(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	ex := w.decideUntilRead(t, w.h, get("shop.kamui.test", "/n"))
+	ex.Run()
+	if ex.Plan.Forward == nil || ex.line.KVReads != 1 || ex.line.IORounds != 3 {
+		t.Errorf("Run after a named read: forward %v kv_reads %d io_rounds %d (content+route, KV, upstream)",
+			ex.Plan.Forward != nil, ex.line.KVReads, ex.line.IORounds)
+	}
+
+	req := get("docs.kamui.test", "/")
+	req.Read = &TextRead{Found: true, Text: "not asked for"}
+	ex = w.h.Begin(req)
+	ex.Decide()
+	if len(ex.done) != 0 {
+		t.Errorf("kept a read nothing named: %+v", ex.done)
+	}
+}
+
+// The record's read time is when its read was named, not when it came back: the content
+// entry's lifetime, derived from it, must not outlast the freshness budget by the wait.
+func TestNamedReadTimeIsWhenItWasAsked(t *testing.T) {
+	w := newWorld(t)
+	w.warmFilter(t, w.h)
+	stored := func(wait time.Duration) string {
+		h := w.handler(t)
+		w.warmFilter(t, h)
+		ex := w.decideUntilRead(t, h, get("cas.kamui.test", "/data.txt"))
+		ex.req.Read = w.read(ex.Read())
+		w.clock.Advance(wait) // the read takes that long to come back
+		for !ex.Decide() {
+			if n := ex.Read(); n.Kind != ReadNone {
+				ex.req.Read = w.read(n)
+			} else {
+				r := new(ObjectRead)
+				r.Object, r.Found, r.Err = w.objects.Get(ex.ObjectKey(), true)
+				ex.req.Object = r
+			}
+		}
+		if ex.Plan.Store == nil {
+			t.Fatalf("waited %v: nothing stored", wait)
+		}
+		return ex.Plan.Store.Header.Get("Cache-Control")
+	}
+	if now, late := stored(0), stored(10*time.Second); now != "public, max-age=72" || late != "public, max-age=62" {
+		t.Errorf("content Cache-Control %q without a wait for the record, %q after 10 s; want max-age 72 and 62", now, late)
+	}
+}
