@@ -29,6 +29,10 @@ var (
 
 // FieldError says which field failed and why. Cause is one of the Err* values above.
 type FieldError struct {
+	// Not comparable: errors are compared by pointer, and an equality function for the
+	// struct would only add to the edge Worker's Wasm.
+	_ [0]func()
+
 	Field  string // JSON field path, e.g. "dynamic.upstream"; empty for the whole document
 	Cause  error
 	Detail string // human-readable; never echoes secrets (records hold none)

@@ -28,7 +28,12 @@ type decoded struct {
 }
 
 // maxDecoded bounds each of decoded's maps: their keys are whole values (a few hundred bytes),
-// and everything the isolate keeps is marked by every collection.
+// and everything the isolate keeps is marked by every collection. A full map (or one never
+// made) starts over, and each map keeps a copy of its key (strings.Clone): the key may be a
+// piece of a larger string (the adapter decodes a whole message into one), which the map would
+// otherwise keep alive for as long as it keeps the key. Written out at each of the three maps
+// rather than as one generic helper: every instantiation of a generic function is a copy of
+// its code in the Wasm.
 const maxDecoded = 1024
 
 // decodedEntry is a route-cache entry (the Kamui-Route-Entry header) decoded: its envelope, and
@@ -50,7 +55,10 @@ func (d *decoded) record(b []byte) (route.Record, error) {
 	d.mu.Lock()
 	d.decodes++
 	if err == nil {
-		d.records = keep(d.records, string(b), r)
+		if d.records == nil || len(d.records) >= maxDecoded {
+			d.records = make(map[string]route.Record) // start over (see maxDecoded)
+		}
+		d.records[strings.Clone(string(b))] = r
 	}
 	d.mu.Unlock()
 	return r, err
@@ -68,7 +76,10 @@ func (d *decoded) mapping(b []byte) (route.DomainMapping, error) {
 	d.mu.Lock()
 	d.decodes++
 	if err == nil {
-		d.mappings = keep(d.mappings, string(b), m)
+		if d.mappings == nil || len(d.mappings) >= maxDecoded {
+			d.mappings = make(map[string]route.DomainMapping)
+		}
+		d.mappings[strings.Clone(string(b))] = m
 	}
 	d.mu.Unlock()
 	return m, err
@@ -111,17 +122,9 @@ func (d *decoded) knownEntry(header string) (decodedEntry, bool) {
 // stored remembers the entry this isolate encoded as header.
 func (d *decoded) stored(header string, e decodedEntry) {
 	d.mu.Lock()
-	d.entries = keep(d.entries, header, e)
-	d.mu.Unlock()
-}
-
-// keep puts v under a copy of k in m, starting m over when it is full (or was never made).
-// The copy: k may be a piece of a larger string (the adapter decodes a whole message into
-// one), which the map would otherwise keep alive for as long as it keeps k.
-func keep[V any](m map[string]V, k string, v V) map[string]V {
-	if m == nil || len(m) >= maxDecoded {
-		m = make(map[string]V)
+	if d.entries == nil || len(d.entries) >= maxDecoded {
+		d.entries = make(map[string]decodedEntry)
 	}
-	m[strings.Clone(k)] = v
-	return m
+	d.entries[strings.Clone(header)] = e
+	d.mu.Unlock()
 }

@@ -425,3 +425,8 @@ func bodyText(t *testing.T, b Body) string {
 }
 
 var errBoom = errors.New("boom")
+
+// discardLogger drops every line, after the core has encoded it (the benchmarks count that).
+type discardLogger struct{}
+
+func (discardLogger) Log(string) {}

@@ -147,7 +147,11 @@ type Handler struct {
 	sites   siteMemo      // content-addressed sites' manifests (site.go)
 	filters [2]heldFilter // the namespaces' name filters (filter.go)
 	decoded decoded       // values decoded before, by their bytes (decoded.go)
-	signing atomic.Pointer[keyedSigner]
+	// signing is the Signer keyed last (signHeaders), under signMu. A mutex rather than an
+	// atomic.Pointer[keyedSigner]: that generic type's methods would be copies of their own in
+	// the Wasm, and the lock is held only to read or replace the pointer.
+	signMu  sync.Mutex
+	signing *keyedSigner
 	seq     atomic.Uint64
 }
 
@@ -165,7 +169,9 @@ type keyedSigner struct {
 // cost in Wasm (route's BenchmarkSign).
 func (h *Handler) signHeaders(c route.Context, out route.HeaderSetter) {
 	secret := h.Config.SigningSecret
-	k := h.signing.Load()
+	h.signMu.Lock()
+	k := h.signing
+	h.signMu.Unlock()
 	if k == nil || k.secret != string(secret) {
 		s, err := route.NewSigner(secret)
 		if err != nil { // an empty secret: ParseConfig refuses it, so only a hand-made Config
@@ -173,7 +179,9 @@ func (h *Handler) signHeaders(c route.Context, out route.HeaderSetter) {
 			return
 		}
 		k = &keyedSigner{secret: string(secret), signer: s}
-		h.signing.Store(k)
+		h.signMu.Lock()
+		h.signing = k
+		h.signMu.Unlock()
 	}
 	k.signer.SetHeaders(c, out)
 }
@@ -625,11 +633,11 @@ func (ex *Exchange) finish(status int) {
 	if status < 400 && !sampled(ex.id, ex.h.Config.LogSamplePerMillion) {
 		return
 	}
-	log := ex.h.Log
-	if log == nil {
-		log = discardLogger{}
+	// No Logger discards the line: tested here rather than by a discarding Logger, which
+	// would be one more type with a method (and its pointer wrapper) in the Wasm.
+	if ex.h.Log != nil {
+		ex.h.Log.Log(ex.line.encode())
 	}
-	log.Log(ex.line.encode())
 }
 
 // methodForLog keeps log lines free of arbitrary client text.

@@ -66,7 +66,3 @@ type Objects interface {
 
 // Logger receives one structured JSON line per request.
 type Logger interface{ Log(line string) }
-
-type discardLogger struct{}
-
-func (discardLogger) Log(string) {}

@@ -411,7 +411,7 @@ func finish(token int, msg []byte) int32 {
 func newHandler(env js.Value) *edge.Handler {
 	h := &edge.Handler{
 		Clock:      clock.now,
-		Log:        jsLogger{},
+		Log:        &jsLogger{},
 		WaitShared: waitShared,
 		StartMatch: startMatch,
 	}
@@ -446,10 +446,10 @@ func newHandler(env js.Value) *edge.Handler {
 		return h
 	}
 	h.Config = cfg
-	h.Routes = kv{env.Get(edge.BindingRoutes)}
-	h.Domains = kv{env.Get(edge.BindingDomains)}
-	h.Static = bucket{env.Get(edge.BindingStatic)}
-	h.Cache = cache{}
+	h.Routes = &kv{env.Get(edge.BindingRoutes)}
+	h.Domains = &kv{env.Get(edge.BindingDomains)}
+	h.Static = &bucket{env.Get(edge.BindingStatic)}
+	h.Cache = &cache{}
 	return h
 }
 
@@ -473,7 +473,7 @@ func waitShared(done <-chan struct{}) {
 // jsLogger queues lines for the next answer; worker.mjs prints them with console.log.
 type jsLogger struct{}
 
-func (jsLogger) Log(line string) {
+func (*jsLogger) Log(line string) {
 	mu.Lock()
 	lines = append(lines, line)
 	mu.Unlock()
@@ -481,10 +481,14 @@ func (jsLogger) Log(line string) {
 
 // The bindings are read through the JS helpers of worker.mjs (io), which also keep the
 // bodies on the JS side and turn answers into the same fields the buffer carries.
+//
+// The binding types (and jsLogger) have pointer receivers, and the Handler holds pointers:
+// a value in an interface is called through a generated pointer wrapper of each method,
+// one more copy of it in the Wasm.
 
 type kv struct{ ns js.Value }
 
-func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
+func (k *kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 	// Always pass cacheTtl: left out, KV applies its default (60 s), which would break the
 	// budget arithmetic; route.DeriveTTLs never goes below KV's minimum (route.MinKVCacheTTL).
 	v, err := call("kv", k.ns, key, int(ttl/time.Second))
@@ -495,7 +499,7 @@ func (k kv) Get(key string, ttl time.Duration) ([]byte, bool, error) {
 }
 
 // GetBytes reads a binary value (the name filter) as an ArrayBuffer, copied into Go whole.
-func (k kv) GetBytes(key string, ttl time.Duration) ([]byte, bool, error) {
+func (k *kv) GetBytes(key string, ttl time.Duration) ([]byte, bool, error) {
 	v, err := call("kvBytes", k.ns, key, int(ttl/time.Second))
 	if err != nil || v.Type() != js.TypeObject {
 		return nil, false, err
@@ -509,7 +513,7 @@ type cache struct{}
 
 // Match is for the lookups worker.mjs did not make before Run: it resolves to the lookup's
 // fields and the entry itself, whose body stays in JS.
-func (cache) Match(key string) (edge.Entry, bool, error) {
+func (*cache) Match(key string) (edge.Entry, bool, error) {
 	return matchResult(start("match", key).await())
 }
 
@@ -536,7 +540,7 @@ func matchResult(v js.Value, err error) (edge.Entry, bool, error) {
 
 type bucket struct{ b js.Value }
 
-func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
+func (b *bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 	v, err := call("r2", b.b, key, withBody)
 	if err != nil || v.Type() != js.TypeObject {
 		return edge.Object{}, false, err
@@ -553,7 +557,7 @@ func (b bucket) Get(key string, withBody bool) (edge.Object, bool, error) {
 
 // Text reads a whole object as text through worker.mjs, which refuses one larger than
 // limit before reading its body.
-func (b bucket) Text(key string, limit int64) (string, bool, error) {
+func (b *bucket) Text(key string, limit int64) (string, bool, error) {
 	v, err := call("text", b.b, key, float64(limit))
 	if err != nil || v.Type() != js.TypeString {
 		return "", false, err
