@@ -91,14 +91,52 @@ func TestDecideNamesTheColdReads(t *testing.T) {
 	}
 }
 
-// A custom host's reads stay Run's: its app's route-cache entry may be looked up between the
-// mapping and the record.
-func TestDecideLeavesCustomHostReadsToRun(t *testing.T) {
+// A custom host's reads are named as a platform host's are: the mapping, then its app's
+// record, whose route-cache entries (the host's and the app's) go with the answer. What may
+// want the app's route-cache entry looked up between the two reads is Run's.
+func TestDecideNamesACustomHostsReads(t *testing.T) {
 	w := newWorld(t)
-	w.warmFilter(t, w.h)
-	ex, steps := w.adapt(w.h, get("www.docs.example", "/"))
-	if steps != "decide,content,decide,route,decide,run" || ex.Plan.Status != 200 || ex.line.KVReads != 2 {
-		t.Errorf("custom host: steps %q status %d kv_reads %d", steps, ex.Plan.Status, ex.line.KVReads)
+	h := w.handler(t)
+	w.warmFilter(t, h)
+	ex, steps := w.adapt(h, get("www.shop.example", "/"))
+	if want := "decide,content,decide,route,decide,read DOMAINS,decide,read ROUTES,decide"; steps != want {
+		t.Fatalf("custom host: steps %q, want %q", steps, want)
+	}
+	l := ex.line
+	if ex.Plan.Forward == nil || l.RouteSource != "kv" || l.KVReads != 2 || l.IORounds != 4 || len(ex.Plan.CachePuts) != 2 {
+		t.Errorf("custom host: forward %v, log %+v, %d route-cache puts (want the host's and the app's)",
+			ex.Plan.Forward != nil, l, len(ex.Plan.CachePuts))
+	}
+
+	// A host this isolate resolved before, its memo entry expired and its route-cache entry
+	// gone: Run may look the app's entry up beside the mapping's read.
+	h = w.handler(t)
+	w.warmFilter(t, h)
+	req := get("www.docs.example", "/")
+	if _, steps := w.adapt(h, req); !strings.Contains(steps, "read DOMAINS") {
+		t.Fatalf("first request: steps %q", steps)
+	}
+	w.cache.mu.Lock()
+	w.cache.entries = nil
+	w.cache.mu.Unlock()
+	w.clock.Advance(h.Config.TTLs.Memo + time.Second)
+	w.warmFilter(t, h)
+	if _, steps := w.adapt(h, get("www.docs.example", "/")); steps != "decide,content,decide,route,decide,run" {
+		t.Errorf("a host resolved before: steps %q, want Run", steps)
+	}
+
+	// A new custom host of an app whose entry this isolate stored moments ago (its memo entry
+	// expired): the mapping is named, then Run looks the app's entry up instead of reading ROUTES.
+	h = w.handler(t)
+	w.warmFilter(t, h)
+	w.adapt(h, get("shop.kamui.test", "/"))
+	w.clock.Advance(h.Config.TTLs.Memo + time.Second)
+	w.warmFilter(t, h)
+	routes := w.routes.count()
+	ex, steps = w.adapt(h, get("www.shop.example", "/x"))
+	if steps != "decide,content,decide,route,decide,read DOMAINS,decide,run" || ex.line.RouteSource != "kv" ||
+		w.routes.count() != routes {
+		t.Errorf("the app's entry: steps %q source %q, ROUTES read %d times", steps, ex.line.RouteSource, w.routes.count()-routes)
 	}
 }
 
@@ -115,18 +153,27 @@ func TestNamedReadKeepsTheSingleFlight(t *testing.T) {
 	if fx.Decide() || fx.Read().Kind != ReadNone {
 		t.Fatalf("a concurrent Decide named read %+v while the leader's is out", fx.Read())
 	}
+	// The follower goes on once the leader's pass is over, as in the Worker, where one runs
+	// at a time: natively it could race the leader to the manifest.
+	waiting, passed := make(chan struct{}, 2), make(chan struct{})
+	w.h.WaitShared = func(done <-chan struct{}) {
+		waiting <- struct{}{}
+		<-done
+		<-passed
+	}
 	done := make(chan struct{})
 	go func() { fx.Run(); close(done) }()
 	select {
 	case <-done:
 		t.Fatal("the follower did not wait for the leader's read")
-	case <-time.After(20 * time.Millisecond):
+	case <-waiting:
 	}
 
 	leader.req.Read = w.read(leader.Read())
 	if leader.Decide() || leader.Read().Kind != ReadText {
 		t.Fatal("the leader did not go on to the manifest")
 	}
+	close(passed)
 	// The follower, given the record, waits for the manifest the leader now reads.
 	leader.req.Read = w.read(leader.Read())
 	if leader.Decide() || leader.ObjectKey() == "" {

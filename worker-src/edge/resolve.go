@@ -185,6 +185,10 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 		if !h.appEntryLikely(host) {
 			return resolution{}, false
 		}
+		if !ex.blocking {
+			ex.wait() // the lookup is Run's
+			return resolution{}, false
+		}
 		ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
 		m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
 	}
@@ -535,14 +539,19 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 	}
 	mapRev := ""
 	if !isPlatform {
-		if !ex.blocking {
+		var early *appLookup
+		if ex.blocking {
+			early = h.earlyAppLookup(host)
+			defer early.drain()
+		} else if _, seen := h.lastFound(host); seen {
+			// Run may look up the app's route-cache entry beside the mapping's read.
 			ex.wait()
 			return resolution{}
 		}
-		early := h.earlyAppLookup(host)
-		defer early.drain()
 		v, found, err := h.kvGet(ex, BindingDomains, h.Domains, host, h.Config.TTLs.DomainsKV)
 		switch {
+		case ex.pending:
+			return resolution{}
 		case err != nil:
 			return resolution{kind: resKVError, err: "DOMAINS: " + err.Error()}
 		case !found:
@@ -561,8 +570,13 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 			r.app, r.mapRev = app, mapRev
 			return r
 		}
+		if ex.pending {
+			return resolution{}
+		}
 		r := h.readRecord(ex, app, mapRev, readAt)
-		h.rememberApp(ex, app, r)
+		if !ex.pending {
+			h.rememberApp(ex, app, r)
+		}
 		return r
 	}
 	return h.readRecord(ex, app, "", readAt)
