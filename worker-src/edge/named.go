@@ -34,7 +34,7 @@ const (
 
 // NamedRead is one binding read, as a Decide names it for the adapter.
 type NamedRead struct {
-	_       [0]func() // not comparable: no equality function in the Wasm (see logLine); same compares
+	_       [0]func() // not comparable, so no equality function in the Wasm (see logLine): same
 	Kind    ReadKind
 	Binding string
 	Key     string
@@ -78,7 +78,8 @@ func (ex *Exchange) takeRead() {
 	if len(ex.done) == 0 {
 		ex.readsFrom = ex.readAsked
 	}
-	ex.done = append(ex.done, doneRead{read: ex.askedRead, out: *r, us: us(ex.h.now().Sub(ex.readAsked))})
+	took := us(ex.h.now().Sub(ex.readAsked))
+	ex.done = append(ex.done, doneRead{read: ex.askedRead, out: *r, us: took})
 	ex.askedRead = NamedRead{}
 }
 
@@ -124,8 +125,10 @@ func (ex *Exchange) countReads() {
 // kvGet reads key from a KV namespace with KV's edge cacheTtl ttl: the adapter's read when a
 // Decide named it, else now when the exchange may block. A Decide names it and stops
 // (ex.pending); the caller returns.
-func (h *Handler) kvGet(ex *Exchange, binding string, kv KV, key string, ttl time.Duration) ([]byte, bool, error) {
-	r, made := ex.named(&NamedRead{Kind: ReadKV, Binding: binding, Key: key, Param: int64(ttl / time.Second)})
+func (h *Handler) kvGet(ex *Exchange, binding string, kv KV, key string,
+	ttl time.Duration) ([]byte, bool, error) {
+	n := &NamedRead{Kind: ReadKV, Binding: binding, Key: key, Param: int64(ttl / time.Second)}
+	r, made := ex.named(n)
 	if made {
 		return []byte(r.Text), r.Found, r.Err
 	}
