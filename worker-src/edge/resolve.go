@@ -527,9 +527,9 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its
-// DOMAINS mapping first. A Decide names a platform host's read for the adapter (ex.pending);
-// a custom host's are Run's, which may look its app's route-cache entry up between them (an
-// early lookup, appResolution).
+// DOMAINS mapping first. A Decide names each read for the adapter (ex.pending), except where
+// a custom host's app route-cache entry may be looked up beside or between them (an early
+// lookup, appResolution): those are Run's.
 func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolution {
 	// The data is as old as KV's copy was when the first read started, which for a read a
 	// Decide named is when it was named.

@@ -173,7 +173,7 @@ async function lookup(key) {
     pushHeaders(f, hit.headers);
     return { f, hit };
   } catch (err) {
-    f.push("E", "match: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"));
+    f.push("E", "match: " + fieldMessage(err));
     return { f };
   }
 }
@@ -197,7 +197,7 @@ async function readObject(key) {
     if (!o) return { f: ["M"] };
     return { f: ["H", ...objectFields(o)], o };
   } catch (err) {
-    return { f: ["E", "get: " + (err && err.message ? String(err.message).replaceAll("\0", "") : "rejected")] };
+    return { f: ["E", "get: " + fieldMessage(err)] };
   }
 }
 
@@ -209,13 +209,23 @@ async function readBinding(env, kind, binding, key, parameter) {
   try {
     const b = env[binding];
     const n = Number(parameter); // KV's cacheTtl, or the text's size limit
-    const text = kind === "K" ? await b.get(key, { type: "text", cacheTtl: n }) : await objectText(b, key, n);
+    const text = kind === "K" ? await kvText(b, key, n) : await objectText(b, key, n);
     if (text === null) return ["M"];
     if (text.includes("\0")) return ["N"];
     return ["H", text];
   } catch (err) {
-    return ["E", err && err.message ? String(err.message).replaceAll("\0", "") : "rejected"];
+    return ["E", fieldMessage(err)];
   }
+}
+
+// kvText reads one KV key as text with the core's cacheTtl (seconds); null when absent.
+function kvText(namespace, key, cacheTtl) {
+  return namespace.get(key, { type: "text", cacheTtl });
+}
+
+// fieldMessage is a rejection's message as a wire field may carry it (no NUL).
+function fieldMessage(err) {
+  return err && err.message ? String(err.message).replaceAll("\0", "") : "rejected";
 }
 
 // objectText reads a whole object as text (a site manifest); null when absent. Its size is
@@ -256,8 +266,8 @@ function release(source) {
 const io = settling({
   // sleep lets a Go goroutine wait on a timer of its own request context.
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-  // kv reads one key as text with the core's cacheTtl (seconds); null when absent.
-  kv: (namespace, key, cacheTtl) => namespace.get(key, { type: "text", cacheTtl }),
+  // kv reads one key as text, as kvText does.
+  kv: kvText,
   // kvBytes reads a binary value (the name filter) as bytes; null when absent.
   async kvBytes(namespace, key, cacheTtl) {
     const b = await namespace.get(key, { type: "arrayBuffer", cacheTtl });

@@ -66,7 +66,8 @@ func Begin(dst []byte, kind AnswerKind, token int, lines []string) Writer {
 
 // Lookups is the answer naming the cache lookups and the static object read to make ("" for
 // none), and the binding read (edge.ReadNone for none: its fields are then "", "", "", "0").
-func Lookups(dst []byte, token int, lines []string, content, route, object string, read edge.NamedRead) ([]byte, error) {
+func Lookups(dst []byte, token int, lines []string, content, route, object string,
+	read edge.NamedRead) ([]byte, error) {
 	w := Begin(dst, AnswerLookups, token, lines)
 	w.Str(content)
 	w.Str(route)
@@ -83,7 +84,11 @@ func Lookups(dst []byte, token int, lines []string, content, route, object strin
 }
 
 // readKindFields are the ReadFields of edge's ReadKinds, by kind.
-var readKindFields = [...]ReadField{edge.ReadNone: ReadFieldNone, edge.ReadKV: ReadFieldKV, edge.ReadText: ReadFieldText}
+var readKindFields = [...]ReadField{
+	edge.ReadNone: ReadFieldNone,
+	edge.ReadKV:   ReadFieldKV,
+	edge.ReadText: ReadFieldText,
+}
 
 // Run is the answer asking worker.mjs to call run.
 func Run(dst []byte, token int, lines []string) ([]byte, error) {
