@@ -32,8 +32,9 @@ type Worker struct {
 // core 8.8, internal/route 3.7, wire 1.3, the wasm main 1.1). That Wasm was 150 KB smaller raw
 // and 4.4 KB smaller gzipped than with no inlining at all, and its core paths ran 3–10 %
 // faster (the Serve benchmarks in Node's Wasm). Inlining in this repository's packages and
-// encoding/json too would lower bench-edge's p99 by about a tenth, for 15 KB the size goal
-// does not have (docs/ARCHITECTURE.md, "Tests"). A later pattern overrides an earlier one for
+// encoding/json too measured bench-edge's p99 at 0.89 and 0.92 × this build's in two quiet
+// A/B runs and 1.03 in a loaded one, for 15 KB the size goal does not have
+// (docs/ARCHITECTURE.md, "Tests"). A later pattern overrides an earlier one for
 // the packages it matches. scripts/build-worker.sh passes the same flags (a test compares the
 // bytes).
 var workerGCFlags = []string{
