@@ -28,6 +28,8 @@ if ((SECONDS - start > 5)); then
 fi
 echo "golangci-lint run ./..."
 "$golangci_lint" run ./...
-# The Wasm adapter builds only for js/wasm (its build tag), so the run above does not see it.
-echo "GOOS=js GOARCH=wasm golangci-lint run ./worker-src/edge/wasm/..."
-GOOS=js GOARCH=wasm "$golangci_lint" run ./worker-src/edge/wasm/...
+# The Wasm adapter builds only for js/wasm (its build tag), and internal/route's runtime
+# digests only with the Worker's hostdigest tag too (digest_host.go), so the run above sees
+# neither.
+echo "GOOS=js GOARCH=wasm golangci-lint run --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/..."
+GOOS=js GOARCH=wasm "$golangci_lint" run --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/...

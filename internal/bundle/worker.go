@@ -38,6 +38,9 @@ type Worker struct {
 // the packages it matches. scripts/build-worker.sh passes the same flags (a test compares the
 // bytes).
 var workerGCFlags = []string{
+	// The runtime's SHA-256 and HMAC-SHA256 in place of the standard library's
+	// (internal/route/digest.go).
+	"-tags=hostdigest",
 	"-gcflags=all=-l",
 	"-gcflags=std=",
 	"-gcflags=runtime=-l",

@@ -23,10 +23,11 @@ type WorkerModule struct {
 
 // WorkerUpload is a whole ES-module Worker: metadata and modules.
 type WorkerUpload struct {
-	MainModule        string           `json:"main_module"`
-	CompatibilityDate string           `json:"compatibility_date"`
-	Bindings          []map[string]any `json:"bindings"`
-	Modules           []WorkerModule   `json:"-"`
+	MainModule         string           `json:"main_module"`
+	CompatibilityDate  string           `json:"compatibility_date"`
+	CompatibilityFlags []string         `json:"compatibility_flags,omitempty"`
+	Bindings           []map[string]any `json:"bindings"`
+	Modules            []WorkerModule   `json:"-"`
 }
 
 // UploadWorker uploads (creates or replaces in place) the script and returns its etag.

@@ -93,8 +93,9 @@ func TestLocalEdge_EdgeWorkerThroughRouter(t *testing.T) {
 	}
 	uploadEdge := func(signingSecret string) {
 		ct, body := workerUpload(t, map[string]any{
-			"main_module":        "worker.mjs",
-			"compatibility_date": "2025-01-01",
+			"main_module":         "worker.mjs",
+			"compatibility_date":  route.WorkerCompatibilityDate,
+			"compatibility_flags": route.WorkerCompatibilityFlags(),
 			"bindings": []map[string]any{
 				{"type": "kv_namespace", "name": "ROUTES", "namespace_id": routesNS},
 				{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": domainsNS},

@@ -160,8 +160,9 @@ func uploadEdgeWorker(t *testing.T, api *cloudflare.Client, account, workerDir, 
 		parts = append(parts, workerPart{m.name, m.ct, b})
 	}
 	ct, body := workerUpload(t, map[string]any{
-		"main_module":        "worker.mjs",
-		"compatibility_date": route.WorkerCompatibilityDate,
+		"main_module":         "worker.mjs",
+		"compatibility_date":  route.WorkerCompatibilityDate,
+		"compatibility_flags": route.WorkerCompatibilityFlags(),
 		"bindings": []map[string]any{
 			{"type": "kv_namespace", "name": "ROUTES", "namespace_id": routesNS},
 			{"type": "kv_namespace", "name": "DOMAINS", "namespace_id": domainsNS},

@@ -325,9 +325,10 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 		return diags
 	}
 	up := kdcf.WorkerUpload{
-		MainModule:        w.MainModule,
-		CompatibilityDate: route.WorkerCompatibilityDate,
-		Bindings:          edgeWorkerBindings(*m, r.data.PlatformDomain),
+		MainModule:         w.MainModule,
+		CompatibilityDate:  route.WorkerCompatibilityDate,
+		CompatibilityFlags: route.WorkerCompatibilityFlags(),
+		Bindings:           edgeWorkerBindings(*m, r.data.PlatformDomain),
 	}
 	for _, f := range w.Files {
 		up.Modules = append(up.Modules, kdcf.WorkerModule{Name: f.Name, MIMEType: f.MIMEType, Content: f.Content})

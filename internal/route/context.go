@@ -1,11 +1,8 @@
 package route
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"strconv"
 	"strings"
 	"time"
@@ -62,14 +59,10 @@ type HeaderGetter interface{ Get(key string) string }
 type HeaderSetter interface{ Set(key, value string) }
 
 // Sign returns the signature header value for c under secret.
-func (c Context) Sign(secret []byte) string { return c.signWith(hmac.New(sha256.New, secret)) }
+func (c Context) Sign(secret []byte) string { return signature(hmacSHA256(secret, c.canonical())) }
 
-// signWith is the signature of c by mac, a fresh or reset HMAC-SHA256 of the secret.
-func (c Context) signWith(mac hash.Hash) string {
-	mac.Write(c.canonical())
-	var sum [sha256.Size]byte
-	return signatureVersion + hex.EncodeToString(mac.Sum(sum[:0]))
-}
+// signature is the header value of a MAC: the scheme's version, then the MAC in hex.
+func signature(mac [digestSize]byte) string { return signatureVersion + hex.EncodeToString(mac[:]) }
 
 // canonical is the signed message. Each field is length-prefixed, so no choice of values can
 // make two different contexts produce the same bytes.

@@ -1,14 +1,10 @@
 package route
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
-	"hash"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -24,37 +20,15 @@ func VerifyHeadersWithKeys(h HeaderGetter, method, target string, keys [][]byte,
 	return verifyHeaders(h, method, target, keys, freshMACs(keys), now, maxSkew)
 }
 
-// macSource gives the MAC keyed with keys[i] and takes it back after one use.
+// macSource is HMAC-SHA256 of a message under keys[i].
 type macSource interface {
-	get(i int) hash.Hash
-	put(i int, m hash.Hash)
+	sum(i int, msg []byte) [digestSize]byte
 }
 
 // freshMACs keys a new MAC for every use.
 type freshMACs [][]byte
 
-func (k freshMACs) get(i int) hash.Hash { return hmac.New(sha256.New, k[i]) }
-func (freshMACs) put(int, hash.Hash)    {}
-
-// keyedMACs hands out HMAC-SHA256 states keyed with one key, keyed once and reset after each
-// use: hmac.New allocates two SHA-256 states and hashes the key's pads on every call. It is
-// safe for concurrent use; Verifier holds one per key, Signer one.
-type keyedMACs struct{ pool sync.Pool }
-
-func newKeyedMACs(key []byte) *keyedMACs {
-	m := new(keyedMACs)
-	m.pool.New = func() any { return hmac.New(sha256.New, key) }
-	return m
-}
-
-func (m *keyedMACs) get() hash.Hash {
-	return m.pool.Get().(hash.Hash) //nolint:forcetypeassert // the pool holds hash.Hash only
-}
-
-func (m *keyedMACs) put(mac hash.Hash) {
-	mac.Reset()
-	m.pool.Put(mac)
-}
+func (k freshMACs) sum(i int, msg []byte) [digestSize]byte { return hmacSHA256(k[i], msg) }
 
 // errEmptySecret refuses an empty key, which would accept signatures anyone can make.
 var errEmptySecret = errors.New("route: empty signing secret")
@@ -94,18 +68,15 @@ func verifyHeaders(h HeaderGetter, method, target string, keys [][]byte, macs ma
 		return Context{}, -1, ErrContextMalformed
 	}
 	got, ok := strings.CutPrefix(sig, signatureVersion)
-	var gotMAC [sha256.Size]byte // decoded and summed into arrays: verifying allocates less
+	var gotMAC [digestSize]byte // decoded and summed into arrays: verifying allocates less
 	if !ok || !decodeHex(gotMAC[:], got) {
 		return Context{}, -1, ErrSignatureInvalid
 	}
 	msg := c.canonical()
 	matched := -1
 	for i := range keys {
-		m := macs.get(i)
-		m.Write(msg)
-		var sum [sha256.Size]byte
-		equal := subtle.ConstantTimeCompare(gotMAC[:], m.Sum(sum[:0]))
-		macs.put(i, m)
+		sum := macs.sum(i, msg)
+		equal := subtle.ConstantTimeCompare(gotMAC[:], sum[:])
 		first := equal & subtle.ConstantTimeEq(int32(matched), -1)
 		matched = subtle.ConstantTimeSelect(first, i, matched)
 	}

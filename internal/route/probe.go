@@ -1,8 +1,6 @@
 package route
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
@@ -54,16 +52,13 @@ const probeKeyInfo = "kamuidash propagation probe key v1"
 // sign a request context.
 //
 // The derivation is RFC 5869 written out for one output block (extract with an all-zero salt,
-// then expand info‖0x01), not crypto/hkdf: that package brings the FIPS module's self-test
-// and service-indicator machinery into the Worker's Wasm (about 7 KB gzipped, against a size
-// budget of 1 MB). TestProbeKeyIsHKDF holds it to crypto/hkdf's output.
+// then expand info‖0x01) on the package's HMAC (digest.go), not crypto/hkdf, so that the Worker
+// derives it with the runtime's HMAC and no standard-library crypto in its Wasm.
+// TestProbeKeyIsHKDF holds it to crypto/hkdf's output.
 func ProbeKey(signingSecret []byte) []byte {
-	extract := hmac.New(sha256.New, make([]byte, sha256.Size))
-	extract.Write(signingSecret)
-	expand := hmac.New(sha256.New, extract.Sum(nil))
-	expand.Write([]byte(probeKeyInfo))
-	expand.Write([]byte{1})
-	return expand.Sum(nil)[:ProbeKeyBytes]
+	prk := hmacSHA256(make([]byte, digestSize), signingSecret)
+	okm := hmacSHA256(prk[:], append([]byte(probeKeyInfo), 1))
+	return okm[:ProbeKeyBytes]
 }
 
 // Probe is one propagation probe: the host asked about, the revision expected and when.
@@ -80,11 +75,7 @@ func (p Probe) canonical() []byte {
 }
 
 // Sign returns the signature header value for p under key.
-func (p Probe) Sign(key []byte) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write(p.canonical())
-	return signatureVersion + hex.EncodeToString(mac.Sum(nil))
-}
+func (p Probe) Sign(key []byte) string { return signature(hmacSHA256(key, p.canonical())) }
 
 // SetHeaders writes the probe's expected revision, time and signature into h.
 func (p Probe) SetHeaders(h HeaderSetter, key []byte) {

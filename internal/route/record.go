@@ -2,7 +2,6 @@ package route
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"io"
@@ -313,7 +312,7 @@ func revContent(v any) []byte {
 }
 
 func revHash(content []byte) string {
-	sum := sha256.Sum256(content)
+	sum := sha256Sum(content)
 	return hex.EncodeToString(sum[:12])
 }
 

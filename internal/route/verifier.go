@@ -2,16 +2,15 @@ package route
 
 import (
 	"errors"
-	"hash"
 	"time"
 )
 
 // Verifier is VerifyHeadersWithKeys for a fixed set of keys, for a server that verifies every
-// request it receives: each key's MAC is keyed once and reused (keyedMACs). It is safe for
+// request it receives: each key's MAC is keyed once and reused (newKeyed). It is safe for
 // concurrent use.
 type Verifier struct {
 	keys [][]byte
-	macs []*keyedMACs // per key
+	macs []keyed // per key
 }
 
 // NewVerifier returns a Verifier for keys, which must be non-empty each (see
@@ -20,12 +19,12 @@ func NewVerifier(keys [][]byte) (*Verifier, error) {
 	if len(keys) == 0 {
 		return nil, errors.New("route: no signing secret")
 	}
-	v := &Verifier{keys: keys, macs: make([]*keyedMACs, len(keys))}
+	v := &Verifier{keys: keys, macs: make([]keyed, len(keys))}
 	for i, k := range keys {
 		if len(k) == 0 {
 			return nil, errEmptySecret
 		}
-		v.macs[i] = newKeyedMACs(k)
+		v.macs[i] = newKeyed(k)
 	}
 	return v, nil
 }
@@ -35,5 +34,4 @@ func (v *Verifier) VerifyHeaders(h HeaderGetter, method, target string, now time
 	return verifyHeaders(h, method, target, v.keys, v, now, maxSkew)
 }
 
-func (v *Verifier) get(i int) hash.Hash    { return v.macs[i].get() }
-func (v *Verifier) put(i int, m hash.Hash) { v.macs[i].put(m) }
+func (v *Verifier) sum(i int, msg []byte) [digestSize]byte { return v.macs[i].sum(msg) }

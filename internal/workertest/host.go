@@ -47,9 +47,11 @@ type HostConfig struct {
 	// Cache API calls on URLs containing these substrings reject.
 	FailKV    []string `json:"failKV,omitempty"`
 	FailCache []string `json:"failCache,omitempty"`
-	// CompatibilityDate defaults to host.mjs's own; the edge Worker's tests pass
-	// route.WorkerCompatibilityDate, the date the provider uploads it with.
-	CompatibilityDate string `json:"compatibilityDate,omitempty"`
+	// CompatibilityDate defaults to host.mjs's own, CompatibilityFlags to none; the edge
+	// Worker's tests pass route.WorkerCompatibilityDate and route.WorkerCompatibilityFlags,
+	// what the provider uploads it with.
+	CompatibilityDate  string   `json:"compatibilityDate,omitempty"`
+	CompatibilityFlags []string `json:"compatibilityFlags,omitempty"`
 	// Profile, when set, is where host.mjs writes a CPU profile of the Worker's isolate
 	// (.cpuprofile JSON) recorded from "ready" until Close.
 	Profile string `json:"profile,omitempty"`

@@ -127,6 +127,7 @@ const mf = new Miniflare({
       modulesRoot: cfg.modulesRoot,
       modules,
       compatibilityDate,
+      compatibilityFlags: cfg.compatibilityFlags || [],
       bindings: cfg.bindings || {},
       kvNamespaces: kvNames,
       r2Buckets: Object.keys(cfg.r2 || {}),

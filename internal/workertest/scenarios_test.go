@@ -487,8 +487,10 @@ func TestCacheFailureStillRoutes(t *testing.T) {
 // nothing is routed (no KV read).
 func TestBadBindingsFailClosed(t *testing.T) {
 	bad := startOwnHost(t, HostConfig{
-		ModulesRoot: workerDir,
-		Modules:     EdgeModules(),
+		ModulesRoot:        workerDir,
+		Modules:            EdgeModules(),
+		CompatibilityDate:  route.WorkerCompatibilityDate,
+		CompatibilityFlags: route.WorkerCompatibilityFlags(),
 		Bindings: map[string]string{
 			"PLATFORM_DOMAIN":          "Not A Domain",
 			"FRESHNESS_BUDGET_SECONDS": "120",

@@ -40,6 +40,7 @@
 //   E  delete count, names..., header to set (finish's answer to "ok")
 //   X  the token is unknown (answered as an adapter failure)
 // puts: count, then key, status, header, body text each (route-cache entries to store).
+import { createHash, createHmac } from "node:crypto";
 import "./wasm_exec.js";
 import compiled from "./edge.wasm";
 
@@ -73,11 +74,30 @@ function ran(n) {
   resolve([fields, object]);
 }
 
+// The runtime's SHA-256 and HMAC-SHA256, which the Go code imports from module "kamuidash"
+// (internal/route/digest_host.go) instead of linking the standard library's: each reads its
+// input at the addresses given in the Wasm's memory and writes the 32-byte digest at out.
+// (node:crypto, the runtime's synchronous crypto, needs the nodejs_compat flag:
+// route.WorkerCompatibilityFlags.)
+let memory;
+function bytesAt(address, length) {
+  return new Uint8Array(memory.buffer, address, length);
+}
+const digests = {
+  sha256(msg, msgLen, out) {
+    bytesAt(out, 32).set(createHash("sha256").update(bytesAt(msg, msgLen)).digest());
+  },
+  hmac_sha256(key, keyLen, msg, msgLen, out) {
+    bytesAt(out, 32).set(createHmac("sha256", bytesAt(key, keyLen)).update(bytesAt(msg, msgLen)).digest());
+  },
+};
+
 function start() {
   if (!ready) {
     ready = (async () => {
       const go = new globalThis.Go();
-      const instance = await WebAssembly.instantiate(compiled, go.importObject);
+      const instance = await WebAssembly.instantiate(compiled, { ...go.importObject, kamuidash: digests });
+      memory = instance.exports.mem;
       // go.run resolves only when the program exits, which it never does: main blocks in
       // select{} after registering __kamuiEdge.
       go.run(instance);

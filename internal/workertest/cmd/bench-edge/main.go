@@ -256,7 +256,8 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		cfg := w.cfg
 		cfg.Bindings, cfg.KV, cfg.R2, cfg.Origins, cfg.CountKV = bindings, fx.kv, fx.r2, origins, true
 		cfg.KVBytes = filters
-		cfg.CompatibilityDate = route.WorkerCompatibilityDate
+		// Every Worker runs under the edge's date and flags, so that none has a runtime of its own.
+		cfg.CompatibilityDate, cfg.CompatibilityFlags = route.WorkerCompatibilityDate, route.WorkerCompatibilityFlags()
 		if profileDir != "" {
 			cfg.Profile = filepath.Join(profileDir, w.name+".cpuprofile")
 		}
