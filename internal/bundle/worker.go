@@ -31,12 +31,12 @@ type Worker struct {
 // 4 KB when measured, 5.9 KB now), and not in this repository's packages (12 KB more now: the
 // core 8.8, internal/route 3.7, wire 1.3, the wasm main 1.1). That Wasm was 150 KB smaller raw
 // and 4.4 KB smaller gzipped than with no inlining at all, and its core paths ran 3–10 %
-// faster (the Serve benchmarks in Node's Wasm). Inlining in this repository's packages and
-// encoding/json too measured bench-edge's p99 at 0.89 and 0.92 × this build's in two quiet
-// A/B runs and 1.03 in a loaded one, for 15 KB the size goal does not have
-// (docs/ARCHITECTURE.md, "Tests"). A later pattern overrides an earlier one for
-// the packages it matches. scripts/build-worker.sh passes the same flags (a test compares the
-// bytes).
+// faster (the Serve benchmarks in Node's Wasm). Inlining more (this repository's packages,
+// encoding/json, reflect: 15–31 KB, which fit since SHA-256 and HMAC come from the runtime)
+// took up to a tenth off the CPU of static paths in Node's Wasm but measured nothing in
+// bench-edge's latency in workerd (docs/ARCHITECTURE.md, "Tests"). A later pattern overrides
+// an earlier one for the packages it matches. scripts/build-worker.sh passes the same flags (a
+// test compares the bytes).
 var workerGCFlags = []string{
 	// The runtime's SHA-256 and HMAC-SHA256 in place of the standard library's
 	// (internal/route/digest.go).
