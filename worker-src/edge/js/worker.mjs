@@ -10,7 +10,8 @@
 // returns a length. Header names and values, URLs and JSON never contain NUL. Every call is
 // one of the Wasm's exports (a message is written at kamuiIn's address, an answer read at
 // kamuiOut's); only init and poke are callbacks on globalThis.__kamuiEdge, events of the Go
-// scheduler.
+// scheduler. The other way, the Wasm imports two functions from this file, the runtime's
+// SHA-256 and HMAC-SHA256 (module "kamuidash", `digests` below).
 //   decide(n)           request: id, method, url, header count, name, value, ...
 //   lookups(token, n)   content lookup, route-cache lookup; each "" (not made), "M" (miss),
 //                       "E" message, or "H" status, header count, pairs... (a route-cache
