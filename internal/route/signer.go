@@ -1,8 +1,9 @@
 package route
 
 // Signer is Context.Sign and Context.SetHeaders for one key, for a Worker that signs every
-// request it forwards: the MAC is keyed once and reused (newKeyed), where Sign keys a new one
-// per call. It is safe for concurrent use. Verifier is its counterpart on the router's side.
+// request it forwards: the key is prepared once (newKeyed: a pool of keyed MACs natively; in
+// the Worker the runtime keys its own on each call), where Sign keys a new MAC per call. It is
+// safe for concurrent use. Verifier is its counterpart on the router's side.
 type Signer struct {
 	mac keyed
 }

@@ -80,10 +80,6 @@ function ran(n) {
 // input at the addresses given in the Wasm's memory and writes the 32-byte digest at out.
 // (node:crypto, the runtime's synchronous crypto, needs the nodejs_compat flag:
 // route.WorkerCompatibilityFlags.)
-let memory;
-function bytesAt(address, length) {
-  return new Uint8Array(memory.buffer, address, length);
-}
 const digests = {
   sha256(msg, msgLen, out) {
     bytesAt(out, 32).set(createHash("sha256").update(bytesAt(msg, msgLen)).digest());
@@ -98,7 +94,8 @@ function start() {
     ready = (async () => {
       const go = new globalThis.Go();
       const instance = await WebAssembly.instantiate(compiled, { ...go.importObject, kamuidash: digests });
-      memory = instance.exports.mem;
+      // Before go.run: the digests read the memory from the first Go call on.
+      wasm = instance.exports;
       // go.run resolves only when the program exits, which it never does: main blocks in
       // select{} after registering __kamuiEdge.
       go.run(instance);
@@ -106,7 +103,6 @@ function start() {
         throw new Error("edge wasm did not register its entry point");
       }
       edge = globalThis.__kamuiEdge;
-      wasm = instance.exports;
     })();
     // A failed start must not poison the isolate forever: the next request retries.
     ready.catch(() => { ready = undefined; });
@@ -114,14 +110,19 @@ function start() {
   return ready;
 }
 
+// bytesAt is a view of length bytes of Go's memory at address. It is made afresh each time:
+// the memory's buffer is replaced whenever it grows.
+function bytesAt(address, length) {
+  return new Uint8Array(wasm.mem.buffer, address, length);
+}
+
 // write encodes a message into Go's input buffer and returns its length in bytes. UTF-8 takes
-// at most three bytes per UTF-16 unit, so room for three per unit always holds it. The view is
-// made afresh each time: the memory's buffer is replaced whenever it grows.
+// at most three bytes per UTF-16 unit, so room for three per unit always holds it.
 function write(fields) {
   const text = fields.join("\0") + "\0";
   const room = text.length * 3;
   const address = wasm.kamuiIn(room); // first: growing the memory detaches its old buffer
-  return encoder.encodeInto(text, new Uint8Array(wasm.mem.buffer, address, room)).written;
+  return encoder.encodeInto(text, bytesAt(address, room)).written;
 }
 
 // answer reads the answer of n bytes a synchronous call just returned.
@@ -140,7 +141,7 @@ function tick() {
 }
 
 function readAt(address, n) {
-  return decoder.decode(new Uint8Array(wasm.mem.buffer, address, n)).split("\0");
+  return decoder.decode(bytesAt(address, n)).split("\0");
 }
 
 // Answer is a cursor over an answer's fields; the constructor prints its log lines.
