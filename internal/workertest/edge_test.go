@@ -53,7 +53,7 @@ func run(m *testing.M) int {
 	}
 	// go test caches results by the files the test binary opens; the Worker is built by a
 	// subprocess, so read its inputs here to make a source change invalidate the cache.
-	for _, dir := range []string{"worker-src/edge", "worker-src/edge/wasm", "worker-src/edge/js", "internal/route", "scripts"} {
+	for _, dir := range []string{"worker-src/edge", "worker-src/edge/wasm", "worker-src/edge/wire", "worker-src/edge/js", "internal/route", "scripts"} {
 		entries, _ := os.ReadDir(filepath.Join(root, dir))
 		for _, e := range entries {
 			if !e.IsDir() {

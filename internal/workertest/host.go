@@ -8,8 +8,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,6 +49,9 @@ type HostConfig struct {
 	// Cache API calls on URLs containing these substrings reject.
 	FailKV    []string `json:"failKV,omitempty"`
 	FailCache []string `json:"failCache,omitempty"`
+	// SlowR2 delays R2 gets of keys containing one of these substrings by 300 ms (it needs
+	// CountKV): a read the Worker makes beside another then comes back after it.
+	SlowR2 []string `json:"slowR2,omitempty"`
 	// CompatibilityDate defaults to host.mjs's own, CompatibilityFlags to none; the edge
 	// Worker's tests pass route.WorkerCompatibilityDate and route.WorkerCompatibilityFlags,
 	// what the provider uploads it with.
@@ -282,6 +287,26 @@ func (h *Host) Counts(client *http.Client) (Counts, error) {
 	var c Counts
 	err = json.NewDecoder(resp.Body).Decode(&c)
 	return c, err
+}
+
+// PutKV writes value under key in the KV namespace ns while the Worker runs (PUT
+// http://kv-stats.host.invalid/kv/<ns>/<key>, a host started with CountKV), through client.
+func (h *Host) PutKV(client *http.Client, ns, key, value string) error {
+	req, err := http.NewRequest("PUT", h.URL+"/kv/"+ns+"/"+url.PathEscape(key), strings.NewReader(value))
+	if err != nil {
+		return err
+	}
+	req.Host = "kv-stats.host.invalid"
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusNoContent {
+		b, _ := io.ReadAll(resp.Body)
+		return fmt.Errorf("KV put %s/%s: %s %s", ns, key, resp.Status, b)
+	}
+	return nil
 }
 
 // Close stops host.mjs (closing stdin makes it dispose of workerd) and waits for it.

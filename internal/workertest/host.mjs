@@ -17,10 +17,14 @@
 //   countKV      true: wrap the KV bindings to count get() calls from inside the runtime, and
 //                count caches.default match/put and R2 get/head calls too;
 //                GET http://kv-stats.host.invalid/ answers {"reads": n, "cacheMatches": n,
-//                "cachePuts": n, "r2Reads": n, "cacheTtls": {NS: ["36", ...]}}
+//                "cachePuts": n, "r2Reads": n, "cacheTtls": {NS: ["36", ...]}}, and
+//                PUT http://kv-stats.host.invalid/kv/<NS>/<key> writes the body as key's
+//                value (a change of the data while the Worker runs)
 //   failKV       ["key", ...]: with countKV, get() of these keys rejects (KV failure injection)
 //   failCache    ["substring", ...]: with countKV, caches.default.match/put of URLs containing
 //                one of these reject (Cache API failure injection)
+//   slowR2       ["substring", ...]: with countKV, R2 get() of keys containing one of these
+//                answers 300 ms late
 //   compatibilityDate
 //   profile      "<file>": record a CPU profile of the Worker's isolate (V8's sampling profiler,
 //                through workerd's inspector) from "ready" until the host closes, and write it
@@ -49,6 +53,7 @@ const cacheTtls = {};
 const wrapped = new Map();
 const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
 const FAIL_CACHE = ${JSON.stringify(cfg.failCache || [])};
+const SLOW_R2 = ${JSON.stringify(cfg.slowR2 || [])};
 function wrap(ns, name) {
   return new Proxy(ns, { get(t, p) {
     if (p === "get") return (...a) => {
@@ -65,7 +70,13 @@ function wrap(ns, name) {
 function wrapR2(bucket) {
   return new Proxy(bucket, { get(t, p) {
     const v = t[p];
-    if (p === "get" || p === "head") return (...a) => { r2Reads++; return v.apply(t, a); };
+    if (p === "get" || p === "head") return (...a) => {
+      r2Reads++;
+      if (p === "get" && SLOW_R2.some((k) => String(a[0]).includes(k))) {
+        return new Promise((resolve) => setTimeout(resolve, 300)).then(() => v.apply(t, a));
+      }
+      return v.apply(t, a);
+    };
     return typeof v === "function" ? v.bind(t) : v;
   } });
 }
@@ -74,7 +85,14 @@ const R2 = ${JSON.stringify(Object.keys(cfg.r2 || {}))};
 let env2;
 export default {
   async fetch(request, env, ctx) {
-    if (new URL(request.url).hostname === "kv-stats.host.invalid") return Response.json({ reads, cacheMatches, cachePuts, r2Reads, cacheTtls: Object.fromEntries(Object.entries(cacheTtls).map(([k, v]) => [k, Object.keys(v)])) });
+    const u = new URL(request.url);
+    if (u.hostname === "kv-stats.host.invalid" && request.method === "PUT") {
+      const [, kv, ns, ...key] = u.pathname.split("/");
+      if (kv !== "kv" || !KV.includes(ns) || key.length === 0) return new Response("want /kv/<NS>/<key>", { status: 404 });
+      await env[ns].put(decodeURIComponent(key.join("/")), await request.text());
+      return new Response(null, { status: 204 });
+    }
+    if (u.hostname === "kv-stats.host.invalid") return Response.json({ reads, cacheMatches, cachePuts, r2Reads, cacheTtls: Object.fromEntries(Object.entries(cacheTtls).map(([k, v]) => [k, Object.keys(v)])) });
     if (!env2) {
       const c = caches.default;
       const fails = (u) => FAIL_CACHE.some((f) => String(u && u.url ? u.url : u).includes(f));

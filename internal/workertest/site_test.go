@@ -1,6 +1,7 @@
 package workertest
 
 import (
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
@@ -137,5 +138,76 @@ func TestSiteBadManifest(t *testing.T) {
 				t.Errorf("%s: log %v", c.app, l)
 			}
 		}
+	}
+}
+
+// In workerd, through the real shim: a site's GET after the isolate let its host go (here the
+// memo alone keeps a host, every route-cache lookup failing) reads the object its path had in
+// the manifest beside the record's read, one round less, and the answer is that object, read
+// once even when it comes back after the record (the core names it again meanwhile). When
+// the record moved to another version meanwhile, the object read ahead is not the answer: the
+// new version's manifest and object are read and served, and the log counts both object reads.
+func TestSiteObjectReadAheadOfTheRecord(t *testing.T) {
+	cfg := hostConfig
+	cfg.Bindings = maps.Clone(cfg.Bindings)
+	cfg.Bindings["FRESHNESS_BUDGET_SECONDS"] = "45" // a memo of 1.5 s, manifests held for 45 s
+	cfg.KV = seedKV()
+	moving := func(manifest string) string {
+		r := casRecord(manifest)
+		r.App = "casmove"
+		return mustRecord(r)
+	}
+	cfg.KV["ROUTES"]["casmove"] = moving(casManifest(1))
+	cfg.FailCache = []string{"/route/v1/"}
+	// data.txt's object answers after the record's read: the core then names the object
+	// still out again, and the shim must not read it twice.
+	cfg.SlowR2 = []string{siteObject(deliveryBody)}
+	h := startOwnHost(t, cfg, time.Minute)
+	useHost(t, h)
+
+	for _, app := range []string{"cas", "casmove"} {
+		if r := do(t, "GET", app+".kamui.test", "/guide/start.html?first", identity(nil), ""); r.status != 200 {
+			t.Fatalf("first GET of %s: %d %q", app, r.status, r.body)
+		}
+	}
+	if err := h.PutKV(client, "ROUTES", "casmove", moving(casManifest(2))); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond) // past the memo
+
+	// The bucket's own count of reads (objects and manifests) beside each log line: a key the
+	// shim is asked for again while its read is out is not read twice.
+	bucketReads := func() int {
+		c, err := h.Counts(client)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.R2Reads
+	}
+	before := bucketReads()
+	r := do(t, "GET", "cas.kamui.test", "/data.txt?ahead", identity(nil), "")
+	if r.status != 200 || r.body != deliveryBody || r.header.Get("ETag") != route.SiteETag(siteObject(deliveryBody)) {
+		t.Fatalf("GET after the memo: %d %q %v", r.status, r.body, r.header)
+	}
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	if l["route_source"] != "kv" || num(l, "kv_reads") != 1 || num(l, "r2_reads") != 1 || num(l, "manifest_reads") != 0 || num(l, "io_rounds") != 2 {
+		t.Errorf("GET after the memo: log %v, want the record from KV and the object read beside it (2 rounds)", l)
+	}
+	if n := bucketReads() - before; n != 1 {
+		t.Errorf("GET after the memo: the bucket was read %d times, want 1", n)
+	}
+	before = bucketReads()
+
+	m := do(t, "GET", "casmove.kamui.test", "/data.txt?moved", identity(nil), "")
+	if m.status != 200 || m.body != casDataV2 || m.header.Get("ETag") != route.SiteETag(siteObject(casDataV2)) ||
+		m.header.Get("Content-Length") != strconv.Itoa(len(casDataV2)) {
+		t.Fatalf("GET after the record moved: %d %q %v, want version 2's data.txt", m.status, m.body, m.header)
+	}
+	l = logOf(t, m.header.Get("X-Request-Id"))
+	if num(l, "r2_reads") != 2 || num(l, "manifest_reads") != 1 || num(l, "io_rounds") != 4 {
+		t.Errorf("GET after the record moved: log %v, want 2 object reads (one read ahead, unused), 1 manifest read, 4 rounds", l)
+	}
+	if n := bucketReads() - before; n != 3 {
+		t.Errorf("GET after the record moved: the bucket was read %d times, want 3", n)
 	}
 }

@@ -236,6 +236,9 @@ type Exchange struct {
 	// needObject is the static object a Decide stopped for, and askedObject the one the
 	// adapter was asked to read (Request.Object is its outcome).
 	needObject, askedObject string
+	// objectReads counts the objects named for the adapter, each read once whether or not
+	// the answer takes it (one read ahead may not be), for the log line's r2_reads.
+	objectReads int
 	// needRead is the binding read a Decide stopped for, askedRead the one the adapter was
 	// last asked to make (named at readAsked; the first made at readsFrom), and done the reads
 	// made for the exchange so far (named.go). filtered is set while a pass has the name filter's
@@ -312,18 +315,23 @@ func (ex *Exchange) Decide() bool {
 		if ex.needRoute != "" {
 			named |= 2
 		}
-		// An object other than the one asked for before (the route changed between passes)
-		// is a read, and a round, of its own; so is every binding read (each follows the last).
+		// An object other than the one asked for before (the route changed between passes, or
+		// the object read ahead is not the one the record and manifest name) is a read, and a
+		// round, of its own; so is every binding read (each follows the last). An object or a
+		// read still out is named again as it is (the adapter makes each once), without a round.
 		newObject := ex.needObject != "" && ex.needObject != ex.askedObject
 		if newObject {
 			named |= 4
 			ex.askedObject = ex.needObject
+			ex.objectReads++
+			ex.req.Object = nil // the outcome of another object, if one is back
 		}
-		newRead := ex.needRead.Kind != ReadNone && ex.needContent == "" && ex.needRoute == ""
+		readOut := ex.askedRead.Kind != ReadNone && ex.needRead.same(&ex.askedRead)
+		newRead := ex.needRead.Kind != ReadNone && ex.needContent == "" && ex.needRoute == "" && !readOut
 		if newRead {
 			named |= 8
 			ex.askedRead, ex.readAsked = ex.needRead, ex.h.now()
-		} else {
+		} else if !readOut {
 			ex.needRead = NamedRead{}
 		}
 		if named != ex.asked || newObject || newRead {
@@ -341,8 +349,10 @@ func (ex *Exchange) Decide() bool {
 func (ex *Exchange) Lookups() (content, route string) { return ex.needContent, ex.needRoute }
 
 // ObjectKey names the static object a Decide that returned false needs read, with its body
-// (Request.Object); "" for none. It is named only once everything else about the answer is
-// known, so the read is the request's last I/O before the response.
+// (Request.Object); "" for none. It is named once everything else about the answer is known,
+// so the read is the request's last I/O before the response, or beside the record's KV read
+// when the isolate already knows which object the answer most likely takes (readAhead). A
+// key named again while its read is out is the same read, not a second one.
 func (ex *Exchange) ObjectKey() string { return ex.needObject }
 
 // Run decides, making (and waiting for) every lookup and read that takes.
@@ -374,6 +384,7 @@ func (ex *Exchange) settle(p Plan) {
 	ex.Plan = p
 	ex.Plan.CachePuts = ex.puts
 	ex.line.IORounds += ex.askedRounds
+	ex.line.R2Reads += ex.objectReads
 	ex.countReads()
 	if p.Forward != nil {
 		ex.line.IORounds++
@@ -486,6 +497,7 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// 3–5. The route: memo, route cache, then the fewest KV reads.
 	res := h.resolve(ex, host, app, isPlatform)
 	if ex.pending {
+		h.readAhead(ex, req, u, host)
 		return Plan{}
 	}
 	ex.line.RouteSource = res.from

@@ -390,15 +390,15 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 // the adapter makes the read itself, so the commonest static request never needs Run.
 func (h *Handler) siteObject(ex *Exchange, req *Request, key string) (obj Object, found, read bool, err error) {
 	if r := req.Object; r != nil && ex.askedObject == key {
-		ex.line.R2Reads++ // its round was counted when the Decide named it
-		return r.Object, r.Found, true, r.Err
+		return r.Object, r.Found, true, r.Err // its read and round were counted when named
 	}
 	if !ex.blocking {
 		ex.needObject = key
 		return Object{}, false, false, nil
 	}
 	if ex.askedObject == key {
-		// A Decide named it and the adapter left the read to Run: the round is counted.
+		// A Decide named it and the adapter left the read to Run: its round is counted, and
+		// this is a second read.
 		ex.line.R2Reads++
 		obj, found, err = h.Static.Get(key, true)
 		return obj, found, true, err

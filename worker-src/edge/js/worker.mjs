@@ -31,7 +31,8 @@
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key, object key, then a binding read: kind ("K" a KV value as
 //      text, "T" an object as text; "" none), binding name, key, and its parameter (KV's
-//      cacheTtl in seconds, the text's size limit in bytes): make these lookups and reads,
+//      cacheTtl in seconds, the text's size limit in bytes): make these lookups and reads
+//      (a key or read named again while its answer is out, or after it, is not made again),
 //      call lookups
 //   W  call run
 //   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
@@ -350,9 +351,11 @@ async function serve(request, env, ctx) {
   let a = new Answer(answer(wasm.kamuiDecide(write(fields))));
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
-  // The object read comes last, once the core knows everything else about the answer; a
-  // binding read (a KV value, a manifest) once the core knows which one it needs.
-  let cached, object, routeKey;
+  // The object read comes last, once the core knows everything else about the answer, or
+  // beside the record's read when the core already knows which object the answer most
+  // likely takes (edge/ahead.go); a binding read (a KV value, a manifest) once the core knows
+  // which one it needs.
+  let cached, object, objectKey, routeKey;
   const pending = [undefined, undefined, undefined, undefined]; // content, route, object, read
   while (a.kind === "L") {
     const keys = [a.next(), a.next(), a.next()];
@@ -363,9 +366,11 @@ async function serve(request, env, ctx) {
       if (keys[i] && !pending[i]) pending[i] = lookup(keys[i]).then((r) => [i, r]);
     }
     if (keys[1]) routeKey = keys[1];
-    if (keys[2]) {
-      // Another object than the one read before (the route moved between two passes): the
-      // first one's body is not going to be sent.
+    if (keys[2] && keys[2] !== objectKey) {
+      // Another object than the one read before (the route moved between two passes, or the
+      // one read ahead is not the one the record and manifest name): the first one's body is
+      // not going to be sent. The same key named again is the read already made or out.
+      objectKey = keys[2];
       release(object);
       object = undefined;
       if (pending[2]) pending[2].then(([, r]) => release(r.o));
@@ -393,6 +398,9 @@ async function serve(request, env, ctx) {
   // A route lookup the answer came without (a content hit is served as soon as it is back)
   // goes to the core once it is back, so that the host's next requests need none.
   if (pending[1]) rememberLater(ctx, routeKey, pending[1]);
+  // An object read still out is one the answer does without (one read ahead, when the record
+  // turned out to name something else): its body is released once it is back.
+  if (pending[2]) pending[2].then(([, r]) => release(r.o));
   if (a.kind === "W") {
     const token = a.token;
     const done = new Promise((resolve) => running.set(token, resolve));

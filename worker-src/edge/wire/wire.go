@@ -30,7 +30,8 @@
 //
 //	L  content key, route key, static object key (read with its body), binding read: its kind
 //	   (see ReadField), binding name, key and parameter (KV's cacheTtl in seconds, or a text's
-//	   size limit in bytes); for none "", "", "", "0"
+//	   size limit in bytes); for none "", "", "", "0". A key or read named again while its
+//	   answer is out (or after it came) is the one already made, not a second one
 //	W  (nothing)
 //	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; puts
 //	R  status, body kind (see BodyKind), body text, range offset and length ("" "": the whole
