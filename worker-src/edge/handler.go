@@ -444,7 +444,8 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 	// older than the budget allows, and Run, the only path to a per-host KV read, reads the
 	// filter here first. A probe always waits for it, so that "match" never answers for a host
 	// whose visitors the filter still refuses (verify_propagation would pass while they get 404).
-	if probing || !h.memoHas(host) {
+	memoized := h.memoHas(host)
+	if probing || !memoized {
 		refused, ok := h.filterRefuses(ex, host, app, isPlatform)
 		ex.filtered = ok && !refused
 		if !ok && probing {
@@ -474,7 +475,9 @@ func (h *Handler) serve(ex *Exchange, req *Request) Plan {
 		if h.knownDynamic(host) || h.routeEntryDynamic(ex, host) {
 			ex.line.ContentCache = "skip-dynamic"
 		} else {
-			wantRoute := !h.memoHas(host) && req.Route == nil
+			// (routeEntryDynamic memoizes only from a route lookup already made, so memoized
+			// still tells whether one is wanted.)
+			wantRoute := !memoized && req.Route == nil
 			if req.Content == nil && !ex.blocking {
 				ex.needContent = u.key
 				if wantRoute {

@@ -166,3 +166,9 @@ func httpDate(s string) (int64, bool) {
 	days := (year*12+int64(month/3))*31 + day
 	return ((days*24+hour)*60+minute)*60 + second, true
 }
+
+// conditional reports whether req asks for anything but the whole representation (a range, or
+// a validator that may make the answer a 304): only then may a static answer need no body.
+func conditional(req Header) bool {
+	return req.Has("Range") || req.Has("If-None-Match") || req.Has("If-Modified-Since")
+}

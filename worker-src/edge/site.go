@@ -349,6 +349,13 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	// it does not have. The ETag (the content's hash) is exact; without a Last-Modified an
 	// If-Modified-Since alone gets the 200, never a wrong 304.
 	object := file.object()
+	key := route.SiteObjectKey(st.Prefix, object)
+	if withBody && !ex.blocking && !(req.Object != nil && ex.askedObject == key) && !conditional(req.Header) {
+		// The answer takes the object's body whatever else it says (a 200, or the 404 page):
+		// the pass that names it need not build the headers the next pass builds again.
+		ex.needObject = key
+		return ex.wait()
+	}
 	hdr := append(make(Header, 0, 8), // not a literal: see Exchange.fixed
 		Field{"Content-Type", file.typ},
 		Field{"ETag", route.SiteETag(object)},
@@ -361,7 +368,6 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	if !withBody || (p.Status != 200 && p.Status != 206 && p.Status != 404) {
 		return p // HEAD, 304, 416: decided from the manifest alone
 	}
-	key := route.SiteObjectKey(st.Prefix, object)
 	obj, found, read, err := h.siteObject(ex, req, key)
 	if !read {
 		return ex.wait() // the body is I/O: the adapter reads it and decides again
