@@ -1,10 +1,6 @@
 package edge
 
-import (
-	"strings"
-
-	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
-)
+import "github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 
 // readAhead names, beside the record's KV read a Decide has just named, the read of the static
 // object the answer most likely takes: the one the request's path named in the manifest of the
@@ -22,9 +18,9 @@ import (
 // HEAD or a conditional request may need none, and a host the isolate never resolved, or last
 // resolved to a dynamic app, gives no guess.
 func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string) {
+	missed := req.Content != nil && req.Content.Err == nil && !req.Content.Found
 	if ex.blocking || ex.needRead.Kind != ReadKV || ex.needContent != "" || ex.needRoute != "" ||
-		ex.askedObject != "" || req.Method != "GET" || ex.line.ContentCache != "miss" ||
-		req.Header.Has("If-None-Match") {
+		ex.askedObject != "" || req.Method != "GET" || !missed || req.Header.Has("If-None-Match") {
 		return
 	}
 	last, ok := h.lastFound(host)
@@ -44,17 +40,13 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	}
 }
 
-// known is the file the manifest under key maps rel to, as serveSite maps it (the index for an
-// extension-less path of a single-page app; never the 404 page), from its entry live or
-// expired, without marking it used: a hint for readAhead. h.mu must be held.
+// known is the file the manifest under key maps rel to, as serveSite maps it (siteFiles.at),
+// from its entry live or expired, without marking it used: a hint for readAhead. h.mu must be
+// held.
 func (m *siteMemo) known(key, rel, index string, spa bool) (siteFile, bool) {
 	e, ok := m.entries[key]
 	if !ok {
 		return siteFile{}, false
 	}
-	f, found := e.files[rel]
-	if !found && spa && !strings.Contains(lastSegment(rel), ".") {
-		f, found = e.files[index]
-	}
-	return f, found
+	return e.files.at(rel, index, spa)
 }

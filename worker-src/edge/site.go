@@ -42,6 +42,16 @@ func (f siteFile) object() string { return hex.EncodeToString(f.sum[:]) }
 // siteFiles are one manifest's files by path.
 type siteFiles map[string]siteFile
 
+// at is the file that answers rel: its own, or for an extension-less path of a single-page
+// app (spa), which owns every such path, its index. Never the 404 page.
+func (files siteFiles) at(rel, index string, spa bool) (siteFile, bool) {
+	f, found := files[rel]
+	if !found && spa && !strings.Contains(lastSegment(rel), ".") {
+		f, found = files[index]
+	}
+	return f, found
+}
+
 // compactSite converts a decoded manifest (whose objects DecodeSiteManifest checked to be
 // 64 lower-case hex digits) into the memo's form.
 func compactSite(m route.SiteManifest) siteFiles {
@@ -323,11 +333,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	var file siteFile
 	found := false
 	if ok {
-		file, found = files[rel]
-		if !found && st.SPA && !strings.Contains(lastSegment(rel), ".") {
-			// A single-page app owns every extension-less path: its index answers them.
-			file, found = files[st.Index]
-		}
+		file, found = files.at(rel, st.Index, st.SPA)
 	}
 	if !found && st.NotFound != "" {
 		file, found = files[st.NotFound]
@@ -350,7 +356,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	// If-Modified-Since alone gets the 200, never a wrong 304.
 	object := file.object()
 	key := route.SiteObjectKey(st.Prefix, object)
-	if withBody && !ex.blocking && !(req.Object != nil && ex.askedObject == key) && !conditional(req.Header) {
+	if withBody && !ex.blocking && ex.objectBack(key) == nil && !conditional(req.Header) {
 		// The answer takes the object's body whatever else it says (a 200, or the 404 page):
 		// the pass that names it need not build the headers the next pass builds again.
 		ex.needObject = key
@@ -368,7 +374,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	if !withBody || (p.Status != 200 && p.Status != 206 && p.Status != 404) {
 		return p // HEAD, 304, 416: decided from the manifest alone
 	}
-	obj, found, read, err := h.siteObject(ex, req, key)
+	obj, found, read, err := h.siteObject(ex, key)
 	if !read {
 		return ex.wait() // the body is I/O: the adapter reads it and decides again
 	}
@@ -390,12 +396,21 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	return ex.fixed(fixedStaticError)
 }
 
+// objectBack is the outcome of the read of key the adapter made for an earlier Decide, if it
+// is back; nil otherwise.
+func (ex *Exchange) objectBack(key string) *ObjectRead {
+	if ex.askedObject != key {
+		return nil
+	}
+	return ex.req.Object
+}
+
 // siteObject reads the object of a site's file with its body: the adapter's read when it
 // made the one an earlier Decide named (Request.Object), else from the bucket when Run may
 // block. A Decide without that read names the key (Exchange.ObjectKey) and read is false:
 // the adapter makes the read itself, so the commonest static request never needs Run.
-func (h *Handler) siteObject(ex *Exchange, req *Request, key string) (obj Object, found, read bool, err error) {
-	if r := req.Object; r != nil && ex.askedObject == key {
+func (h *Handler) siteObject(ex *Exchange, key string) (obj Object, found, read bool, err error) {
+	if r := ex.objectBack(key); r != nil {
 		return r.Object, r.Found, true, r.Err // its read and round were counted when named
 	}
 	if !ex.blocking {
