@@ -404,8 +404,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		// Only edge and js-seed (-only edge,js-seed): the latency goal, without the floors and
 		// the limit. With a longer trace (-n 12000: a round's p99 is then its tenth slowest
 		// request, not its third) it is the way to read the p99 goal with narrower intervals.
-		fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
-			loadStart, loadAverage(), runtime.NumCPU())
+		printLoad(loadStart)
 		return nil
 	}
 	fmt.Printf("bench-edge: floor kv_reads=%d per_1000=%.1f, known floor (without the unknown hosts' reads) kv_reads=%d per_1000=%.1f (ideal shared cache holding each resolution memo+route_cache / memo+negative, on the edge's send times)\n",
@@ -423,13 +422,18 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	fmt.Printf("bench-edge: goal edge KV reads ≤ js-seed's: %d vs %d; ≤ 1.05 × known floor: %.3f; flood per-host reads %d ≤ %s (the filter's false-positive rate %.3f%% × %d)\n",
 		e.stats.Reads, sd.stats.Reads, ratio(e.stats.Reads, e.knownFloor), floodReads, fpBound, fpRate*100, len(floodTrace))
 	fmt.Printf("bench-edge: distance to the limit, edge/js-passthrough p50 %.3f [%.3f..%.3f] (moonshot ≤ 1.25)\n", j50, j50lo, j50hi)
-	// The latency ratios move with the machine's other work: under load the runtimes'
-	// queueing hides the Workers' differences, on a quiet machine their I/O shows.
-	fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
-		loadStart, loadAverage(), runtime.NumCPU())
+	printLoad(loadStart)
 	fmt.Printf("bench-edge: kv_reads_vs_floor=%.3f kv_reads_vs_known_floor=%.3f flood_kv_reads=%d flood_fp_bound=%s latency_p50_vs_seed=%.3f latency_p99_vs_seed=%.3f latency_p50_vs_js=%.3f gzip_bytes=%d\n",
 		ratio(e.stats.Reads, e.floor), ratio(e.stats.Reads, e.knownFloor), floodReads, fpBound, s50, s99, j50, gzipBytes)
 	return nil
+}
+
+// printLoad prints the machine's load at the run's start and now. The latency ratios move with
+// the machine's other work: under load the runtimes' queueing hides the Workers' differences,
+// on a quiet machine their I/O shows.
+func printLoad(atStart string) {
+	fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
+		atStart, loadAverage(), runtime.NumCPU())
 }
 
 // loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
