@@ -54,6 +54,9 @@ const platform = "kamui.test"
 var only, dumpLogs, logSample, compareDir, profileDir string
 var byKind bool
 
+// byPosition is how many of each turn's first requests the -by-position diagnostic sets apart.
+var byPosition int
+
 // settle is the pause before each Worker's turn (-settle).
 var settle time.Duration
 
@@ -113,6 +116,7 @@ func main() {
 	flag.StringVar(&profileDir, "profile", "", "write a CPU profile of each Worker's isolate (V8's sampling profiler, 100 µs) to DIR/<worker>.cpuprofile; diagnostic, it slows every Worker alike")
 	flag.StringVar(&mix, "mix", "default", "the trace's requests: default, static (static GETs only) or content-hit (one static path only); the last two isolate a path for A/B runs (diagnostic)")
 	flag.DurationVar(&settle, "settle", time.Second, "pause before each Worker's turn, so that the Worker before it has finished its background work (its cache puts, its runtime's collections) when its requests start")
+	flag.IntVar(&byPosition, "by-position", 0, "also print each Worker's latency over the first N requests of each turn against the rest of the turn, to see whether the Worker before it is still at work when a turn starts (diagnostic; 0: off)")
 	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
 	flag.Parse()
 	if _, ok := mixes[mix]; !ok {
@@ -306,7 +310,9 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		// the same idle gaps over a run but after different slices: of two identical builds,
 		// the one reported first met 9 % more cold static GETs than the one reported third
 		// (three Workers), and read 8 % more KV, in every run, since the trace is the same.
-		// The pause before a turn keeps the Worker before it out of its first requests.
+		// The pause before a turn: without it, two identical builds measured the one whose
+		// turn follows the other's slower in two A/A runs of two; with it, in neither
+		// (docs/ARCHITECTURE.md, Tests; -by-position shows it is not the turn's first requests).
 		for _, w := range picked {
 			time.Sleep(settle)
 			s, err := replay(hosts[w.name], slice, conc, time.Since(runStart))
@@ -356,6 +362,9 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		}
 	}
 	printKinds(picked, results)
+	if byPosition > 0 {
+		printPositions(picked, results, byPosition)
+	}
 	if byKind {
 		for _, name := range append([]string{"edge", "js-seed"}, compared...) {
 			if r := results[name]; r != nil {
