@@ -52,6 +52,11 @@ type HostConfig struct {
 	// SlowR2 delays R2 gets of keys containing one of these substrings by 300 ms (it needs
 	// CountKV): a read the Worker makes beside another then comes back after it.
 	SlowR2 []string `json:"slowR2,omitempty"`
+	// IODelayMS makes every KV get, R2 get or head and Cache API lookup wait this many
+	// milliseconds before it is made (it needs CountKV): a model of binding calls that are
+	// network round trips, which in the local runtime they are not. Calls made side by side
+	// wait side by side.
+	IODelayMS int `json:"ioDelayMs,omitempty"`
 	// CompatibilityDate defaults to host.mjs's own, CompatibilityFlags to none; the edge
 	// Worker's tests pass route.WorkerCompatibilityDate and route.WorkerCompatibilityFlags,
 	// what the provider uploads it with.

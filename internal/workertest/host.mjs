@@ -25,6 +25,9 @@
 //                one of these reject (Cache API failure injection)
 //   slowR2       ["substring", ...]: with countKV, R2 get() of keys containing one of these
 //                answers 300 ms late
+//   ioDelayMs    n: with countKV, every KV get(), R2 get()/head() and caches.default.match()
+//                waits n ms before it is made, as a network round trip would (calls made side
+//                by side wait side by side): a model of I/O that is not on this machine
 //   compatibilityDate
 //   profile      "<file>": record a CPU profile of the Worker's isolate (V8's sampling profiler,
 //                through workerd's inspector) from "ready" until the host closes, and write it
@@ -54,6 +57,9 @@ const wrapped = new Map();
 const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
 const FAIL_CACHE = ${JSON.stringify(cfg.failCache || [])};
 const SLOW_R2 = ${JSON.stringify(cfg.slowR2 || [])};
+const IO_DELAY_MS = ${JSON.stringify(cfg.ioDelayMs || 0)};
+// The modelled round trip: the call is made once the delay is over.
+const later = IO_DELAY_MS > 0 ? (call) => new Promise((resolve) => setTimeout(resolve, IO_DELAY_MS)).then(call) : (call) => call();
 function wrap(ns, name) {
   return new Proxy(ns, { get(t, p) {
     if (p === "get") return (...a) => {
@@ -61,7 +67,7 @@ function wrap(ns, name) {
       const ttl = a[1] && typeof a[1] === "object" ? a[1].cacheTtl : undefined;
       (cacheTtls[name] ||= {})[String(ttl)] = true;
       if (FAIL_KV.has(a[0])) return Promise.reject(new Error("injected KV failure"));
-      return t.get(...a);
+      return later(() => t.get(...a));
     };
     const v = t[p];
     return typeof v === "function" ? v.bind(t) : v;
@@ -75,7 +81,7 @@ function wrapR2(bucket) {
       if (p === "get" && SLOW_R2.some((k) => String(a[0]).includes(k))) {
         return new Promise((resolve) => setTimeout(resolve, 300)).then(() => v.apply(t, a));
       }
-      return v.apply(t, a);
+      return later(() => v.apply(t, a));
     };
     return typeof v === "function" ? v.bind(t) : v;
   } });
@@ -101,7 +107,8 @@ export default {
         c[m] = (u, ...rest) => {
           if (m === "match") cacheMatches++;
           else cachePuts++;
-          return fails(u) ? Promise.reject(new Error("injected cache failure")) : orig(u, ...rest);
+          if (fails(u)) return Promise.reject(new Error("injected cache failure"));
+          return m === "match" ? later(() => orig(u, ...rest)) : orig(u, ...rest);
         };
       }
       for (const n of KV) wrapped.set(n, wrap(env[n], n));
