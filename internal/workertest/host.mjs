@@ -58,8 +58,9 @@ const FAIL_KV = new Set(${JSON.stringify(cfg.failKV || [])});
 const FAIL_CACHE = ${JSON.stringify(cfg.failCache || [])};
 const SLOW_R2 = ${JSON.stringify(cfg.slowR2 || [])};
 const IO_DELAY_MS = ${JSON.stringify(cfg.ioDelayMs || 0)};
-// The modelled round trip: the call is made once the delay is over.
-const later = IO_DELAY_MS > 0 ? (call) => new Promise((resolve) => setTimeout(resolve, IO_DELAY_MS)).then(call) : (call) => call();
+// after makes call once ms have passed; later is the modelled round trip of every call.
+const after = (ms, call) => new Promise((resolve) => setTimeout(resolve, ms)).then(call);
+const later = IO_DELAY_MS > 0 ? (call) => after(IO_DELAY_MS, call) : (call) => call();
 function wrap(ns, name) {
   return new Proxy(ns, { get(t, p) {
     if (p === "get") return (...a) => {
@@ -79,7 +80,7 @@ function wrapR2(bucket) {
     if (p === "get" || p === "head") return (...a) => {
       r2Reads++;
       if (p === "get" && SLOW_R2.some((k) => String(a[0]).includes(k))) {
-        return new Promise((resolve) => setTimeout(resolve, 300)).then(() => v.apply(t, a));
+        return after(300, () => v.apply(t, a));
       }
       return later(() => v.apply(t, a));
     };

@@ -25,37 +25,32 @@ type positionStats struct {
 // splitByPosition gathers the answered requests of every round of w into the first `first` of
 // each round and the rest. A request that failed (latency 0) is in neither.
 func (w *workerResult) splitByPosition(first int) (head, rest positionStats) {
-	var headLat, restLat []time.Duration
-	var headDur, restDur []time.Duration
+	var heads, rests positionGroup
 	at := 0 // index of the round's first request in w.ids
 	for _, round := range w.rounds {
 		for k, d := range round {
 			if d == 0 {
 				continue
 			}
-			dur, logged := time.Duration(0), false
-			if l, ok := w.logs[w.ids[at+k]]; ok {
-				dur, logged = time.Duration(l.DurUS)*time.Microsecond, true
-			}
+			g := &rests
 			if k < first {
-				headLat = append(headLat, d)
-				if logged {
-					headDur = append(headDur, dur)
-				}
-			} else {
-				restLat = append(restLat, d)
-				if logged {
-					restDur = append(restDur, dur)
-				}
+				g = &heads
+			}
+			g.lat = append(g.lat, d)
+			if l, ok := w.logs[w.ids[at+k]]; ok {
+				g.dur = append(g.dur, time.Duration(l.DurUS)*time.Microsecond)
 			}
 		}
 		at += len(round)
 	}
-	return summarise(headLat, headDur), summarise(restLat, restDur)
+	return heads.summary(), rests.summary()
 }
 
-func summarise(lat, dur []time.Duration) positionStats {
-	return positionStats{n: len(lat), p50: pct(lat, 50), p90: pct(lat, 90), avg: mean(lat), dur: mean(dur)}
+// positionGroup is one group's latencies, and the Worker's own durations of those that logged.
+type positionGroup struct{ lat, dur []time.Duration }
+
+func (g *positionGroup) summary() positionStats {
+	return positionStats{n: len(g.lat), p50: pct(g.lat, 50), p90: pct(g.lat, 90), avg: mean(g.lat), dur: mean(g.dur)}
 }
 
 func mean(d []time.Duration) time.Duration {
