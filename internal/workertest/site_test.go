@@ -211,3 +211,45 @@ func TestSiteObjectReadAheadOfTheRecord(t *testing.T) {
 		t.Errorf("GET after the record moved: the bucket was read %d times, want 3", n)
 	}
 }
+
+// In workerd, through the real shim: a custom host this isolate resolved before, whose own
+// route-cache entry is gone (here: every lookup of it fails) while its app's is not, names in
+// one round its mapping's read, its app's entry (in the host lookup's place) and the object its
+// path had: two rounds in all, no ROUTES read, the object read once. The log line's route cache
+// stays the host's own lookup, so the app's entry was filed as the app's.
+func TestCustomHostReadsAheadInOneRound(t *testing.T) {
+	cfg := hostConfig
+	cfg.Bindings = maps.Clone(cfg.Bindings)
+	cfg.Bindings["FRESHNESS_BUDGET_SECONDS"] = "45" // a memo of 1.5 s, the route cache's far longer
+	cfg.KV = seedKV()
+	cfg.KV["DOMAINS"]["www.cas.example"] = mustMapping(route.DomainMapping{App: "cas", Status: route.StatusActive})
+	cfg.FailCache = []string{"/route/v1/www.cas.example"}
+	h := startOwnHost(t, cfg, time.Minute)
+	useHost(t, h)
+
+	if r := do(t, "GET", "www.cas.example", "/guide/start.html?first", identity(nil), ""); r.status != 200 {
+		t.Fatalf("first GET: %d %q", r.status, r.body)
+	}
+	time.Sleep(2500 * time.Millisecond) // past the memo, well within the app's entry
+
+	before, err := h.Counts(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := do(t, "GET", "www.cas.example", "/data.txt?ahead", identity(nil), "")
+	if r.status != 200 || r.body != deliveryBody || r.header.Get("ETag") != route.SiteETag(siteObject(deliveryBody)) {
+		t.Fatalf("GET after the memo: %d %q %v", r.status, r.body, r.header)
+	}
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	if l["route_source"] != "kv" || l["route_cache"] != "error" || num(l, "kv_reads") != 1 || num(l, "r2_reads") != 1 ||
+		num(l, "manifest_reads") != 0 || num(l, "io_rounds") != 2 {
+		t.Errorf("GET after the memo: log %v, want the mapping from KV beside the app's entry and the object (2 rounds)", l)
+	}
+	after, err := h.Counts(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after.Minus(before); d.R2Reads != 1 || d.Reads != 1 {
+		t.Errorf("the bucket was read %d times and KV %d, want 1 each (the object, the mapping)", d.R2Reads, d.Reads)
+	}
+}

@@ -2,13 +2,15 @@ package edge
 
 import "github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 
-// readAhead names, beside the record's KV read a Decide has just named, the read of the static
-// object the answer most likely takes: the one the request's path named in the manifest of the
+// readAhead names, beside the KV read a Decide has just named (a platform host's record, a
+// custom host's mapping), the read of the static object the answer most likely takes: the one the request's path named in the manifest of the
 // record this isolate last resolved the host to (the memo keeps a resolution, and the manifest
 // memo a manifest's files, past their lifetimes, as hints). A site's record, and a version's
 // manifest, change only with a deployment, so the guess is almost always the answer, and the
 // object's read then overlaps the record's (and the manifest's, when that is read again)
-// instead of following them: one sequential round less on the cold path of a site's GET.
+// instead of following them: one sequential round less on the cold path of a site's GET. A
+// custom host's object overlaps its mapping's read and, with it, the lookup of its app's
+// route-cache entry (appResolution), or the record's read that follows.
 //
 // The guess decides nothing. The record and the manifest are read and validated as always,
 // and the object is taken only if they name it: the object's key is its content's hash, so the
@@ -19,7 +21,8 @@ import "github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 // resolved to a dynamic app, gives no guess.
 func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string) {
 	missed := req.Content != nil && req.Content.Err == nil && !req.Content.Found
-	if ex.blocking || ex.needRead.Kind != ReadKV || ex.needContent != "" || ex.needRoute != "" ||
+	hostLookup := ex.needRoute != "" && ex.needRoute != ex.appEntry.key
+	if ex.blocking || ex.needRead.Kind != ReadKV || ex.needContent != "" || hostLookup ||
 		ex.askedObject != "" || req.Method != "GET" || !missed || req.Header.Has("If-None-Match") {
 		return
 	}

@@ -184,3 +184,104 @@ func TestReadAheadOnlyWhereAnObjectIsLikely(t *testing.T) {
 		t.Errorf("content hit: steps %q log %+v", steps, ex.line)
 	}
 }
+
+// A custom host this isolate resolved to a site before, once the memo and the route cache have
+// let it go, names beside its mapping's read the object its path had and, when the app's own
+// route-cache entry is likely still there, that entry's lookup. With the entry the answer waits
+// on two rounds (the lookups, then the three side by side), without it on three (ROUTES next);
+// Run made it wait on four. The host's own lookup keeps its place in the log line, and the app's
+// arriving before or after the mapping makes no difference.
+func TestReadAheadOnACustomHost(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		appEntryAlive bool
+		mappingFirst  bool
+	}{
+		{"app entry alive", true, false},
+		{"app entry alive, the mapping back first", true, true},
+		{"app entry gone", false, false},
+	} {
+		w := newWorld(t)
+		w.domains.data["www.cas.example"] = mapping(t, route.DomainMapping{App: "cas", Status: route.StatusActive})
+		w.warmFilter(t, w.h)
+		if ex, _ := w.adapt(w.h, get("www.cas.example", "/")); ex.Plan.Status != 200 {
+			t.Fatalf("%s: first GET: %d", c.name, ex.Plan.Status)
+		}
+		if c.appEntryAlive {
+			w.cache.mu.Lock()
+			delete(w.cache.entries, route.RouteCacheKey(testPlatform, "www.cas.example"))
+			w.cache.mu.Unlock()
+			w.clock.Advance(w.h.Config.TTLs.Memo + time.Second)
+		} else {
+			w.clock.Advance(w.h.Config.TTLs.RouteCache + time.Second)
+		}
+		w.warmFilter(t, w.h)
+		routes := w.routes.count()
+		objects, _ := w.objects.counts()
+
+		req := get("www.cas.example", "/guide/start.html")
+		ex := w.decideUntilRead(t, w.h, req)
+		appKey := ""
+		if c.appEntryAlive {
+			appKey = route.RouteCacheKey(testPlatform, "cas.kamui.test")
+		}
+		object := route.SiteObjectKey("sites/cas/", objectOf("start"))
+		if _, rk := ex.Lookups(); ex.Read().Key != "www.cas.example" || rk != appKey || ex.ObjectKey() != object {
+			t.Fatalf("%s: named read %+v, route lookup %q, object %q; want the mapping's beside %q and %q",
+				c.name, ex.Read(), rk, ex.ObjectKey(), appKey, object)
+		}
+		if c.mappingFirst {
+			req.Read = w.read(ex.Read())
+			if ex.Decide() {
+				t.Fatalf("%s: decided without the app's entry", c.name)
+			}
+			if _, rk := ex.Lookups(); rk != appKey || ex.Read().Kind != ReadNone {
+				t.Fatalf("%s: with the mapping back: route lookup %q, read %+v; want the app's entry named again alone", c.name, rk, ex.Read())
+			}
+		}
+		w.resume(ex, req)
+
+		l := ex.line
+		wantRounds, wantKV, wantRoutes := 2, 1, 0
+		if !c.appEntryAlive {
+			wantRounds, wantKV, wantRoutes = 3, 2, 1
+		}
+		objectsAfter, _ := w.objects.counts()
+		if ex.Plan.Status != 200 || bodyText(t, ex.Plan.Body) != "start" {
+			t.Fatalf("%s: %d %q", c.name, ex.Plan.Status, bodyText(t, ex.Plan.Body))
+		}
+		if l.IORounds != wantRounds || l.KVReads != wantKV || l.R2Reads != 1 || l.RouteCache != "miss" ||
+			w.routes.count()-routes != wantRoutes || objectsAfter-objects != 1 {
+			t.Errorf("%s: log %+v, ROUTES read %d times, %d object reads; want %d rounds, %d KV reads, %d ROUTES",
+				c.name, l, w.routes.count()-routes, objectsAfter-objects, wantRounds, wantKV, wantRoutes)
+		}
+	}
+}
+
+// When the mapping has moved to another app since, neither guess is taken: the object read
+// ahead and the hinted app's entry go unused, and the new app's record and object serve.
+func TestCustomHostGuessesGiveWayToTheMapping(t *testing.T) {
+	w := newWorld(t)
+	w.domains.data["www.cas.example"] = mapping(t, route.DomainMapping{App: "cas", Status: route.StatusActive})
+	w.warmFilter(t, w.h)
+	w.adapt(w.h, get("www.cas.example", "/"))
+	w.cache.mu.Lock()
+	delete(w.cache.entries, route.RouteCacheKey(testPlatform, "www.cas.example"))
+	w.cache.mu.Unlock()
+	w.clock.Advance(w.h.Config.TTLs.Memo + w.h.Config.TTLs.DomainsKV + time.Second)
+	w.warmFilter(t, w.h)
+	w.domains.data["www.cas.example"] = mapping(t, route.DomainMapping{App: "casspa", Status: route.StatusActive})
+
+	req := get("www.cas.example", "/")
+	ex := w.decideUntilRead(t, w.h, req)
+	if _, rk := ex.Lookups(); rk != route.RouteCacheKey(testPlatform, "cas.kamui.test") || ex.ObjectKey() == "" {
+		t.Fatalf("named route lookup %q and object %q beside the mapping; want cas's guesses", rk, ex.ObjectKey())
+	}
+	w.resume(ex, req)
+	if ex.Plan.Status != 200 || bodyText(t, ex.Plan.Body) != "spa index" || ex.line.App != "casspa" {
+		t.Fatalf("after the mapping moved: %d %q app %q", ex.Plan.Status, bodyText(t, ex.Plan.Body), ex.line.App)
+	}
+	if l := ex.line; l.R2Reads != 2 || l.KVReads != 2 {
+		t.Errorf("log %+v, want both object reads (one unused) and both KV reads counted", l)
+	}
+}

@@ -17,15 +17,24 @@ import (
 // afterwards, as the adapter does.
 func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 	ex = h.Begin(req)
-	steps = "decide"
-	for !ex.Decide() {
+	if ex.Decide() {
+		w.storePuts(ex)
+		return ex, "decide"
+	}
+	return ex, "decide" + w.resume(ex, req)
+}
+
+// resume goes on as adapt does with ex, whose last Decide returned false, and returns the
+// steps it took from there.
+func (w *world) resume(ex *Exchange, req *Request) (steps string) {
+	for {
 		content, rk := ex.Lookups()
 		switch object := ex.ObjectKey(); {
 		case content != "":
 			req.Content = w.lookup(content)
 			steps += ",content,decide"
 		case rk != "":
-			req.Route = w.lookup(rk)
+			ex.RouteBack(w.lookup(rk))
 			steps += ",route,decide"
 		case object != "":
 			r := new(ObjectRead)
@@ -40,11 +49,13 @@ func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 			steps += ",run"
 			ex.Run()
 			w.storePuts(ex)
-			return ex, steps
+			return steps
+		}
+		if ex.Decide() {
+			w.storePuts(ex)
+			return steps
 		}
 	}
-	w.storePuts(ex)
-	return ex, steps
 }
 
 // read makes a named read as worker.mjs does, from the binding it names.

@@ -252,7 +252,10 @@ type Exchange struct {
 	// is out. A manifest the memo did not keep (its bounds) is decoded again by a later pass.
 	flight     *flight
 	siteFlight *siteFlight
-	early      *earlyResolution
+	// appEntry is the lookup of a custom host's app's route-cache entry a Decide named in the
+	// route lookup's place (appEntryRead), kept across passes.
+	appEntry appEntryRead
+	early    *earlyResolution
 	// prefetch is the route-cache lookup started next to the content lookup.
 	prefetch *pendingMatch
 	// asked is the reads Decide named for the adapter so far (1 content, 2 route, 4 object,
@@ -282,8 +285,8 @@ func (h *Handler) Serve(req *Request) *Exchange {
 //	ex := h.Begin(req)
 //	for !ex.Decide() {
 //		// make what ex.Lookups, ex.ObjectKey or ex.Read names and put the outcome in
-//		// req.Content / req.Route, req.Object or req.Read; when nothing is named:
-//		ex.Run() // the filter's read, a custom host, the layout by prefix, another's flight
+//		// req.Content, ex.RouteBack, req.Object or req.Read; when nothing is named:
+//		ex.Run() // the filter's read, the layout by prefix, another's flight, an unhinted app's entry
 //		break
 //	}
 func (h *Handler) Begin(req *Request) *Exchange {
@@ -326,15 +329,22 @@ func (ex *Exchange) Decide() bool {
 			ex.objectReads++
 			ex.req.Object = nil // the outcome of another object, if one is back
 		}
+		// An app's entry named in the route lookup's place (appEntryRead) is a round of its own,
+		// or shares one with the mapping's read it is named beside.
+		newAppEntry := ex.needRoute != "" && ex.needRoute == ex.appEntry.key && !ex.appEntry.asked
+		if newAppEntry {
+			ex.appEntry.asked = true
+		}
 		readOut := ex.askedRead.Kind != ReadNone && ex.needRead.same(&ex.askedRead)
-		newRead := ex.needRead.Kind != ReadNone && ex.needContent == "" && ex.needRoute == "" && !readOut
+		lookupsOut := ex.needContent != "" || (ex.needRoute != "" && ex.needRoute != ex.appEntry.key)
+		newRead := ex.needRead.Kind != ReadNone && !lookupsOut && !readOut
 		if newRead {
 			named |= 8
 			ex.askedRead, ex.readAsked = ex.needRead, ex.h.now()
 		} else if !readOut {
 			ex.needRead = NamedRead{}
 		}
-		if named != ex.asked || newObject || newRead {
+		if named != ex.asked || newObject || newRead || newAppEntry {
 			ex.asked = named
 			ex.askedRounds++
 		}
@@ -345,7 +355,8 @@ func (ex *Exchange) Decide() bool {
 }
 
 // Lookups names the Cache API lookups a Decide that returned false was missing: the
-// content key (Request.Content) and the route-cache key (Request.Route); "" for none.
+// content key (Request.Content) and a route-cache key, the host's or, once the host's is
+// back, its app's entry (RouteBack files the outcome); "" for none.
 func (ex *Exchange) Lookups() (content, route string) { return ex.needContent, ex.needRoute }
 
 // ObjectKey names the static object a Decide that returned false needs read, with its body

@@ -108,6 +108,25 @@ func (ex *Exchange) named(n *NamedRead) (out TextRead, made bool) {
 	return TextRead{}, false
 }
 
+// madeRead reports whether the adapter has made n for this exchange.
+func (ex *Exchange) madeRead(n *NamedRead) bool {
+	for i := range ex.done {
+		if ex.done[i].read.same(n) {
+			return true
+		}
+	}
+	return false
+}
+
+// mappingRead is the read of custom host's DOMAINS mapping, as kvGet names it.
+func (h *Handler) mappingRead(host string) *NamedRead {
+	return kvRead(BindingDomains, host, h.Config.TTLs.DomainsKV)
+}
+
+func kvRead(binding, key string, ttl time.Duration) *NamedRead {
+	return &NamedRead{Kind: ReadKV, Binding: binding, Key: key, Param: int64(ttl / time.Second)}
+}
+
 // countReads adds the named reads made for the exchange to its log line, once, at settle: every
 // pass rebuilds the line and may use them again. Their rounds were counted when they were named.
 func (ex *Exchange) countReads() {
@@ -127,8 +146,7 @@ func (ex *Exchange) countReads() {
 // (ex.pending); the caller returns.
 func (h *Handler) kvGet(ex *Exchange, binding string, kv KV, key string,
 	ttl time.Duration) ([]byte, bool, error) {
-	n := &NamedRead{Kind: ReadKV, Binding: binding, Key: key, Param: int64(ttl / time.Second)}
-	r, made := ex.named(n)
+	r, made := ex.named(kvRead(binding, key, ttl))
 	if made {
 		return []byte(r.Text), r.Found, r.Err
 	}

@@ -168,8 +168,10 @@ func (h *Handler) cacheTTL(r resolution) time.Duration {
 // record. The same strict decoding applies, and the data keeps its read time, so whatever is
 // derived from it expires with it.
 //
-// early is the lookup of a hinted app's entry made beside the mapping's read (nil for none);
-// when the mapping names that app, its answer is used instead of a wait of its own.
+// The app's entry is looked up only when the isolate has reason to think it is there: the
+// lookup named beside the mapping's read (Exchange.appEntry) or Run's early one (early; nil for
+// none) when the mapping names the app they were made for, else one of its own when the entry
+// is likely there (appEntryLikely), which a Decide names for the adapter.
 func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (resolution, bool) {
 	host, ok := h.appHost(app)
 	if !ok {
@@ -179,16 +181,27 @@ func (h *Handler) appResolution(ex *Exchange, app string, early *appLookup) (res
 		return r, true
 	}
 	var m routeMatch
-	if early != nil && early.app == app && early.lookup != nil {
+	switch named := &ex.appEntry; {
+	case named.app == app && named.back != nil:
+		m = routeMatch{named.back.Entry, named.back.Found, named.back.Err}
+	case named.app == app && !ex.blocking:
+		ex.needRoute = named.key // still out: named again as it is, no second lookup
+		ex.wait()
+		return resolution{}, false
+	case early != nil && early.app == app && early.lookup != nil:
 		m, early.lookup = early.lookup.take(), nil
-	} else {
-		if !h.appEntryLikely(host) {
-			return resolution{}, false
-		}
-		if !ex.blocking {
-			ex.wait() // the lookup is Run's
-			return resolution{}, false
-		}
+	case !h.appEntryLikely(host):
+		return resolution{}, false
+	case !ex.blocking && named.app == "":
+		ex.nameAppEntry(app, host)
+		ex.wait()
+		return resolution{}, false
+	case !ex.blocking:
+		// The lookup named beside the mapping was for the app the host had before, and may
+		// still be out in the only slot a route lookup has: Run looks this one up.
+		ex.wait()
+		return resolution{}, false
+	default:
 		ex.line.IORounds++ // a wait of its own, between the mapping and any ROUTES read
 		m.e, m.found, m.err = h.Cache.Match(route.RouteCacheKey(h.Config.PlatformDomain, host))
 	}
@@ -217,7 +230,7 @@ func (h *Handler) appEntryLikely(host string) bool {
 	return ok && m.res.cacheable() && now.Before(m.res.readAt.Add(h.cacheTTL(m.res)))
 }
 
-// appLookup is the route-cache lookup of an app's entry, started beside a custom host's
+// appLookup is the route-cache lookup of an app's entry, started by Run beside a custom host's
 // mapping read because this isolate resolved the host to that app before (earlyAppLookup).
 type appLookup struct {
 	_ [0]func() // not comparable (see logLine)
@@ -226,20 +239,64 @@ type appLookup struct {
 	lookup *pendingMatch // nil once taken
 }
 
-// earlyAppLookup starts the lookup of the app host last resolved to, when the memo still holds
-// that resolution (live or expired) and not the app's own: the mapping almost always names the
-// same app again, and then the app's entry costs no wait of its own. Nil when there is no hint.
-func (h *Handler) earlyAppLookup(host string) *appLookup {
+// hintedApp is the app this isolate last resolved host to, and that app's platform host, when
+// its route-cache entry is worth looking up beside the host's mapping read: the memo still holds
+// host's resolution (live or expired) and not the app's own, whose entry is likely there. The
+// mapping almost always names the same app again, and then the app's entry costs no wait of its
+// own.
+func (h *Handler) hintedApp(host string) (app, appHost string, ok bool) {
 	r, ok := h.lastFound(host)
 	if !ok || r.rec.App == "" {
-		return nil
+		return "", "", false
 	}
-	app := r.rec.App
-	appHost, ok := h.appHost(app)
+	app = r.rec.App
+	appHost, ok = h.appHost(app)
 	if !ok || h.memoHas(appHost) || !h.appEntryLikely(appHost) {
+		return "", "", false
+	}
+	return app, appHost, true
+}
+
+// earlyAppLookup starts, for Run, the lookup of the hinted app's entry (hintedApp) beside the
+// host's mapping read; nil when there is no hint, or when the adapter has already made the
+// mapping's read (the lookup would be a wait of its own, which appResolution makes and counts).
+func (h *Handler) earlyAppLookup(ex *Exchange, host string) *appLookup {
+	app, appHost, ok := h.hintedApp(host)
+	if !ok || ex.appEntry.app != "" || ex.madeRead(h.mappingRead(host)) {
 		return nil
 	}
 	return &appLookup{app: app, lookup: h.prefetchRoute(appHost)}
+}
+
+// appEntryRead is the route-cache lookup of an app's entry that a Decide named for the adapter
+// in the route lookup's place (Exchange.RouteBack files its outcome here): beside a custom
+// host's mapping read for the app the host had before (hintedApp), or after the mapping when
+// the entry is likely there. One per exchange: the adapter has one route lookup out at a time.
+type appEntryRead struct {
+	_ [0]func() // not comparable (see logLine)
+
+	app, key string
+	asked    bool    // named to the adapter; its round counted
+	back     *Lookup // its outcome, once back
+}
+
+// nameAppEntry names the lookup of app's entry (its platform host's key) for the adapter.
+func (ex *Exchange) nameAppEntry(app, appHost string) {
+	if ex.appEntry.app == "" {
+		ex.appEntry = appEntryRead{app: app, key: route.RouteCacheKey(ex.h.Config.PlatformDomain, appHost)}
+	}
+	ex.needRoute = ex.appEntry.key
+}
+
+// RouteBack files the outcome of the route-cache lookup the last Decide named (Lookups): the
+// host's own (Request.Route), or an app's entry named in its place (appEntryRead), which the
+// adapter names only after the host's has come back.
+func (ex *Exchange) RouteBack(l *Lookup) {
+	if e := &ex.appEntry; e.asked && e.back == nil {
+		e.back = l
+		return
+	}
+	ex.req.Route = l
 }
 
 // drain waits for a lookup nobody took: in the Worker a lookup still pending when the request
@@ -527,9 +584,9 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its
-// DOMAINS mapping first. A Decide names each read for the adapter (ex.pending), except where
-// a custom host's app route-cache entry may be looked up beside or between them (an early
-// lookup, appResolution): those are Run's.
+// DOMAINS mapping first. A Decide names each read for the adapter (ex.pending), and a custom
+// host's app route-cache entry where it is looked up beside the mapping or after it
+// (appResolution); Run makes them itself.
 func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolution {
 	// The data is as old as KV's copy was when the first read started, which for a read a
 	// Decide named is when it was named.
@@ -541,12 +598,14 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 	if !isPlatform {
 		var early *appLookup
 		if ex.blocking {
-			early = h.earlyAppLookup(host)
+			early = h.earlyAppLookup(ex, host)
 			defer early.drain()
-		} else if _, seen := h.lastFound(host); seen {
-			// Run may look up the app's route-cache entry beside the mapping's read.
-			ex.wait()
-			return resolution{}
+		} else if hint, hintHost, hinted := h.hintedApp(host); ex.filtered && (hinted || ex.appEntry.app != "") {
+			// The hinted app's entry is looked up beside the mapping's read (which the filter
+			// lets a Decide name), and stays named until it is back.
+			if ex.appEntry.back == nil {
+				ex.nameAppEntry(hint, hintHost)
+			}
 		}
 		v, found, err := h.kvGet(ex, BindingDomains, h.Domains, host, h.Config.TTLs.DomainsKV)
 		switch {

@@ -29,7 +29,8 @@
 //                       named that came back after the request was answered without it
 //                       (a content hit); no answer
 // Every answer starts with kind, token, log line count, lines...; then by kind:
-//   L  content key, route key, object key, then a binding read: kind ("K" a KV value as
+//   L  content key, route key (the host's; once that is back, perhaps an app's entry, which
+//      the core files as such), object key, then a binding read: kind ("K" a KV value as
 //      text, "T" an object as text; "" none), binding name, key, and its parameter (KV's
 //      cacheTtl in seconds, the text's size limit in bytes): make these lookups and reads
 //      (a key or read named again while its answer is out, or after it, is not made again),

@@ -245,7 +245,7 @@ func lookups(token int, msg []byte) int32 {
 		x.Req.Content = reads.Content
 	}
 	if reads.Route != nil {
-		x.Req.Route = reads.Route
+		x.Ex.RouteBack(reads.Route)
 	}
 	if reads.Object != nil {
 		x.Req.Object = reads.Object
