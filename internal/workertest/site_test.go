@@ -253,3 +253,47 @@ func TestCustomHostReadsAheadInOneRound(t *testing.T) {
 		t.Errorf("the bucket was read %d times and KV %d, want 1 each (the object, the mapping)", d.R2Reads, d.Reads)
 	}
 }
+
+// In workerd, through the real shim: past the freshness budget the isolate has let a site's
+// manifest go as well as its record, and the manifest the record last named is read ahead in
+// the wire's second binding-read slot, beside the record's read and the object's: two rounds in
+// all, each read made once. (The budget's floor is 45 s, so this test waits that long.)
+func TestSiteManifestReadAheadPastTheBudget(t *testing.T) {
+	cfg := hostConfig
+	cfg.Bindings = maps.Clone(cfg.Bindings)
+	cfg.Bindings["FRESHNESS_BUDGET_SECONDS"] = "45" // the floor: manifests held for 45 s
+	cfg.KV = seedKV()
+	h := startOwnHost(t, cfg, 2*time.Minute)
+	useHost(t, h)
+
+	if r := do(t, "GET", "cas.kamui.test", "/guide/start.html?first", identity(nil), ""); r.status != 200 {
+		t.Fatalf("first GET: %d %q", r.status, r.body)
+	}
+	time.Sleep(46 * time.Second) // past the budget: the record and the manifest are both let go
+	// The isolate's hold on the name filter is over too: another host's request reads it again
+	// (the runner's), as some request does once a hold is over, so that the site's reads are named.
+	if r := do(t, "GET", "nobody.kamui.test", "/", nil, ""); r.status != 404 {
+		t.Fatalf("an unknown host: %d", r.status)
+	}
+
+	before, err := h.Counts(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := do(t, "GET", "cas.kamui.test", "/data.txt?ahead", identity(nil), "")
+	if r.status != 200 || r.body != deliveryBody {
+		t.Fatalf("GET past the budget: %d %q", r.status, r.body)
+	}
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	if l["route_source"] != "kv" || num(l, "kv_reads") != 1 || num(l, "manifest_reads") != 1 || num(l, "r2_reads") != 1 ||
+		num(l, "io_rounds") != 2 {
+		t.Errorf("GET past the budget: log %v, want the record, the manifest and the object side by side (2 rounds)", l)
+	}
+	after, err := h.Counts(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after.Minus(before); d.R2Reads != 2 || d.Reads != 1 {
+		t.Errorf("the bucket was read %d times and KV %d; want 2 (the manifest, the object) and 1", d.R2Reads, d.Reads)
+	}
+}

@@ -1,6 +1,10 @@
 package edge
 
-import "github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+import (
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
 
 // readAhead names, beside the KV read a Decide has just named (a platform host's record, a
 // custom host's mapping), the read of the static object the answer most likely takes: the one the request's path named in the manifest of the
@@ -35,12 +39,26 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	if !ok {
 		return
 	}
+	now := h.now()
 	h.mu.Lock()
 	file, found := h.sites.known(st.Manifest, rel, st.Index, st.SPA)
+	live := h.sites.live(st.Manifest, now)
 	h.mu.Unlock()
 	if found {
 		ex.needObject = route.SiteObjectKey(st.Prefix, file.object())
 	}
+	if m := manifestRead(st.Manifest); !live && !ex.madeRead(m) {
+		// The memo let the version go (the freshness budget): the record most likely names
+		// it again, and its read need not wait for the record's.
+		ex.needAhead = *m
+	}
+}
+
+// live reports whether the manifest under key is held and not expired, without marking it
+// used. h.mu must be held.
+func (m *siteMemo) live(key string, now time.Time) bool {
+	e, ok := m.entries[key]
+	return ok && now.Before(e.exp)
 }
 
 // known is the file the manifest under key maps rel to, as serveSite maps it (siteFiles.at),

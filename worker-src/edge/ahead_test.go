@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"maps"
 	"testing"
 	"time"
 
@@ -283,5 +284,68 @@ func TestCustomHostGuessesGiveWayToTheMapping(t *testing.T) {
 	}
 	if l := ex.line; l.R2Reads != 2 || l.KVReads != 2 {
 		t.Errorf("log %+v, want both object reads (one unused) and both KV reads counted", l)
+	}
+}
+
+// Past the freshness budget the manifest memo lets the version go too: the manifest the record
+// last named is then read ahead beside the record's read (ReadAhead), as its object is, and
+// the three come back side by side, two rounds in all where there were three. Whichever comes
+// back first, each is read once. When the record names another version since, the manifest
+// read ahead goes unused (counted, as the unused object is) and the one named is read as a
+// read of its own.
+func TestReadAheadTheManifestPastTheBudget(t *testing.T) {
+	for _, c := range []struct {
+		name               string
+		recordFirst, moved bool
+	}{
+		{"the manifest back first", false, false},
+		{"the record back first", true, false},
+		{"the record moved", true, true},
+	} {
+		w := newWorld(t)
+		w.coldAgain(t, w.h, "cas.kamui.test")
+		w.clock.Advance(w.h.Config.TTLs.Budget)
+		w.warmFilter(t, w.h)
+		want := "start"
+		if c.moved {
+			v2 := maps.Clone(casFiles)
+			v2["guide/start.html"] = siteContent{"text/html; charset=utf-8", "start v2"}
+			w.routes.data["cas"] = record(t, siteRecord("cas", putSite(t, w.objects.data, "sites/cas/", "v2", v2), "404.html", false))
+			want = "start v2"
+		}
+		_, manifestsBefore := w.objects.counts()
+		req := get("cas.kamui.test", "/guide/start.html")
+		ex := w.decideToRecordRead(t, w.h, req)
+		manifest := route.SiteManifestKey("sites/cas/", "v1")
+		if a := ex.ReadAhead(); a.Kind != ReadText || a.Binding != BindingStatic || a.Key != manifest {
+			t.Fatalf("%s: read ahead %+v, want the manifest %q", c.name, a, manifest)
+		}
+		if ex.ObjectKey() == "" {
+			t.Fatalf("%s: no object named beside the reads", c.name)
+		}
+		if !c.recordFirst {
+			req.Ahead = w.read(ex.ReadAhead())
+			if ex.Decide() {
+				t.Fatalf("%s: decided without the record", c.name)
+			}
+			if ex.Read().Kind != ReadKV || ex.ReadAhead().Kind != ReadNone {
+				t.Fatalf("%s: with the manifest back, named %+v and ahead %+v; want the record's read again alone", c.name, ex.Read(), ex.ReadAhead())
+			}
+		}
+		w.resume(ex, req)
+		if ex.Plan.Status != 200 || bodyText(t, ex.Plan.Body) != want {
+			t.Fatalf("%s: %d %q, want %q", c.name, ex.Plan.Status, bodyText(t, ex.Plan.Body), want)
+		}
+		_, manifestsAfter := w.objects.counts()
+		l := ex.line
+		wantRounds, wantManifests, wantObjects := 2, 1, 1
+		if c.moved {
+			wantRounds, wantManifests, wantObjects = 4, 2, 2 // v2's manifest, then its object
+		}
+		if l.IORounds != wantRounds || l.ManifestReads != wantManifests || l.R2Reads != wantObjects || l.KVReads != 1 ||
+			manifestsAfter-manifestsBefore != wantManifests {
+			t.Errorf("%s: log %+v, %d manifest reads made; want %d rounds, %d manifest and %d object reads",
+				c.name, l, manifestsAfter-manifestsBefore, wantRounds, wantManifests, wantObjects)
+		}
 	}
 }

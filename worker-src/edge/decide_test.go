@@ -27,7 +27,14 @@ func (w *world) adapt(h *Handler, req *Request) (ex *Exchange, steps string) {
 // resume goes on as adapt does with ex, whose last Decide returned false, and returns the
 // steps it took from there.
 func (w *world) resume(ex *Exchange, req *Request) (steps string) {
+	// The read ahead is made as soon as it is named, as worker.mjs makes it, and handed back
+	// when nothing else named comes first.
+	var ahead *TextRead
+	aheadBack := false
 	for {
+		if n := ex.ReadAhead(); n.Kind != ReadNone && ahead == nil {
+			ahead = w.read(n)
+		}
 		content, rk := ex.Lookups()
 		switch object := ex.ObjectKey(); {
 		case content != "":
@@ -45,6 +52,10 @@ func (w *world) resume(ex *Exchange, req *Request) (steps string) {
 			n := ex.Read()
 			req.Read = w.read(n)
 			steps += ",read " + n.Binding + ",decide"
+		case ahead != nil && !aheadBack:
+			aheadBack = true
+			req.Ahead = ahead
+			steps += ",ahead,decide"
 		default:
 			steps += ",run"
 			ex.Run()

@@ -32,6 +32,9 @@ type Request struct {
 	// Read is the outcome of the binding read the last Decide named (Exchange.Read): a KV
 	// value or a manifest's text. Nil: not made. The next Decide keeps it with the exchange.
 	Read *TextRead
+	// Ahead is the outcome of the read named ahead beside it (Exchange.ReadAhead), kept the
+	// same way. Nil: not back.
+	Ahead *TextRead
 }
 
 // ObjectRead is the outcome of one static object read (Objects.Get with its body).
@@ -247,6 +250,12 @@ type Exchange struct {
 	readAsked, readsFrom time.Time
 	done                 []doneRead
 	filtered             bool
+	// needAhead is the read ahead a Decide named beside a binding read (ReadAhead), askedAhead
+	// the one the adapter was asked to make (named at aheadAsked, until it is back); one per
+	// exchange (aheadNamed), counted in the log line when named.
+	needAhead, askedAhead NamedRead
+	aheadAsked            time.Time
+	aheadNamed            bool
 	// flight and siteFlight are the host's resolution and the site's manifest read this
 	// exchange leads for the isolate (single flight), kept across passes while a named read
 	// is out. A manifest the memo did not keep (its bounds) is decoded again by a later pass.
@@ -344,6 +353,15 @@ func (ex *Exchange) Decide() bool {
 		} else if !readOut {
 			ex.needRead = NamedRead{}
 		}
+		// A read ahead goes out beside a new binding read, once; one still out is named again
+		// as it is, which the adapter does not make again.
+		aheadOut := ex.askedAhead.Kind != ReadNone && ex.needAhead.same(&ex.askedAhead)
+		if ex.needAhead.Kind != ReadNone && newRead && !ex.aheadNamed {
+			ex.aheadNamed = true
+			ex.askedAhead, ex.aheadAsked = ex.needAhead, ex.h.now()
+		} else if !aheadOut {
+			ex.needAhead = NamedRead{}
+		}
 		if named != ex.asked || newObject || newRead || newAppEntry {
 			ex.asked = named
 			ex.askedRounds++
@@ -383,7 +401,7 @@ func (ex *Exchange) Run() {
 
 func (ex *Exchange) reset() {
 	ex.pending, ex.needContent, ex.needRoute, ex.needObject, ex.puts, ex.host = false, "", "", "", nil, ""
-	ex.needRead, ex.filtered = NamedRead{}, false
+	ex.needRead, ex.needAhead, ex.filtered = NamedRead{}, NamedRead{}, false
 	ex.line = logLine{Msg: "edge.request", RequestID: ex.id, Method: methodForLog(ex.method),
 		ContentCache: "skip", RouteCache: "skip"}
 }
@@ -396,6 +414,9 @@ func (ex *Exchange) settle(p Plan) {
 	ex.Plan.CachePuts = ex.puts
 	ex.line.IORounds += ex.askedRounds
 	ex.line.R2Reads += ex.objectReads
+	if ex.aheadNamed {
+		ex.line.ManifestReads++ // made whether or not the answer takes it
+	}
 	ex.countReads()
 	if p.Forward != nil {
 		ex.line.IORounds++

@@ -1,6 +1,10 @@
 package edge
 
-import "time"
+import (
+	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+)
 
 // Named reads: the binding reads a Decide leaves to the adapter.
 //
@@ -61,26 +65,42 @@ type doneRead struct {
 	read NamedRead
 	out  TextRead
 	us   int64
+	// ahead: made as the exchange's read ahead, which the log line counts when it is named.
+	ahead bool
 }
 
 // Read names the binding read a Decide that returned false needs made (Request.Read); Kind is
 // ReadNone for none. It is named only when no lookup is: a read follows what they answer.
 func (ex *Exchange) Read() NamedRead { return ex.needRead }
 
-// takeRead keeps the outcome of the read the last Decide named, which the adapter put into
+// ReadAhead names a second binding read to make beside Read (Request.Ahead): the manifest the
+// record being read most likely names (readAhead). It is named with a new Read, once per
+// exchange, and again as it is while it is out; Kind is ReadNone for none.
+func (ex *Exchange) ReadAhead() NamedRead { return ex.needAhead }
+
+// takeRead keeps the outcomes of the reads the last Decide named, which the adapter put into
 // the request, with the exchange's other reads.
 func (ex *Exchange) takeRead() {
+	if a := ex.req.Ahead; a != nil && ex.askedAhead.Kind != ReadNone {
+		ex.keep(doneRead{read: ex.askedAhead, out: *a, us: us(ex.h.now().Sub(ex.aheadAsked)), ahead: true}, ex.aheadAsked)
+		ex.askedAhead = NamedRead{}
+	}
+	ex.req.Ahead = nil
 	r := ex.req.Read
 	ex.req.Read = nil
 	if r == nil || ex.askedRead.Kind == ReadNone {
 		return // nothing was named: not ours to use
 	}
-	if len(ex.done) == 0 {
-		ex.readsFrom = ex.readAsked
-	}
-	took := us(ex.h.now().Sub(ex.readAsked))
-	ex.done = append(ex.done, doneRead{read: ex.askedRead, out: *r, us: took})
+	ex.keep(doneRead{read: ex.askedRead, out: *r, us: us(ex.h.now().Sub(ex.readAsked))}, ex.readAsked)
 	ex.askedRead = NamedRead{}
+}
+
+// keep adds a read made for the exchange, named at asked, to the others.
+func (ex *Exchange) keep(d doneRead, asked time.Time) {
+	if len(ex.done) == 0 {
+		ex.readsFrom = asked
+	}
+	ex.done = append(ex.done, d)
 }
 
 // named is the outcome of n when the adapter made it for this exchange (made); otherwise a
@@ -95,7 +115,9 @@ func (ex *Exchange) named(n *NamedRead) (out TextRead, made bool) {
 		}
 	}
 	if !ex.blocking {
-		if ex.filtered || n.Kind != ReadKV {
+		if n.same(&ex.askedAhead) {
+			ex.needAhead = *n // out: named again as it is, not made again
+		} else if ex.filtered || n.Kind != ReadKV {
 			ex.needRead = *n
 		}
 		ex.wait()
@@ -132,6 +154,9 @@ func kvRead(binding, key string, ttl time.Duration) *NamedRead {
 func (ex *Exchange) countReads() {
 	for i := range ex.done {
 		d := &ex.done[i]
+		if d.ahead {
+			continue // counted when named (settle)
+		}
 		if d.read.Kind == ReadKV {
 			ex.line.KVReads++
 			ex.line.KVUS += d.us
@@ -160,12 +185,19 @@ func (h *Handler) kvGet(ex *Exchange, binding string, kv KV, key string,
 	return v, found, err
 }
 
-// manifestText reads a site's manifest as text, at most limit bytes, as kvGet reads KV.
-func (h *Handler) manifestText(ex *Exchange, key string, limit int64) (string, bool, error) {
-	r, made := ex.named(&NamedRead{Kind: ReadText, Binding: BindingStatic, Key: key, Param: limit})
+// manifestRead is the read of a site's manifest, as manifestText names it.
+func manifestRead(key string) *NamedRead {
+	return &NamedRead{Kind: ReadText, Binding: BindingStatic, Key: key, Param: route.MaxSiteManifestBytes}
+}
+
+// manifestText reads a site's manifest as text, at most route.MaxSiteManifestBytes, as kvGet
+// reads KV.
+func (h *Handler) manifestText(ex *Exchange, key string) (string, bool, error) {
+	n := manifestRead(key)
+	r, made := ex.named(n)
 	if made || ex.pending {
 		return r.Text, r.Found, r.Err
 	}
 	ex.line.ManifestReads++
-	return h.Static.Text(key, limit)
+	return h.Static.Text(key, n.Param)
 }

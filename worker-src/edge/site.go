@@ -284,7 +284,7 @@ func (h *Handler) rememberSite(key string, files siteFiles, text, problem string
 // returns the text read too, for the memo. The problem names the manifest and what is wrong
 // with it, never its content beyond what the decoder's error says.
 func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string, string) {
-	text, found, err := h.manifestText(ex, key, route.MaxSiteManifestBytes)
+	text, found, err := h.manifestText(ex, key)
 	switch {
 	case ex.pending:
 		return nil, "", ""

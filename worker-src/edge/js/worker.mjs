@@ -19,7 +19,8 @@
 //                       then the static object read: "", "M", "E" message, or "H" and the
 //                       object's fields (as io.r2's; its body stays here); then the binding
 //                       read: "", "M" (no value), "E" message, "H" text, or "N" (the value
-//                       holds a NUL, which no field may and no JSON does)
+//                       holds a NUL, which no field may and no JSON does); then the read
+//                       ahead, as the binding read
 //   run(token)          a runner decides with I/O, reading the bindings through io (below);
 //                       0 while it waits, else its answer (and io.object, the body object)
 //   settle(id, ok)      a binding read is back, its value (or rejection message) in
@@ -32,9 +33,10 @@
 //   L  content key, route key (the host's; once that is back, perhaps an app's entry, which
 //      the core files as such), object key, then a binding read: kind ("K" a KV value as
 //      text, "T" an object as text; "" none), binding name, key, and its parameter (KV's
-//      cacheTtl in seconds, the text's size limit in bytes): make these lookups and reads
-//      (a key or read named again while its answer is out, or after it, is not made again),
-//      call lookups
+//      cacheTtl in seconds, the text's size limit in bytes), then a read ahead to make
+//      beside it (the same four fields; at most one a request): make these lookups and
+//      reads (a key or read named again while its answer is out, or after it, is not made
+//      again), call lookups
 //   W  call run
 //   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
 //   R  status, body kind (N none, T text, C the looked-up content entry's, O the object run
@@ -356,11 +358,12 @@ async function serve(request, env, ctx) {
   // beside the record's read when the core already knows which object the answer most
   // likely takes (edge/ahead.go); a binding read (a KV value, a manifest) once the core knows
   // which one it needs.
-  let cached, object, objectKey, routeKey;
-  const pending = [undefined, undefined, undefined, undefined]; // content, route, object, read
+  let cached, object, objectKey, routeKey, aheadMade = false;
+  const pending = [undefined, undefined, undefined, undefined, undefined]; // content, route, object, read, ahead
   while (a.kind === "L") {
     const keys = [a.next(), a.next(), a.next()];
     const read = [a.next(), a.next(), a.next(), a.next()]; // kind, binding, key, parameter
+    const ahead = [a.next(), a.next(), a.next(), a.next()];
     // The route lookup is made first: a dynamic route needs only it, and a cache that serves
     // lookups in order then answers it before the content lookup.
     for (const i of [1, 0]) {
@@ -380,9 +383,15 @@ async function serve(request, env, ctx) {
     // A read still out is the one named again (the core names its next read only once it
     // has this one's text).
     if (read[0] && !pending[3]) pending[3] = readBinding(env, ...read).then((f) => [3, { f }]);
+    // The read ahead (a site's manifest beside its record's read) is made once; named again
+    // while it is out, it is that read.
+    if (ahead[0] && !aheadMade) {
+      aheadMade = true;
+      pending[4] = readBinding(env, ...ahead).then((f) => [4, { f }]);
+    }
     const [i, r] = await Promise.race(pending.filter(Boolean));
     pending[i] = undefined;
-    const parts = [[""], [""], [""], [""]];
+    const parts = [[""], [""], [""], [""], [""]];
     parts[i] = r.f;
     if (i === 1 && r.f[0] === "M" && pending[0]) {
       // A route-cache miss alone lets the core decide nothing (the route is then KV's, and a

@@ -253,6 +253,9 @@ func lookups(token int, msg []byte) int32 {
 	if reads.Read != nil {
 		x.Req.Read = reads.Read
 	}
+	if reads.Ahead != nil {
+		x.Req.Ahead = reads.Ahead
+	}
 	return settle(x, token, x.Ex.Decide())
 }
 
@@ -274,12 +277,12 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	l := drain()
 	content, route := x.Ex.Lookups()
 	object := x.Ex.ObjectKey()
-	read := x.Ex.Read()
-	if content == "" && route == "" && object == "" && read.Kind == edge.ReadNone {
+	read, ahead := x.Ex.Read(), x.Ex.ReadAhead()
+	if content == "" && route == "" && object == "" && read.Kind == edge.ReadNone && ahead.Kind == edge.ReadNone {
 		b, err := wire.Run(out, token, l)
 		return send(token, l, b, err)
 	}
-	b, err := wire.Lookups(out, token, l, content, route, object, read)
+	b, err := wire.Lookups(out, token, l, content, route, object, read, ahead)
 	return send(token, l, b, err)
 }
 

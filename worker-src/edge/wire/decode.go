@@ -206,14 +206,14 @@ func (r *Reader) TextRead() *edge.TextRead {
 type Reads struct {
 	Content, Route *edge.Lookup
 	Object         *edge.ObjectRead
-	Read           *edge.TextRead
+	Read, Ahead    *edge.TextRead
 }
 
 // DecodeLookups reads lookups's message: the content lookup, the route-cache lookup, the
-// static object read, then the binding read.
+// static object read, then the binding read and the read ahead.
 func DecodeLookups(msg []byte) (Reads, error) {
 	r := NewReader(msg)
-	reads := Reads{Content: r.Lookup(), Route: r.Lookup(), Object: r.Object(), Read: r.TextRead()}
+	reads := Reads{Content: r.Lookup(), Route: r.Lookup(), Object: r.Object(), Read: r.TextRead(), Ahead: r.TextRead()}
 	if err := r.End(); err != nil {
 		return Reads{}, err
 	}

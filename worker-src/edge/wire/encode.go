@@ -65,13 +65,21 @@ func Begin(dst []byte, kind AnswerKind, token int, lines []string) Writer {
 }
 
 // Lookups is the answer naming the cache lookups and the static object read to make ("" for
-// none), and the binding read (edge.ReadNone for none: its fields are then "", "", "", "0").
+// none), then the binding read and the read ahead beside it (edge.ReadNone for none: its
+// fields are then "", "", "", "0").
 func Lookups(dst []byte, token int, lines []string, content, route, object string,
-	read edge.NamedRead) ([]byte, error) {
+	read, ahead edge.NamedRead) ([]byte, error) {
 	w := Begin(dst, AnswerLookups, token, lines)
 	w.Str(content)
 	w.Str(route)
 	w.Str(object)
+	w.namedRead(read)
+	w.namedRead(ahead)
+	return w.Bytes()
+}
+
+// namedRead writes a binding read's fields: kind, binding, key, parameter.
+func (w *Writer) namedRead(read edge.NamedRead) {
 	kind := ReadFieldNone
 	if int(read.Kind) < len(readKindFields) {
 		kind = readKindFields[read.Kind]
@@ -80,7 +88,6 @@ func Lookups(dst []byte, token int, lines []string, content, route, object strin
 	w.Str(read.Binding)
 	w.Str(read.Key)
 	w.Int(read.Param)
-	return w.Bytes()
 }
 
 // readKindFields are the ReadFields of edge's ReadKinds, by kind.

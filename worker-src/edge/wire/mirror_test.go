@@ -80,7 +80,8 @@ func readFields(r *edge.TextRead) []string {
 func lookupsMessage(r Reads) []byte {
 	f := append(lookupFields(r.Content), lookupFields(r.Route)...)
 	f = append(f, objectFields(r.Object)...)
-	return message(append(f, readFields(r.Read)...)...)
+	f = append(f, readFields(r.Read)...)
+	return message(append(f, readFields(r.Ahead)...)...)
 }
 
 // rememberMessage is worker.mjs's rememberLater message: the key, then the lookup. A miss and

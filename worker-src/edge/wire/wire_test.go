@@ -22,16 +22,22 @@ func TestAnswersKeepTheShimsLayout(t *testing.T) {
 		got  func() ([]byte, error)
 		want string
 	}{
-		{"lookups", func() ([]byte, error) { return Lookups(nil, 7, lines, "https://c/k", "", "", edge.NamedRead{}) }, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k||||||0|"},
+		{"lookups", func() ([]byte, error) {
+			return Lookups(nil, 7, lines, "https://c/k", "", "", edge.NamedRead{}, edge.NamedRead{})
+		}, "L|7|1|{\"msg\":\"edge.request\"}|https://c/k||||||0||||0|"},
 		{"object read", func() ([]byte, error) {
-			return Lookups(nil, 6, nil, "", "", "sites/a/objects/e1", edge.NamedRead{})
-		}, "L|6|0|||sites/a/objects/e1||||0|"},
+			return Lookups(nil, 6, nil, "", "", "sites/a/objects/e1", edge.NamedRead{}, edge.NamedRead{})
+		}, "L|6|0|||sites/a/objects/e1||||0||||0|"},
 		{"kv read", func() ([]byte, error) {
-			return Lookups(nil, 5, nil, "", "", "", edge.NamedRead{Kind: edge.ReadKV, Binding: "ROUTES", Key: "shop", Param: 30})
-		}, "L|5|0||||K|ROUTES|shop|30|"},
+			return Lookups(nil, 5, nil, "", "", "", edge.NamedRead{Kind: edge.ReadKV, Binding: "ROUTES", Key: "shop", Param: 30}, edge.NamedRead{})
+		}, "L|5|0||||K|ROUTES|shop|30||||0|"},
 		{"manifest read", func() ([]byte, error) {
-			return Lookups(nil, 4, nil, "", "", "", edge.NamedRead{Kind: edge.ReadText, Binding: "STATIC", Key: "sites/a/m/v1.json", Param: 4 << 20})
-		}, "L|4|0||||T|STATIC|sites/a/m/v1.json|4194304|"},
+			return Lookups(nil, 4, nil, "", "", "", edge.NamedRead{Kind: edge.ReadText, Binding: "STATIC", Key: "sites/a/m/v1.json", Param: 4 << 20}, edge.NamedRead{})
+		}, "L|4|0||||T|STATIC|sites/a/m/v1.json|4194304||||0|"},
+		{"record read with the manifest read ahead", func() ([]byte, error) {
+			return Lookups(nil, 3, nil, "", "", "sites/a/objects/e1", edge.NamedRead{Kind: edge.ReadKV, Binding: "ROUTES", Key: "a", Param: 36},
+				edge.NamedRead{Kind: edge.ReadText, Binding: "STATIC", Key: "sites/a/m/v1.json", Param: 4 << 20})
+		}, "L|3|0|||sites/a/objects/e1|K|ROUTES|a|36|T|STATIC|sites/a/m/v1.json|4194304|"},
 		{"run", func() ([]byte, error) { return Run(nil, 8, nil) }, "W|8|0|"},
 		{"lost", func() ([]byte, error) { return Lost(nil, 9, nil) }, "X|9|0|"},
 		{"edits", func() ([]byte, error) {
@@ -90,10 +96,10 @@ func TestEncoderRefusesNUL(t *testing.T) {
 	if _, err := Plan(nil, 1, nil, edge.Plan{Status: 200, Header: edge.Header{{Name: "X", Value: "a\x00b"}}}); err == nil {
 		t.Error("a header value with a NUL was encoded")
 	}
-	if _, err := Lookups(nil, 1, []string{"line\x00"}, "", "", "", edge.NamedRead{}); err == nil {
+	if _, err := Lookups(nil, 1, []string{"line\x00"}, "", "", "", edge.NamedRead{}, edge.NamedRead{}); err == nil {
 		t.Error("a log line with a NUL was encoded")
 	}
-	if _, err := Lookups(nil, 1, nil, "", "", "", edge.NamedRead{Kind: edge.ReadKV, Binding: "ROUTES", Key: "a\x00b"}); err == nil {
+	if _, err := Lookups(nil, 1, nil, "", "", "", edge.NamedRead{Kind: edge.ReadKV, Binding: "ROUTES", Key: "a\x00b"}, edge.NamedRead{}); err == nil {
 		t.Error("a read key with a NUL was encoded")
 	}
 }
@@ -119,14 +125,16 @@ func TestDecodeLookups(t *testing.T) {
 		{Object: object}, {Object: &edge.ObjectRead{}}, {Object: &edge.ObjectRead{Err: errors.New("get: boom")}},
 		{Read: &edge.TextRead{Found: true, Text: `{"v":1,"app":"shop"}`}}, {Read: &edge.TextRead{Found: true}},
 		{Read: &edge.TextRead{}}, {Read: &edge.TextRead{Err: errors.New("KV GET failed: 500")}},
-		{Content: hit, Route: failed, Object: object, Read: &edge.TextRead{Found: true, Text: "x"}}} {
+		{Ahead: &edge.TextRead{Found: true, Text: `{"files":{}}`}}, {Ahead: &edge.TextRead{Err: errors.New("get: boom")}},
+		{Read: &edge.TextRead{Found: true, Text: "r"}, Ahead: &edge.TextRead{}},
+		{Content: hit, Route: failed, Object: object, Read: &edge.TextRead{Found: true, Text: "x"}, Ahead: &edge.TextRead{Found: true, Text: "y"}}} {
 		got, err := DecodeLookups(lookupsMessage(want))
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%+v: got %+v, %v", want, got, err)
 		}
 	}
 	// A value holding a NUL cannot cross; it comes as the text NUL, which no JSON decoder takes.
-	if got, err := DecodeLookups(message("", "", "", "N")); err != nil || got.Read == nil || !got.Read.Found || got.Read.Text != "\x00" {
+	if got, err := DecodeLookups(message("", "", "", "N", "")); err != nil || got.Read == nil || !got.Read.Found || got.Read.Text != "\x00" {
 		t.Errorf("a read holding a NUL: %+v, %v", got.Read, err)
 	}
 	// The object's body stays in JS: a plan with it answers BodyObject.
@@ -197,14 +205,17 @@ func TestDecodersRefuseMalformedMessages(t *testing.T) {
 		"one lookup":   message("M"),
 		"two":          message("M", "M"),
 		"hit status":   message("H", "ok", "0", "", ""),
-		"five":         message("M", "M", "M", "M", "M"),
+		"six":          message("M", "M", "M", "M", "M", "M"),
 		"short object": message("", "", "H", "text/html", `"e1"`),
 		"object kind":  message("", "", "Q"),
 		"no read":      message("", "", ""),
 		"read kind":    message("", "", "", "Q"),
 		"short read":   message("", "", "", "H"),
 		"read error":   message("", "", "", "E"),
-		"after read":   message("", "", "", "M", ""),
+		"no ahead":     message("", "", "", "M"),
+		"ahead kind":   message("", "", "", "", "Q"),
+		"short ahead":  message("", "", "", "", "H"),
+		"after ahead":  message("", "", "", "M", "M", ""),
 	} {
 		if _, err := DecodeLookups(msg); err == nil {
 			t.Errorf("lookups, %s: accepted", name)
