@@ -28,14 +28,7 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
 	h := startOwnHost(t, cfg, 2*time.Minute)
 
-	counts := func() Counts {
-		t.Helper()
-		c, err := h.Counts(client)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
+	counts := func() Counts { return countsOf(t, h) }
 	// get requests docs' home page and returns how it was delivered and the Cache API lookups
 	// it made.
 	get := func() (delivery string, lookups int) {

@@ -56,6 +56,16 @@ func logOf(t *testing.T, id string) map[string]any {
 	return requestLog(t, host, id)
 }
 
+// countsOf is what h's runtime wrappers have counted so far (binding reads, Cache API calls).
+func countsOf(t *testing.T, h *Host) Counts {
+	t.Helper()
+	c, err := h.Counts(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // requestLog returns the structured log line of a request to h, by its id.
 func requestLog(t *testing.T, h *Host, id string) map[string]any {
 	t.Helper()

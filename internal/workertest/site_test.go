@@ -177,13 +177,7 @@ func TestSiteObjectReadAheadOfTheRecord(t *testing.T) {
 
 	// The bucket's own count of reads (objects and manifests) beside each log line: a key the
 	// shim is asked for again while its read is out is not read twice.
-	bucketReads := func() int {
-		c, err := h.Counts(client)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c.R2Reads
-	}
+	bucketReads := func() int { return countsOf(t, h).R2Reads }
 	before := bucketReads()
 	r := do(t, "GET", "cas.kamui.test", "/data.txt?ahead", identity(nil), "")
 	if r.status != 200 || r.body != deliveryBody || r.header.Get("ETag") != route.SiteETag(siteObject(deliveryBody)) {
@@ -232,10 +226,7 @@ func TestCustomHostReadsAheadInOneRound(t *testing.T) {
 	}
 	time.Sleep(2500 * time.Millisecond) // past the memo, well within the app's entry
 
-	before, err := h.Counts(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := countsOf(t, h)
 	r := do(t, "GET", "www.cas.example", "/data.txt?ahead", identity(nil), "")
 	if r.status != 200 || r.body != deliveryBody || r.header.Get("ETag") != route.SiteETag(siteObject(deliveryBody)) {
 		t.Fatalf("GET after the memo: %d %q %v", r.status, r.body, r.header)
@@ -245,11 +236,7 @@ func TestCustomHostReadsAheadInOneRound(t *testing.T) {
 		num(l, "manifest_reads") != 0 || num(l, "io_rounds") != 2 {
 		t.Errorf("GET after the memo: log %v, want the mapping from KV beside the app's entry and the object (2 rounds)", l)
 	}
-	after, err := h.Counts(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := after.Minus(before); d.R2Reads != 1 || d.Reads != 1 {
+	if d := countsOf(t, h).Minus(before); d.R2Reads != 1 || d.Reads != 1 {
 		t.Errorf("the bucket was read %d times and KV %d, want 1 each (the object, the mapping)", d.R2Reads, d.Reads)
 	}
 }
@@ -276,10 +263,7 @@ func TestSiteManifestReadAheadPastTheBudget(t *testing.T) {
 		t.Fatalf("an unknown host: %d", r.status)
 	}
 
-	before, err := h.Counts(client)
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := countsOf(t, h)
 	r := do(t, "GET", "cas.kamui.test", "/data.txt?ahead", identity(nil), "")
 	if r.status != 200 || r.body != deliveryBody {
 		t.Fatalf("GET past the budget: %d %q", r.status, r.body)
@@ -289,11 +273,7 @@ func TestSiteManifestReadAheadPastTheBudget(t *testing.T) {
 		num(l, "io_rounds") != 2 {
 		t.Errorf("GET past the budget: log %v, want the record, the manifest and the object side by side (2 rounds)", l)
 	}
-	after, err := h.Counts(client)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := after.Minus(before); d.R2Reads != 2 || d.Reads != 1 {
+	if d := countsOf(t, h).Minus(before); d.R2Reads != 2 || d.Reads != 1 {
 		t.Errorf("the bucket was read %d times and KV %d; want 2 (the manifest, the object) and 1", d.R2Reads, d.Reads)
 	}
 }
