@@ -50,7 +50,7 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	if found {
 		ex.needObject = route.SiteObjectKey(st.Prefix, file.object())
 	}
-	if m := manifestRead(st.Manifest); !live && !ex.madeRead(m) {
+	if m := manifestRead(st.Manifest); !live && ex.madeRead(m) == nil {
 		// The memo let the version go (the freshness budget): the record most likely names
 		// it again, and its read need not wait for the record's.
 		ex.needAhead = *m

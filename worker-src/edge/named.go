@@ -109,10 +109,8 @@ func (ex *Exchange) keep(d doneRead, asked time.Time) {
 // per-host read); otherwise it is Run's, after the filter's own. A manifest is read only for a
 // host that resolved to a record.
 func (ex *Exchange) named(n *NamedRead) (out TextRead, made bool) {
-	for i := range ex.done {
-		if ex.done[i].read.same(n) {
-			return ex.done[i].out, true
-		}
+	if d := ex.madeRead(n); d != nil {
+		return d.out, true
 	}
 	if !ex.blocking {
 		if n.same(&ex.askedAhead) {
@@ -130,14 +128,14 @@ func (ex *Exchange) named(n *NamedRead) (out TextRead, made bool) {
 	return TextRead{}, false
 }
 
-// madeRead reports whether the adapter has made n for this exchange.
-func (ex *Exchange) madeRead(n *NamedRead) bool {
+// madeRead is n as the adapter made it for this exchange, with its outcome; nil if it has not.
+func (ex *Exchange) madeRead(n *NamedRead) *doneRead {
 	for i := range ex.done {
 		if ex.done[i].read.same(n) {
-			return true
+			return &ex.done[i]
 		}
 	}
-	return false
+	return nil
 }
 
 // mappingRead is the read of custom host's DOMAINS mapping, as kvGet names it.

@@ -261,8 +261,11 @@ func (h *Handler) hintedApp(host string) (app, appHost string, ok bool) {
 // host's mapping read; nil when there is no hint, or when the adapter has already made the
 // mapping's read (the lookup would be a wait of its own, which appResolution makes and counts).
 func (h *Handler) earlyAppLookup(ex *Exchange, host string) *appLookup {
+	if ex.appEntry.app != "" || ex.madeRead(h.mappingRead(host)) != nil {
+		return nil
+	}
 	app, appHost, ok := h.hintedApp(host)
-	if !ok || ex.appEntry.app != "" || ex.madeRead(h.mappingRead(host)) {
+	if !ok {
 		return nil
 	}
 	return &appLookup{app: app, lookup: h.prefetchRoute(appHost)}
@@ -600,10 +603,12 @@ func (h *Handler) readKV(ex *Exchange, host, app string, isPlatform bool) resolu
 		if ex.blocking {
 			early = h.earlyAppLookup(ex, host)
 			defer early.drain()
-		} else if hint, hintHost, hinted := h.hintedApp(host); ex.filtered && (hinted || ex.appEntry.app != "") {
+		} else if ex.filtered && ex.appEntry.back == nil {
 			// The hinted app's entry is looked up beside the mapping's read (which the filter
 			// lets a Decide name), and stays named until it is back.
-			if ex.appEntry.back == nil {
+			if ex.appEntry.app != "" {
+				ex.needRoute = ex.appEntry.key
+			} else if hint, hintHost, hinted := h.hintedApp(host); hinted {
 				ex.nameAppEntry(hint, hintHost)
 			}
 		}
