@@ -34,9 +34,9 @@ type Worker struct {
 // faster (the Serve benchmarks in Node's Wasm). Inlining more (this repository's packages,
 // encoding/json, reflect: 15–31 KB, which fit since SHA-256 and HMAC come from the runtime)
 // took up to a tenth off the CPU of static paths in Node's Wasm but measured nothing in
-// bench-edge's latency in workerd (docs/ARCHITECTURE.md, "Tests"). A later pattern overrides
-// an earlier one for the packages it matches. scripts/build-worker.sh passes the same flags (a
-// test compares the bytes).
+// bench-edge's latency in workerd (docs/PERFORMANCE.md, "Compiler and runtime"). A later
+// pattern overrides an earlier one for the packages it matches. scripts/build-worker.sh passes
+// the same flags (a test compares the bytes).
 var workerGCFlags = []string{
 	// The runtime's SHA-256 and HMAC-SHA256 in place of the standard library's
 	// (internal/route/digest.go).

@@ -118,7 +118,7 @@ func main() {
 	flag.StringVar(&dumpLogs, "dump-logs", "", "write the edge Worker's log lines to this file")
 	flag.StringVar(&profileDir, "profile", "", "write a CPU profile of each Worker's isolate (V8's sampling profiler, 100 µs) to DIR/<worker>.cpuprofile; diagnostic, it slows every Worker alike")
 	flag.StringVar(&mix, "mix", "default", "the trace's requests: default, static (static GETs only) or content-hit (one static path only); the last two isolate a path for A/B runs (diagnostic)")
-	flag.DurationVar(&settle, "settle", time.Second, "pause before each Worker's turn: without it, of two identical builds the one whose turn follows the other's measured slower (docs/ARCHITECTURE.md, Tests); a turn's first requests are slower either way, from the Worker's own idle gap (-by-position)")
+	flag.DurationVar(&settle, "settle", time.Second, "pause before each Worker's turn: without it, of two identical builds the one whose turn follows the other's measured slower (docs/PERFORMANCE.md); a turn's first requests are slower either way, from the Worker's own idle gap (-by-position)")
 	flag.DurationVar(&ioDelay, "io-delay", 0, "make every KV read, R2 read and Cache API lookup of every Worker wait this long before it is made, as a network round trip would (calls side by side wait side by side); in the local runtime they are calls on the same machine (diagnostic: the goals are read without it)")
 	flag.IntVar(&byPosition, "by-position", 0, "also print each Worker's latency over the first N requests of each turn against the rest of the turn, to see whether the Worker before it is still at work when a turn starts (diagnostic; 0: off)")
 	flag.BoolVar(&byKind, "by-kind", false, "also print the edge's and js-seed's latency per path taken through them (diagnostic)")
@@ -320,7 +320,8 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 		// (three Workers), and read 8 % more KV, in every run, since the trace is the same.
 		// The pause before a turn: without it, two identical builds measured the one whose
 		// turn follows the other's slower in two A/A runs of two; with it, in neither
-		// (docs/ARCHITECTURE.md, Tests; -by-position shows it is not the turn's first requests).
+		// (docs/PERFORMANCE.md, "The bench's own biases"; -by-position shows it is not the
+		// turn's first requests).
 		for _, w := range picked {
 			time.Sleep(settle)
 			s, err := replay(hosts[w.name], slice, conc, time.Since(runStart))
