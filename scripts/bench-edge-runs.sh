@@ -47,8 +47,8 @@ for i in $(seq "$runs"); do
 		tail -20 "$log" >&2
 		exit 1
 	fi
-	result=$(grep '^bench-edge: kv_reads_vs_floor=' "$log" | tail -1)
-	load=$(grep '^bench-edge: machine load' "$log" | tail -1 | sed 's/^bench-edge: machine load (1-minute average) //')
+	result=$(grep '^bench-edge: kv_reads_vs_floor=' "$log" | tail -1 || true)
+	load=$(grep '^bench-edge: machine load' "$log" | tail -1 | sed 's/^bench-edge: machine load (1-minute average) //' || true)
 	p50=$(field latency_p50_vs_seed "$result")
 	p99=$(field latency_p99_vs_seed "$result")
 	if [ -z "$p50" ] || [ -z "$p99" ]; then
