@@ -111,7 +111,7 @@ func FuzzDecodeFilter(f *testing.F) {
 }
 
 // decodeRecordReference is DecodeRecord as it was before the canonical fast path: the full
-// duplicate-key scan on every value, then the same checks. FuzzDecodeRecordFastPath holds
+// key scan (duplicated keys, keys in another case) on every value, then the same checks. FuzzDecodeRecordFastPath holds
 // the two to the same answers.
 func decodeRecordReference(b []byte) (Record, error) {
 	var r Record
@@ -133,7 +133,7 @@ func decodeRecordReference(b []byte) (Record, error) {
 	return r, nil
 }
 
-// The fast path skips the duplicate-key scan only for a value byte-for-byte equal to its
+// The fast path skips the key scan (duplicated keys, keys in another case) only for a value byte-for-byte equal to its
 // canonical encoding; on every input it must accept, refuse and decode exactly as the
 // reference does, with the same cause and field.
 func FuzzDecodeRecordFastPath(f *testing.F) {
@@ -188,7 +188,7 @@ func mustMarshal(t *testing.T, v any) []byte {
 }
 
 // decodeSiteManifestReference is DecodeSiteManifest before its canonical fast path: the
-// duplicate-key scan on every manifest, then the version and the files.
+// key scan (duplicated keys, keys in another case) on every manifest, then the version and the files.
 func decodeSiteManifestReference(b []byte) (SiteManifest, error) {
 	if len(b) > MaxSiteManifestBytes {
 		return SiteManifest{}, fieldErr("", ErrMalformed, "")
@@ -206,7 +206,7 @@ func decodeSiteManifestReference(b []byte) (SiteManifest, error) {
 	return m, nil
 }
 
-// DecodeSiteManifest skips the duplicate-key scan only for a manifest byte-for-byte equal to
+// DecodeSiteManifest skips the key scan (duplicated keys, keys in another case) only for a manifest byte-for-byte equal to
 // its canonical encoding; on every input it must accept, refuse and decode exactly as the
 // reference does, with the same cause and field.
 func FuzzDecodeSiteManifestFastPath(f *testing.F) {

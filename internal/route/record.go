@@ -321,13 +321,14 @@ func revHash(content []byte) string {
 // cleared, as revOf hashes it), leaving *rev as read.
 //
 // Every value the provider writes is canonical, and a value byte-for-byte equal to its
-// canonical encoding has nothing the strict decoding refuses: no unknown or duplicated key
-// (the encoder writes the known fields once each, spelled as declared) and nothing after the
-// object. So the value is first decoded leniently (json.Unmarshal, which needs none of a
-// Decoder's buffers) and, when it is valid and canonical, that is the answer: one decode and
-// one encode (which the rev check needs anyway). Anything else is decoded again strictly,
-// from zero, with the token scan for duplicated keys, exactly as before the fast path
-// (FuzzDecodeRecordFastPath holds the two to the same answers).
+// canonical encoding has nothing the strict decoding refuses: no unknown, duplicated or
+// mis-cased key (the encoder writes the known fields once each, spelled as declared) and
+// nothing after the object. So the value is first decoded leniently (json.Unmarshal, which
+// needs none of a Decoder's buffers) and, when it is valid and canonical, that is the answer:
+// one decode and one encode (which the rev check needs anyway). Anything else is decoded
+// again strictly, from zero, with the token scan for duplicated and mis-cased keys (badKey),
+// exactly as before the fast path (FuzzDecodeRecordFastPath holds the two to the same
+// answers).
 func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, error) {
 	if json.Unmarshal(b, v) == nil && valid() == nil {
 		if canon := contentWithoutRev(v, rev); isCanonical(b, canon, *rev) {
@@ -345,8 +346,8 @@ func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, er
 		canon = contentWithoutRev(v, rev)
 	}
 	if err != nil || !isCanonical(b, canon, *rev) {
-		if dup := duplicateKey(b); dup != "" {
-			return nil, fieldErr(dup, ErrMalformed, "duplicated field")
+		if kerr := badKey(b, reflect.TypeOf(v)); kerr != nil {
+			return nil, kerr
 		}
 	}
 	return canon, err
@@ -375,10 +376,11 @@ func isCanonical(b, content []byte, rev string) bool {
 
 func decodeStrict(b []byte, v any) error {
 	err := decodeFields(b, v)
-	if dup := duplicateKey(b); dup != "" {
-		// encoding/json keeps the last of duplicated keys silently; a value that says two
-		// things is refused rather than half-believed.
-		return fieldErr(dup, ErrMalformed, "duplicated field")
+	if kerr := badKey(b, reflect.TypeOf(v)); kerr != nil {
+		// encoding/json keeps the last of duplicated keys silently, and matches keys to
+		// fields ignoring case; a value that says two things, or says it in a way only this
+		// decoder reads, is refused rather than half-believed.
+		return kerr
 	}
 	return err
 }
@@ -400,32 +402,58 @@ func decodeFields(b []byte, v any) error {
 	return nil
 }
 
-// duplicateKey returns the first object key repeated within one object, or "".
-func duplicateKey(b []byte) string {
+// badKey returns the first object key of b that a case-sensitive reader would take otherwise
+// than encoding/json does, as a FieldError (ErrMalformed), or nil: a key repeated within one
+// object, or, in an object decoded into a struct, a key that names one of its fields in another
+// case. encoding/json matches a key to a field ignoring case ("APP", or "ſtatus" with U+017F
+// for "status"), so such a key would be believed here and read as another field, or none, by
+// JSON.parse, jq or a KV console; two keys that fold together name one field twice, the last
+// one winning silently. t is the type b is decoded into (a pointer is followed). A key that
+// names no field at all is the decoder's to refuse (DisallowUnknownFields), and a map's keys
+// are data, not names: "README.md" and "readme.md" are two paths of a manifest.
+func badKey(b []byte, t reflect.Type) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	type frame struct {
 		seen    map[string]bool
 		isObj   bool
 		wantKey bool
+		fields  map[string]reflect.Type // a struct's declared names; nil for any other object
+		elem    reflect.Type            // a map's values or an array's elements; nil when unknown
+		next    reflect.Type            // the type of the value after the key just read
 	}
 	var stack []*frame
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return "" // syntax errors are reported by the real decode
+			return nil // syntax errors are reported by the real decode
 		}
 		var top *frame
 		if len(stack) > 0 {
 			top = stack[len(stack)-1]
 		}
-		switch t := tok.(type) {
+		switch tok := tok.(type) {
 		case json.Delim:
-			switch t {
+			switch tok {
 			case '{', '[':
-				if top != nil && top.isObj {
-					top.wantKey = true
+				vt := t
+				if top != nil {
+					vt = top.elem
+					if top.isObj {
+						vt, top.wantKey = top.next, true
+					}
 				}
-				stack = append(stack, &frame{seen: map[string]bool{}, isObj: t == '{', wantKey: true})
+				for vt != nil && vt.Kind() == reflect.Pointer {
+					vt = vt.Elem()
+				}
+				f := &frame{seen: map[string]bool{}, isObj: tok == '{', wantKey: true}
+				switch {
+				case vt == nil:
+				case f.isObj && vt.Kind() == reflect.Struct:
+					f.fields = jsonFields(vt)
+				case f.isObj && vt.Kind() == reflect.Map, !f.isObj && (vt.Kind() == reflect.Slice || vt.Kind() == reflect.Array):
+					f.elem = vt.Elem()
+				}
+				stack = append(stack, f)
 			case '}', ']':
 				stack = stack[:len(stack)-1]
 			}
@@ -433,16 +461,49 @@ func duplicateKey(b []byte) string {
 			if top == nil || !top.isObj {
 				continue
 			}
-			if top.wantKey {
-				k, _ := t.(string)
-				if top.seen[k] {
-					return k
-				}
-				top.seen[k] = true
-				top.wantKey = false
-			} else {
+			if !top.wantKey {
 				top.wantKey = true
+				continue
+			}
+			k, _ := tok.(string)
+			if top.seen[k] {
+				return fieldErr(k, ErrMalformed, "duplicated field")
+			}
+			top.seen[k], top.wantKey, top.next = true, false, top.elem
+			if top.fields == nil {
+				continue
+			}
+			if ft, ok := top.fields[k]; ok {
+				top.next = ft
+				continue
+			}
+			for name := range top.fields {
+				if strings.EqualFold(k, name) {
+					return fieldErr(k, ErrMalformed, "names the field \""+name+"\" in another case: field names are case-sensitive")
+				}
 			}
 		}
 	}
+}
+
+// jsonFields maps the JSON names of struct type t's fields to their types, as encoding/json
+// names them: the tag's name, else the field's own. The value types of this package embed no
+// struct, so promoted fields are not looked for.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	fields := make(map[string]reflect.Type, t.NumField())
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		fields[name] = f.Type
+	}
+	return fields
 }

@@ -286,7 +286,7 @@ func TestFieldErrorMessage(t *testing.T) {
 	}
 }
 
-// isCanonical decides whether DecodeRecord may skip the duplicate-key scan: it must say yes
+// isCanonical decides whether DecodeRecord may skip the key scan (duplicated keys, keys in another case): it must say yes
 // to what the encoders write and no to anything else.
 func TestIsCanonical(t *testing.T) {
 	b, r, err := EncodeRecord(dynamicRecord())

@@ -3,6 +3,7 @@ package route
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 )
 
@@ -82,10 +83,11 @@ func EncodeSiteManifest(m SiteManifest) ([]byte, error) {
 }
 
 // DecodeSiteManifest strictly parses a manifest, with the rules of DecodeRecord: unknown or
-// duplicated fields, another version and any invalid file are errors. As for a record, the
-// token scan for duplicated keys runs only when b is not exactly the manifest's canonical
-// encoding (what EncodeSiteManifest writes, and so every manifest the provider uploads): the
-// encoder never repeats a key. In the Worker that scan cost more than the decode itself.
+// duplicated fields, a field name in another case, another version and any invalid file are
+// errors. As for a record, the token scan for duplicated and mis-cased keys runs only when b
+// is not exactly the manifest's canonical encoding (what EncodeSiteManifest writes, and so
+// every manifest the provider uploads): the encoder never repeats a key. In the Worker that
+// scan cost more than the decode itself.
 func DecodeSiteManifest(b []byte) (SiteManifest, error) {
 	if len(b) > MaxSiteManifestBytes {
 		return SiteManifest{}, fieldErr("", ErrMalformed, "larger than "+strconv.Itoa(MaxSiteManifestBytes)+" bytes")
@@ -105,8 +107,8 @@ func DecodeSiteManifest(b []byte) (SiteManifest, error) {
 		err = m.validate()
 	}
 	if err != nil || !m.encodes(b) {
-		if dup := duplicateKey(b); dup != "" {
-			return SiteManifest{}, fieldErr(dup, ErrMalformed, "duplicated field")
+		if kerr := badKey(b, reflect.TypeOf(m)); kerr != nil {
+			return SiteManifest{}, kerr
 		}
 	}
 	if err != nil {
