@@ -227,7 +227,7 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"requested directly (`https://<host>`). It may also be set with the `" + EnvEdgeURL + "` environment variable, " +
 					"which the local edge's env file exports.",
 				Optional:   true,
-				Validators: []validator.String{stringCheck{rule: "an http or https URL without a path", ok: isEdgeURL}},
+				Validators: []validator.String{stringCheck{rule: "an http or https URL without a path or credentials", ok: isEdgeURL, hide: hasUserInfo}},
 			},
 			"probe_key": schema.StringAttribute{
 				MarkdownDescription: "The key that signs `verify_propagation`'s probes: 64 hexadecimal characters derived from the " +

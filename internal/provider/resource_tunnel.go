@@ -82,7 +82,7 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				Validators:          []validator.String{hostname()},
 			},
 			"router_service": schema.StringAttribute{
-				MarkdownDescription: "The router's URL as the connector reaches it, for example `http://kamuidash-router.kamuidash-system.svc.cluster.local:8080`.",
+				MarkdownDescription: "The router's URL as the connector reaches it, for example `http://kamuidash-router.kamuidash-system.svc.cluster.local:8080`: a scheme and a host (with its port), and no path, not even `/`, which cloudflared refuses in an ingress rule.",
 				Required:            true,
 				Validators:          []validator.String{serviceURL()},
 			},
@@ -401,12 +401,18 @@ func (r *tunnelResource) ImportState(ctx context.Context, req resource.ImportSta
 	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
 }
 
+// serviceURL is an ingress rule's origin service as cloudflared takes it: a scheme and a host,
+// nothing else. cloudflared refuses a service with a path, even "/", and would do so only
+// when the tunnel already exists; this refuses it at plan.
 func serviceURL() validator.String {
 	return stringCheck{
 		ok: func(s string) bool {
 			u, err := url.Parse(s)
-			return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.RawQuery == "" && u.Fragment == ""
+			return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil &&
+				u.Path == "" && !u.ForceQuery && u.RawQuery == "" && u.Fragment == ""
 		},
-		rule: "an http(s) URL with a host, such as http://kamuidash-router.kamuidash-system.svc.cluster.local:8080",
+		rule: "an http(s) URL with a host and no path (cloudflared refuses one, even \"/\"), " +
+			"such as http://kamuidash-router.kamuidash-system.svc.cluster.local:8080",
+		hide: hasUserInfo,
 	}
 }

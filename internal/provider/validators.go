@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 
@@ -27,6 +28,9 @@ func isNormalHostname(s string) bool {
 type stringCheck struct {
 	ok   func(string) bool
 	rule string
+	// hide, when set and true for a refused value, keeps the value out of the diagnostic: a
+	// URL with user information most likely holds a credential put in the wrong place.
+	hide func(string) bool
 }
 
 func (v stringCheck) Description(context.Context) string             { return "value must be " + v.rule }
@@ -36,11 +40,21 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if s := req.ConfigValue.ValueString(); !v.ok(s) {
+	s := req.ConfigValue.ValueString()
+	switch {
+	case v.ok(s):
+	case v.hide != nil && v.hide(s):
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
+			"The value (not shown: the part before its \"@\" looks like credentials, which this setting never takes) is not "+v.rule+".")
+	default:
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
 			"The value "+quote(s)+" is not "+v.rule+".")
 	}
 }
+
+// hasUserInfo reports whether a URL-like value may hold user information ("user:password@"):
+// any "@" at all, so that even a value that does not parse is never shown with it.
+func hasUserInfo(s string) bool { return strings.Contains(s, "@") }
 
 func hostname() validator.String {
 	return stringCheck{ok: isNormalHostname, rule: "a lower-case DNS name without port or trailing dot, such as kamui.app"}
