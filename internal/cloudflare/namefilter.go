@@ -48,6 +48,13 @@ const nameFilterAttempts = 8
 // rebuild took between reading the recent keys and writing the filter, which covers another
 // apply's first rebuild racing this one's with no evidence of it yet.
 //
+// The recent keys are one value, and KV has no compare-and-swap: a rebuild that read them
+// before this one wrote them writes them back without this run's keys. Any rebuild after that
+// one, of any apply, would then build a filter without them while the listing still lags.
+// So each rebuild puts back every key this process stamped there within recentWindow that
+// the recent keys lost (restore), and the second check also reads the recent keys back:
+// a key of this process missing from them is treated as missing from the filter.
+//
 // A rebuild writes the filter, reads it back and checks that every key this process wrote to
 // the namespace is admitted. A filter that lacks one was written since by another process whose
 // listing did not show the key yet (listings lag writes by up to a minute), or is a read that
@@ -64,9 +71,13 @@ type NameFilters struct {
 	// now is the clock of the recent keys' stamps; tests move it.
 	now func() time.Time
 
-	mu       sync.Mutex
-	batches  map[string]*coalescer[nameChange, struct{}]
-	written  map[string]map[string]bool // account/namespace → keys this process wrote there
+	mu      sync.Mutex
+	batches map[string]*coalescer[nameChange, struct{}]
+	written map[string]map[string]bool // account/namespace → keys this process wrote there
+	// stamped holds, by account/namespace, when this process stamped each key it wrote there
+	// into the recent keys (unix milliseconds): what those must still hold while the key is
+	// younger than recentWindow (see restore).
+	stamped  map[string]map[string]int64
 	rebuilds atomic.Int64
 }
 
@@ -80,7 +91,8 @@ type nameChange struct {
 // without, every rebuild lists the namespace itself.
 func NewNameFilters(c *Client, economy bool) *NameFilters {
 	return &NameFilters{c: c, economy: economy, backoff: time.Second, recheckDelay: 2 * time.Second, now: time.Now,
-		batches: map[string]*coalescer[nameChange, struct{}]{}, written: map[string]map[string]bool{}}
+		batches: map[string]*coalescer[nameChange, struct{}]{}, written: map[string]map[string]bool{},
+		stamped: map[string]map[string]int64{}}
 }
 
 // Rebuilds is how many filters this process has written: the number the scale benchmark reads
@@ -143,7 +155,6 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 	}
 
 	var last error
-	rechecked := false
 	for attempt := 1; attempt <= nameFilterAttempts; attempt++ {
 		if attempt > 1 {
 			select {
@@ -170,6 +181,8 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 		now := f.now()
 		racing := recent.writtenByOthers(now.Add(-raceEvidence), ours)
 		recent.update(now, changes)
+		stamps := f.stamp(id, now, changes)
+		recent.restore(stamps)
 		if err := f.c.KVPut(ctx, accountID, namespaceID, route.FilterRecentKey, recent.encode(), route.EncodeMetadata("", NameFilterOwner)); err != nil {
 			last = fmt.Errorf("writing the recent keys (%s): %w", route.FilterRecentKey, err)
 			continue
@@ -193,9 +206,10 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 		missing, err := f.check(ctx, accountID, namespaceID, keys)
 		tflog.Info(ctx, "Rebuilt the name filter", map[string]any{"namespace_id": namespaceID, "names": len(names),
 			"bytes": len(b), "attempt": attempt, "rebuilds": total, "missing": missing})
-		if err == nil && missing == 0 && !rechecked {
-			// Another apply's rebuild may still land over this one (see NameFilters).
-			rechecked = true
+		lost := 0
+		if err == nil && missing == 0 {
+			// Another apply's rebuild may still land over this one (see NameFilters), after
+			// every attempt: one that follows a lost key is as exposed as the first.
 			wait := f.recheckWait(racing, took)
 			select {
 			case <-time.After(wait):
@@ -203,14 +217,19 @@ func (f *NameFilters) rebuild(ctx context.Context, accountID, namespaceID string
 				return ctx.Err()
 			}
 			missing, err = f.check(ctx, accountID, namespaceID, keys)
-			tflog.Info(ctx, "Checked the name filter again", map[string]any{
-				"namespace_id": namespaceID, "missing": missing, "another_apply_seen": racing, "waited_ms": wait.Milliseconds()})
+			if err == nil {
+				lost, err = f.recentLacks(ctx, accountID, namespaceID, stamps)
+			}
+			tflog.Info(ctx, "Checked the name filter again", map[string]any{"namespace_id": namespaceID, "missing": missing,
+				"lost_from_recent_keys": lost, "another_apply_seen": racing, "waited_ms": wait.Milliseconds()})
 		}
 		switch {
 		case err != nil:
 			last = fmt.Errorf("reading the name filter back: %w", err)
 		case missing > 0:
 			last = fmt.Errorf("the name filter read back lacks %d of the %d keys this run wrote (another apply rebuilt it from a listing, or from recent keys, that did not show them yet)", missing, len(keys))
+		case lost > 0:
+			last = fmt.Errorf("the recent keys (%s) read back lack %d keys this run wrote (another apply wrote them back from an older read), so a later rebuild could leave them out", route.FilterRecentKey, lost)
 		default:
 			return nil
 		}
@@ -310,6 +329,59 @@ func (r *recentKeys) writtenByOthers(since time.Time, mine map[string]bool) bool
 		}
 	}
 	return false
+}
+
+// restore puts back each key of stamps (this process's, see NameFilters.stamp) that the recent
+// keys lost or hold with an older stamp: another apply wrote them back from a read made before
+// this process's write.
+func (r *recentKeys) restore(stamps map[string]int64) {
+	for k, t := range stamps {
+		if r.Keys[k] < t {
+			r.Keys[k] = t
+		}
+	}
+}
+
+// stamp records that this process stamps the keys its batch wrote (changes) with now, forgets
+// those it deleted and those older than recentWindow, and returns a copy of its stamps in the
+// namespace id: the keys the recent keys must hold for this process.
+func (f *NameFilters) stamp(id string, now time.Time, changes []nameChange) map[string]int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	own := f.stamped[id]
+	if own == nil {
+		own = map[string]int64{}
+		f.stamped[id] = own
+	}
+	cut := now.Add(-recentWindow).UnixMilli()
+	for k, t := range own {
+		if t < cut {
+			delete(own, k)
+		}
+	}
+	for _, ch := range changes {
+		if ch.deleted {
+			delete(own, ch.key)
+		} else {
+			own[ch.key] = now.UnixMilli()
+		}
+	}
+	return maps.Clone(own)
+}
+
+// recentLacks reads the recent keys back and counts the keys of stamps they no longer hold.
+func (f *NameFilters) recentLacks(ctx context.Context, accountID, namespaceID string, stamps map[string]int64) (int, error) {
+	r, err := f.recent(ctx, accountID, namespaceID)
+	if err != nil {
+		return 0, err
+	}
+	lost := 0
+	for k := range stamps {
+		if _, ok := r.Keys[k]; !ok {
+			lost++
+		}
+	}
+	return lost, nil
 }
 
 func (r *recentKeys) encode() []byte {

@@ -335,3 +335,81 @@ func TestNameFilters_RecheckWait(t *testing.T) {
 		}
 	}
 }
+
+// aroundFirstPut calls before ahead of the first PUT of key and after once it is answered.
+type aroundFirstPut struct {
+	next          http.RoundTripper
+	key           string
+	before, after func()
+	once          sync.Once
+}
+
+func (h *aroundFirstPut) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/values/"+h.key) {
+		return h.next.RoundTrip(r)
+	}
+	first := false
+	h.once.Do(func() { first = true })
+	if first && h.before != nil {
+		h.before()
+	}
+	resp, err := h.next.RoundTrip(r)
+	if first && h.after != nil {
+		h.after()
+	}
+	return resp, err
+}
+
+// TestNameFilters_OurKeyOutlivesAnotherApplysStaleRecentKeys: two applies' first rebuilds race
+// with no evidence of each other, in this order (every step at the API's normal speed):
+//
+//  1. the other apply reads the recent keys (none yet);
+//  2. this run reads them (none), writes its own ({ours});
+//  3. the other writes its recent keys ({theirs}, over this run's) and its filter ({theirs});
+//  4. this run writes its filter ({ours}): its check passes;
+//  5. the other's check finds "theirs" gone and, after its backoff, rebuilds from a listing
+//     that does not show "ours" yet and from recent keys that lost "ours" in step 3.
+//
+// Before the recheck read the recent keys back, step 5's filter landed after this run's
+// recheck: both applies succeeded and the filter no longer admitted "ours", until some later
+// rebuild in the namespace. Now this run's recheck finds "ours" lost from the recent keys and
+// rebuilds, putting it back, so step 5 (or whichever rebuild comes last) keeps it.
+func TestNameFilters_OurKeyOutlivesAnotherApplysStaleRecentKeys(t *testing.T) {
+	a := newLocalAPI(t)
+	ns := a.namespace(t)
+
+	otherFilterWritten := make(chan struct{})
+	hold := &heldFilterWrite{key: route.FilterRecentKey,
+		next: &aroundFirstPut{key: route.FilterKey, after: func() { close(otherFilterWritten) },
+			next: &laggingListing{next: http.DefaultTransport, hide: map[string]bool{"ours": true}}},
+		held: make(chan struct{}), release: make(chan struct{})}
+	other := a.client(t, hold) // default backoff (1 s) and recheck delay: nothing slowed down
+	theirs := make(chan struct{})
+	go func() {
+		defer close(theirs)
+		a.putNoted(t, other, ns, "theirs")
+	}()
+	<-hold.held // step 1 done: the other apply read the recent keys, none yet
+
+	// This run's listings do not show "theirs" yet either.
+	lag := &laggingListing{next: a.calls.next, hide: map[string]bool{"theirs": true}}
+	a.calls.next = &aroundFirstPut{next: lag, key: route.FilterKey, before: func() {
+		close(hold.release)  // step 3: the other writes its recent keys and its filter
+		<-otherFilterWritten // step 4 follows it
+	}}
+	a.putNoted(t, a.c, ns, "ours") // returns: this run's check and recheck passed
+	<-theirs                       // the other apply finished too
+
+	f := a.filter(t, ns)
+	if !f.Has("theirs") {
+		t.Errorf("theirs not admitted")
+	}
+	if !f.Has("ours") {
+		t.Errorf("both applies succeeded, but the filter no longer admits %q (this run rebuilt %d times; "+
+			"it stays out until another rebuild in the namespace)", "ours", a.c.NameFilters.Rebuilds())
+	}
+	r, err := a.c.NameFilters.recent(context.Background(), a.id.AccountID, ns)
+	if err != nil || r.Keys["ours"] == 0 || r.Keys["theirs"] == 0 {
+		t.Errorf("the recent keys hold %v (%v); want ours and theirs, for the rebuilds of the next minutes", r.Keys, err)
+	}
+}
