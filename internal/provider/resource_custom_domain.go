@@ -96,8 +96,10 @@ func (r *customDomainResource) Schema(ctx context.Context, _ resource.SchemaRequ
 			"(within `timeouts.create`, logging progress) until hostname and certificate are active, and only then writes the " +
 			"`DOMAINS` mapping that routes the host to its app. Cloudflare activates a custom hostname only while the zone's " +
 			"fallback origin is active: make the domain depend on the zone's `kamuidash_fallback_origin`. " +
-			"Delete removes the mapping first, then the hostname. " +
-			"Import by hostname: `terraform import kamuidash_custom_domain.www www.shop.example`.",
+			"Delete removes the mapping first, then the hostname. A hostname deleted outside Terraform, its mapping still " +
+			"there, is planned as a replacement (the mapping goes, the hostname is created and validated again). " +
+			"Import by hostname: `terraform import kamuidash_custom_domain.www www.shop.example`; a mapping whose hostname " +
+			"is gone imports alone, and the next plan replaces it the same way.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The hostname.",
@@ -193,6 +195,26 @@ func (r *customDomainResource) ModifyPlan(ctx context.Context, req resource.Modi
 				"The hostname "+quote(plan.Hostname.ValueString())+" is under the platform domain "+quote(r.data.PlatformDomain)+
 					", whose hosts name their app themselves. Use a kamuidash_tenant_app for it, or a tenant's own domain here.")
 			return
+		}
+	}
+	if !req.State.Raw.IsNull() {
+		var id types.String
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("custom_hostname_id"), &id)...)
+		if id.ValueString() == "" && !id.IsUnknown() {
+			// Read found the hostname gone and the mapping still there: replace, so that the
+			// mapping goes, the hostname is created and validated again, and the mapping is
+			// written once it is active, as for a new domain.
+			for _, attr := range []string{"custom_hostname_id", "hostname_status", "ssl_status"} {
+				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.StringUnknown())...)
+			}
+			for _, attr := range []string{"ownership_verification", "ssl_validation"} {
+				resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attr), types.ObjectUnknown(txtRecordType))...)
+			}
+			resp.RequiresReplace = append(resp.RequiresReplace, path.Root("custom_hostname_id"))
+			resp.Diagnostics.AddWarning("Custom Hostname Deleted Outside Terraform",
+				"The zone no longer has the custom hostname "+quote(plan.Hostname.ValueString())+"; its DOMAINS mapping is still "+
+					"there. This plan replaces the resource: the mapping is deleted, the hostname created again (its ownership and "+
+					"certificate validated anew, publish the new TXT records), then the mapping written once it is active.")
 		}
 	}
 	rev := types.StringUnknown()
@@ -331,14 +353,44 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	h, found, err := r.data.customHostname(ctx, state.CustomHostnameID.ValueString())
-	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Custom Hostname", "Reading custom hostname "+quote(state.Hostname.ValueString()), err))
-		return
+	var h *kdcf.CustomHostname
+	found := false
+	if id := state.CustomHostnameID.ValueString(); id != "" {
+		var err error
+		if h, found, err = r.data.customHostname(ctx, id); err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Read Custom Hostname", "Reading custom hostname "+quote(state.Hostname.ValueString()), err))
+			return
+		}
 	}
 	if !found {
-		tflog.Warn(ctx, "Custom hostname is gone; removing it from state", map[string]any{"hostname": state.Hostname.ValueString()})
-		resp.State.RemoveResource(ctx)
+		// The hostname is gone (deleted outside Terraform), or an import found only the
+		// mapping. While the mapping is there the resource stays, without a hostname, and the
+		// next plan replaces it (ModifyPlan): removed from state, its create would be refused
+		// by the mapping it left behind, and an import would find no hostname to import.
+		host := state.Hostname.ValueString()
+		if state.DomainsNamespaceID.IsNull() {
+			ns, mapped, diags := r.lookUpMappingNamespace(ctx, host)
+			if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+				return
+			}
+			if !mapped {
+				resp.State.RemoveResource(ctx)
+				return
+			}
+			state.DomainsNamespaceID = types.StringValue(ns)
+		}
+		mapped, diags := r.refreshMapping(ctx, &state, host, resp.Private)
+		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		if !mapped {
+			tflog.Warn(ctx, "Custom hostname and its mapping are gone; removing it from state", map[string]any{"hostname": host})
+			resp.State.RemoveResource(ctx)
+			return
+		}
+		tflog.Warn(ctx, "Custom hostname is gone but its mapping remains; the next plan replaces it", map[string]any{"hostname": host})
+		state.clearHostname()
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 		return
 	}
 	state.setHostname(h)
@@ -347,57 +399,78 @@ func (r *customDomainResource) Read(ctx context.Context, req resource.ReadReques
 
 	if state.DomainsNamespaceID.IsNull() {
 		// An import by hostname alone: find the namespace that maps it.
-		ns, diags := r.findMappingNamespace(ctx, h.Hostname)
+		ns, mapped, diags := r.lookUpMappingNamespace(ctx, h.Hostname)
 		if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+			return
+		}
+		if !mapped {
+			resp.Diagnostics.AddError("Domain Mapping Not Found",
+				"The custom hostname "+quote(h.Hostname)+" exists, but no KV namespace in the account maps it to an app. "+
+					"Import it as <domains_namespace_id>/<hostname> to name the DOMAINS namespace; the next apply then writes the mapping.")
 			return
 		}
 		state.DomainsNamespaceID = types.StringValue(ns)
 	}
-	doc, found, unchanged, diags := r.store().refresh(ctx, state.DomainsNamespaceID.ValueString(), h.Hostname, state.Rev.ValueString())
+	_, diags := r.refreshMapping(ctx, &state, h.Hostname, resp.Private)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// refreshMapping reads host's mapping in state's namespace into state (app, status, rev) and
+// reports whether there is one. A missing or broken one leaves a rev that matches no plan, so
+// that the next apply rewrites it.
+func (r *customDomainResource) refreshMapping(ctx context.Context, state *customDomainModel, host string, private privateSetter) (bool, diag.Diagnostics) {
+	doc, found, unchanged, diags := r.store().refresh(ctx, state.DomainsNamespaceID.ValueString(), host, state.Rev.ValueString())
+	if diags.HasError() {
+		return false, diags
+	}
 	if found {
-		resp.Diagnostics.Append(noteOwnerSeen(ctx, resp.Private, doc.Owner, time.Now())...)
+		diags.Append(noteOwnerSeen(ctx, private, doc.Owner, time.Now())...)
 	}
 	switch {
 	case unchanged:
 		// The listing shows the revision state has: the mapping is what state says.
 	case !found || !doc.Valid:
-		// The hostname exists but its mapping is missing or broken: a rev that matches no
-		// plan makes the next apply rewrite it.
 		state.Rev = types.StringValue(unreadableRev)
 	default:
 		state.App = types.StringValue(doc.Doc.App)
 		state.Status = types.StringValue(string(doc.Doc.Status))
 		state.Rev = types.StringValue(doc.Doc.Rev)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	return found, diags
 }
 
-// findMappingNamespace returns the KV namespace of the account whose key host decodes as a
-// domain mapping.
-func (r *customDomainResource) findMappingNamespace(ctx context.Context, host string) (string, diag.Diagnostics) {
+// clearHostname empties what state says of a custom hostname that no longer exists: an empty
+// custom_hostname_id is what ModifyPlan replaces the resource for.
+func (m *customDomainModel) clearHostname() {
+	m.CustomHostnameID = types.StringValue("")
+	m.HostnameStatus = types.StringValue("")
+	m.SSLStatus = types.StringValue("")
+	m.OwnershipVerification = types.ObjectNull(txtRecordType)
+	m.SSLValidation = types.ObjectNull(txtRecordType)
+}
+
+// lookUpMappingNamespace returns the KV namespace of the account whose key host decodes as a
+// domain mapping, and whether there is one.
+func (r *customDomainResource) lookUpMappingNamespace(ctx context.Context, host string) (string, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	pager := r.data.Client.KV.Namespaces.ListAutoPaging(ctx, kv.NamespaceListParams{AccountID: cf.F(r.data.AccountID)})
 	for pager.Next() {
 		ns := pager.Current()
 		doc, found, d := r.store().get(ctx, ns.ID, host)
 		if d.HasError() {
-			return "", append(diags, d...)
+			return "", false, append(diags, d...)
 		}
 		if found && doc.Valid {
-			return ns.ID, diags
+			return ns.ID, true, diags
 		}
 	}
 	if err := pager.Err(); err != nil {
 		diags.Append(apiErrorDiag("Unable to List KV Namespaces", "Looking for the DOMAINS mapping of "+quote(host), err))
-		return "", diags
 	}
-	diags.AddError("Domain Mapping Not Found",
-		"The custom hostname "+quote(host)+" exists, but no KV namespace in the account maps it to an app. "+
-			"Import it as <domains_namespace_id>/<hostname> to name the DOMAINS namespace; the next apply then writes the mapping.")
-	return "", diags
+	return "", false, diags
 }
 
 func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -438,6 +511,9 @@ func (r *customDomainResource) Delete(ctx context.Context, req resource.DeleteRe
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if state.CustomHostnameID.ValueString() == "" {
+		return // the hostname is already gone (see Read)
+	}
 	r.data.forgotHostname(state.CustomHostnameID.ValueString())
 	if err := r.data.Client.DeleteCustomHostname(ctx, r.data.ZoneID, state.CustomHostnameID.ValueString()); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Delete Custom Hostname", "Deleting custom hostname "+quote(host), err))
@@ -465,13 +541,39 @@ func (r *customDomainResource) ImportState(ctx context.Context, req resource.Imp
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Custom Hostname", "Looking up "+quote(host), err))
 		return
 	}
-	if !found {
-		resp.Diagnostics.AddError("Custom Hostname Not Found", "The zone has no custom hostname "+quote(host)+" to import.")
-		return
+	id := ""
+	if found {
+		id = h.ID
+	} else {
+		// A hostname deleted outside Terraform leaves its mapping, which refuses a create: the
+		// mapping alone is imported, and the next plan replaces the resource (see Read).
+		if !hasNS {
+			var mapped bool
+			var diags diag.Diagnostics
+			ns, mapped, diags = r.lookUpMappingNamespace(ctx, host)
+			if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+				return
+			}
+			hasNS = mapped
+		} else {
+			doc, mapped, diags := r.store().get(ctx, ns, host)
+			if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+				return
+			}
+			hasNS = mapped && doc.Valid
+		}
+		if !hasNS {
+			resp.Diagnostics.AddError("Custom Hostname Not Found",
+				"The zone has no custom hostname "+quote(host)+", and no KV namespace of the account maps it: nothing to import.")
+			return
+		}
+		resp.Diagnostics.AddWarning("Custom Hostname Not Found",
+			"The zone has no custom hostname "+quote(host)+"; its DOMAINS mapping was imported alone. "+
+				"The next plan replaces the resource, which creates the hostname again.")
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), host)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("hostname"), host)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("custom_hostname_id"), h.ID)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("custom_hostname_id"), id)...)
 	if hasNS {
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("domains_namespace_id"), ns)...)
 	}

@@ -56,6 +56,16 @@ resource "kamuidash_custom_domain" "www" {
 `, app, extra)
 }
 
+// hasHostname reports whether the edge's zone has the custom hostname of that id.
+func (e *testEdge) hasHostname(id string) bool {
+	for _, h := range e.CustomHostnames() {
+		if h.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (e *testEdge) storedMapping(s *terraform.State, host string) (route.DomainMapping, route.Metadata, error) {
 	ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
 	entry, ok := e.KVValue(ns, host)
@@ -238,26 +248,110 @@ func TestAccCustomDomain_ExistingHostnameAsksForImport(t *testing.T) {
 	}
 }
 
-func TestAccCustomDomain_DeletedHostnameIsDrift(t *testing.T) {
+// TestAccCustomDomain_DeletedHostnameIsReplaced: a custom hostname deleted outside Terraform
+// leaves its mapping. The resource stays in state without a hostname and the plan replaces it:
+// the mapping goes, the hostname is created again, the mapping written once it is active.
+// (Dropped from state instead, its create was refused by the mapping it left, and the import
+// the refusal advised found no hostname: a dead end only editing KV by hand got out of.)
+func TestAccCustomDomain_DeletedHostnameIsReplaced(t *testing.T) {
 	edge := newTestEdge(t, autoValidate(time.Second))
+	var deleted string
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				Config: customDomainConfig(edge, "shop", ""),
 				Check: func(s *terraform.State) error {
-					id := s.RootModule().Resources[customDomainAddr].Primary.Attributes["custom_hostname_id"]
-					return edge.client(t).DeleteCustomHostname(context.Background(), edge.Identity().ZoneID, id)
+					deleted = s.RootModule().Resources[customDomainAddr].Primary.Attributes["custom_hostname_id"]
+					return edge.client(t).DeleteCustomHostname(context.Background(), edge.Identity().ZoneID, deleted)
 				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
 				Config: customDomainConfig(edge, "shop", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionReplace)},
 				},
-				// The mapping survived the out-of-band delete; creating over it is refused.
-				ExpectError: regexp.MustCompile(`Domain Mapping Already Exists`),
+				Check: resource.ComposeAggregateTestCheckFunc(
+					func(s *terraform.State) error {
+						id := s.RootModule().Resources[customDomainAddr].Primary.Attributes["custom_hostname_id"]
+						if id == "" || id == deleted {
+							return fmt.Errorf("custom_hostname_id %q after the replacement; want a new hostname's", id)
+						}
+						if !edge.hasHostname(id) {
+							return fmt.Errorf("the zone has no custom hostname %q", id)
+						}
+						return nil
+					},
+					func(s *terraform.State) error {
+						m, _, err := edge.storedMapping(s, "www.shop.example")
+						if err == nil && m.App != "shop" {
+							err = fmt.Errorf("the mapping names %q", m.App)
+						}
+						return err
+					},
+				),
+			},
+		},
+	})
+}
+
+// TestAccCustomDomain_ImportsAMappingWhoseHostnameIsGone: a mapping left without its hostname
+// (by an older provider, which dropped such a resource from state) refuses a create with a
+// hint to import; the import takes the mapping alone and the next apply replaces the resource.
+func TestAccCustomDomain_ImportsAMappingWhoseHostnameIsGone(t *testing.T) {
+	edge := newTestEdge(t, autoValidate(time.Second))
+	withoutDomain := edge.providerBlock() + strings.Split(customDomainResources("shop", ""), `resource "kamuidash_custom_domain"`)[0]
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: withoutDomain,
+				Check: func(s *terraform.State) error {
+					// The orphan: a mapping this resource type wrote, and no hostname.
+					ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
+					b, m, err := route.EncodeDomainMapping(route.DomainMapping{App: "shop", Status: route.StatusActive})
+					if err != nil {
+						return err
+					}
+					return edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "www.shop.example", b,
+						route.EncodeMetadata(m.Rev, "kamuidash_custom_domain"))
+				},
+			},
+			{
+				Config:      customDomainConfig(edge, "shop", ""),
+				ExpectError: regexp.MustCompile(`(?s)Domain Mapping Already Exists.*terraform import <address> www\.shop\.example`),
+			},
+			{
+				Config:        customDomainConfig(edge, "shop", ""),
+				ResourceName:  customDomainAddr,
+				ImportState:   true,
+				ImportStateId: "www.shop.example",
+				// The mapping alone: its hostname comes back with the replacement below.
+				ImportStatePersist: true,
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					for _, st := range states {
+						if st.ID == "www.shop.example" {
+							if st.Attributes["custom_hostname_id"] != "" || st.Attributes["app"] != "shop" {
+								return fmt.Errorf("imported %v; want the mapping of shop without a hostname", st.Attributes)
+							}
+							return nil
+						}
+					}
+					return fmt.Errorf("nothing imported as www.shop.example: %v", states)
+				},
+			},
+			{
+				Config: customDomainConfig(edge, "shop", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionReplace)},
+				},
+				Check: resource.TestCheckResourceAttrWith(customDomainAddr, "custom_hostname_id", func(id string) error {
+					if id == "" || !edge.hasHostname(id) {
+						return fmt.Errorf("custom_hostname_id %q names no custom hostname of the zone", id)
+					}
+					return nil
+				}),
 			},
 		},
 	})
