@@ -157,6 +157,10 @@ func (h *tunnelHandler) serviceTarget(service string) (*url.URL, int, string) {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, http.StatusBadGateway, "Bad gateway: the local edge cannot deliver to ingress service " + strconv.Quote(service) + "."
 	}
+	if u.Path != "" || u.RawQuery != "" || u.Fragment != "" {
+		// As cloudflared, which refuses such an ingress rule when it loads the configuration.
+		return nil, http.StatusBadGateway, "Bad gateway: ingress service " + strconv.Quote(service) + " has a path; cloudflared refuses one, even \"/\"."
+	}
 	host := normalizeHost(u.Host)
 	switch {
 	case strings.HasPrefix(host, routerServiceLabel+"."):

@@ -37,6 +37,9 @@ func TestServiceTarget(t *testing.T) {
 		{withRouter, "http_status:9", "", http.StatusBadGateway},
 		{withRouter, "http://web.tenant-shop.svc.cluster.local:8080", "", http.StatusBadGateway},
 		{withRouter, "tcp://127.0.0.1:22", "", http.StatusBadGateway},
+		// cloudflared refuses a service with a path, even "/".
+		{withRouter, "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080/", "", http.StatusBadGateway},
+		{withRouter, "http://127.0.0.1:8081/app", "", http.StatusBadGateway},
 	} {
 		target, status, _ := tc.h.serviceTarget(tc.service)
 		got := ""
