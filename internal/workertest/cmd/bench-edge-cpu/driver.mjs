@@ -39,7 +39,11 @@ const sites = JSON.parse(readFileSync(join(dir, "sites.json"), "utf8"));
 const siteTexts = new Map([[site.manifestKey, site.manifest], [site.objectKey, site.body]]);
 for (const s of Object.values(sites)) { siteTexts.set(s.manifestKey, s.manifest); siteTexts.set(s.objectKey, s.body); }
 const value = (key) => (key === "shop" ? record : key === "docs" ? site.record : cold[key] ?? sites[key]?.record);
+// BENCH_IO_YIELD (bench-edge-cpu -io-yield): every binding call is answered on a later turn of
+// the event loop, as runtime I/O is in workerd, rather than by the next microtask.
+const ioTurn = process.env.BENCH_IO_YIELD === "1" ? () => new Promise((resolve) => setImmediate(resolve)) : () => undefined;
 const kv = { get: async (key, opts) => {
+  await ioTurn();
   const v = value(key);
   if (v === undefined || (opts && opts.type === "arrayBuffer")) return null; // no name filter
   return opts && opts.type === "json" ? JSON.parse(v) : v;
@@ -48,6 +52,7 @@ const stored = new Map();
 const cacheKey = (k) => String(k && k.url ? k.url : k);
 globalThis.caches = { default: {
   match: async (k) => {
+    await ioTurn();
     const e = stored.get(cacheKey(k));
     return e ? new Response(e.body, { status: e.status, headers: e.headers }) : undefined;
   },
@@ -66,10 +71,19 @@ const siteObject = (key, withBody) => ({
   text: async () => siteTexts.get(key),
 });
 const bucket = {
-  get: async (key) => (siteTexts.has(key) ? siteObject(key, true) : null),
-  head: async (key) => (siteTexts.has(key) && !key.endsWith(".json") ? siteObject(key, false) : null),
+  get: async (key) => {
+    await ioTurn();
+    return siteTexts.has(key) ? siteObject(key, true) : null;
+  },
+  head: async (key) => {
+    await ioTurn();
+    return siteTexts.has(key) && !key.endsWith(".json") ? siteObject(key, false) : null;
+  },
 };
-globalThis.fetch = async () => new Response('{"ok":true}', { status: 200, headers: { "Content-Type": "application/json" } });
+globalThis.fetch = async () => {
+  await ioTurn();
+  return new Response('{"ok":true}', { status: 200, headers: { "Content-Type": "application/json" } });
+};
 const env = {
   ROUTES: kv, DOMAINS: kv, STATIC: bucket,
   PLATFORM_DOMAIN: "kamui.test", FRESHNESS_BUDGET_SECONDS: "120", UPSTREAM_TIMEOUT_MS: "30000",

@@ -19,6 +19,14 @@
 // of bench-edge's slowest requests. With more sites than the manifest memos hold, it also
 // pays for their eviction, as an isolate serving thousands of sites does.
 //
+// With -io-yield every binding read, cache lookup and upstream fetch is answered on a later
+// turn of Node's event loop (setImmediate) instead of at once. That is how workerd answers
+// runtime I/O, and it changes what the Go core costs: each call into it then follows a wait,
+// with the engine's and the processor's state of other work in between, as in bench-edge.
+// Entered cold like that, the Go Wasm's passes cost far more than the same passes run back to
+// back, and more so than the JS Workers' code (docs/PERFORMANCE.md, "Entered after a wait"):
+// the mode in which a change to the number or weight of those passes shows.
+//
 // With -compare DIR, another build of the edge (scripts/build-worker.sh DIR) runs beside this
 // one in every alternation, and a line gives its times against this build's: an A/B of a
 // change to the Go core or the shim in seconds, steadier than bench-edge's rounds (a build
@@ -56,14 +64,15 @@ var driver []byte
 func main() {
 	n := flag.Int("n", 5000, "requests per Worker")
 	compare := flag.String("compare", "", "also run another build of the edge Worker from DIR (scripts/build-worker.sh DIR) in the same alternation, and print its times against this build's")
+	ioYield := flag.Bool("io-yield", false, "answer every binding read, cache lookup and upstream fetch on a later turn of the event loop, as runtime I/O is answered in workerd, rather than at once: each call into the Go core then follows a wait, as there")
 	flag.Parse()
-	if err := run(*n, *compare); err != nil {
+	if err := run(*n, *compare, *ioYield); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-edge-cpu:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, compareDir string) error {
+func run(n int, compareDir string, ioYield bool) error {
 	root, err := workertest.RepoRoot()
 	if err != nil {
 		return err
@@ -172,6 +181,9 @@ func run(n int, compareDir string) error {
 	}
 	cmd := exec.Command("node", filepath.Join(dir, "driver.mjs"), dir, fmt.Sprint(n), compareArg)
 	cmd.Stderr = os.Stderr
+	if ioYield {
+		cmd.Env = append(os.Environ(), "BENCH_IO_YIELD=1")
+	}
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("node driver: %w", err)
@@ -194,7 +206,11 @@ func run(n int, compareDir string) error {
 			return fmt.Errorf("unexpected driver output %q: %w", out, err)
 		}
 	}
-	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, in-memory bindings, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, loadAverage(), runtime.NumCPU())
+	bindings := "in-memory bindings"
+	if ioYield {
+		bindings += " answering on the event loop's next turn (-io-yield)"
+	}
+	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, %s, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, bindings, loadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
 	fmt.Printf("bench-edge-cpu: warm-up (each Worker's first 500 warm requests after its first): edge_us=%.1f seed_us=%.1f js_us=%.1f warmup_cpu_vs_seed=%.2f\n", warmupEdgeUS, warmupSeedUS, warmupJSUS, warmupEdgeUS/warmupSeedUS)
 	fmt.Printf("bench-edge-cpu: static site GET (content miss, route and manifest in memory, the object read from the bucket): edge_us=%.1f seed_us=%.1f static_cpu_vs_seed=%.2f\n", staticEdgeUS, staticSeedUS, staticEdgeUS/staticSeedUS)
