@@ -32,8 +32,9 @@
 // upstream can cause that, and no proxy can prevent it.
 //
 // A request head that two parsers could read differently (Transfer-Encoding beside
-// Content-Length, obs-fold, a duplicate Content-Length) is refused with 400 before anything is
-// forwarded, and the connection closed.
+// Content-Length, a Transfer-Encoding other than chunked such as "identity", obs-fold, a
+// duplicate Content-Length) is refused with 400 before anything is forwarded, and the
+// connection closed.
 //
 // What the router answers itself, always with a fixed plain-text body and Cache-Control: no-store:
 //

@@ -20,7 +20,9 @@ type forwardRequest struct {
 	req     fasthttp.Request
 	signed  signedHeaders
 	upgrade bool // the client asked for a protocol upgrade (upgrade.go)
-	tokens  []string
+	// transferEncoding: the client's head has a Transfer-Encoding header (see admit).
+	transferEncoding bool
+	tokens           []string
 }
 
 var forwardPool = sync.Pool{New: func() any { return new(forwardRequest) }}
@@ -32,7 +34,7 @@ func acquireForward() *forwardRequest {
 func releaseForward(f *forwardRequest) {
 	f.req.Reset()
 	f.signed = signedHeaders{}
-	f.upgrade = false
+	f.upgrade, f.transferEncoding = false, false
 	f.tokens = f.tokens[:0]
 	forwardPool.Put(f)
 }
@@ -60,6 +62,8 @@ func (f *forwardRequest) build(ctx *fasthttp.RequestCtx, forwardedProto string) 
 			f.upgrade = f.upgrade || hasToken(value, "upgrade")
 		case equalFold(name, "Upgrade"):
 			upgrade = value
+		case equalFold(name, "Transfer-Encoding"):
+			f.transferEncoding = true // hop-by-hop: not forwarded
 		case !dropRequestHeader(name):
 			out.AddBytesKV(name, value)
 		}

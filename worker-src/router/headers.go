@@ -123,6 +123,8 @@ func hasToken(value []byte, token string) bool {
 //   - Transfer-Encoding beside Content-Length: fasthttp frames it by Transfer-Encoding alone and
 //     closes the connection after it (RFC 9112 §6.1 allows that), keeping no trace of the
 //     Content-Length but the raw head, which is looked at only for a chunked request;
+//     (A Transfer-Encoding fasthttp does not frame as chunked, "identity", is refused in
+//     admit, from the walk that builds the upstream head.)
 //   - obs-fold (a header line continued on the next, starting with a space or tab), which
 //     fasthttp unfolds where other parsers take the continuation for a header of its own
 //     (RFC 9112 §5.2: a server must reject it or replace it).

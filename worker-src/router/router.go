@@ -137,6 +137,12 @@ func (rt *Router) admit(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequ
 	}
 	target := ctx.Request.Header.RequestURI()
 	sig := fwd.build(ctx, rt.forwardedProto)
+	if fwd.transferEncoding && ctx.Request.Header.ContentLength() != -1 {
+		// A Transfer-Encoding fasthttp did not frame as chunked: "identity", which HTTP/1.1
+		// no longer has and fasthttp takes as none (framing by Content-Length, or no body at
+		// all), where net/http answers 501. Two parsers would read the body differently.
+		return &Failure{Status: http.StatusBadRequest, Outcome: OutcomeMalformed, Err: errors.New("a Transfer-Encoding other than chunked")}
+	}
 	// The signature binds the request target exactly as received; the Host is the tunnel's
 	// origin hostname, and the public host arrives, signed, in the context.
 	c, key, err := rt.verifier.VerifyHeaders(sig, ex.method, string(target), rt.now(), rt.maxSkew)

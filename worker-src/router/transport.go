@@ -62,6 +62,18 @@ var (
 	errNotUpstreamConn         = errors.New("the HostClient's connection was not dialled by the router")
 )
 
+// writeAsReceived writes req with its request target exactly as the client sent it (and the
+// Worker signed it). HostClient.Do parses the target into req's URI first, and Request.Write
+// then rebuilds the target from that parse whenever there is one: a target starting with "//"
+// and holding "://" further on parses as an absolute URI, so "//api/login?next=https://x"
+// went out as "/login?next=https://x", "//user:pw@x/…" also gained an Authorization header,
+// and an empty query lost its "?". Dropping the parse (the Host header is set, so Write needs
+// none) writes the target as the header holds it.
+func writeAsReceived(req *fasthttp.Request, w *bufio.Writer) error {
+	req.SetURI(nil)
+	return req.Write(w)
+}
+
 // RoundTrip sends req on a connection of hc and reads the response head into resp, leaving the
 // body to be streamed (see transport).
 func (t *transport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, resp *fasthttp.Response) (bool, error) {
@@ -91,7 +103,7 @@ func (t *transport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, re
 	resp.ParseNetConn(conn)
 
 	bw := hc.AcquireWriter(conn)
-	err = req.Write(bw)
+	err = writeAsReceived(req, bw)
 	if err == nil {
 		err = bw.Flush()
 	}

@@ -66,7 +66,7 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 // sent after a 101's head.
 func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fasthttp.Request, res *fasthttp.Response) (*bufio.Reader, error) {
 	bw := bufio.NewWriter(up)
-	if err := req.Write(bw); err != nil {
+	if err := writeAsReceived(req, bw); err != nil {
 		return nil, err
 	}
 	if err := bw.Flush(); err != nil {
