@@ -21,7 +21,8 @@ import (
 const SiteManifestVersion = 1
 
 // MaxSiteManifestBytes bounds a manifest the Worker reads into memory: 20,000 files (the
-// provider's limit) with long paths fit with room to spare.
+// provider's limit) fit with paths of about 250 bytes on average; the provider refuses at plan
+// a site whose manifest would be larger (staticsite.Read).
 const MaxSiteManifestBytes = 8 << 20
 
 // MaxSitePathBytes is the longest path a manifest may hold, the longest path the Worker

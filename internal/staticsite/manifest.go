@@ -174,7 +174,27 @@ func Read(dir string) (*Manifest, error) {
 		// every write.)
 		_, _ = fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, sum)
 	}
-	return &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}, nil
+	m := &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}
+	// The files' count and bytes are bounded above, but not the length of their paths, which
+	// the manifest repeats: one the Worker would not read could be uploaded and never served.
+	body, err := route.EncodeSiteManifest(m.Site())
+	if err != nil {
+		return nil, err
+	}
+	if len(body) > route.MaxSiteManifestBytes {
+		return nil, fmt.Errorf("the site's manifest would be %d bytes, more than the %d the edge Worker reads: "+
+			"the site needs fewer files or shorter paths (its %d files' paths take %d bytes)",
+			len(body), route.MaxSiteManifestBytes, len(files), pathBytes(files))
+	}
+	return m, nil
+}
+
+func pathBytes(files []File) int {
+	n := 0
+	for _, f := range files {
+		n += len(f.Path)
+	}
+	return n
 }
 
 // siteRoot resolves dir once, so a source_dir that is itself a link is read through and every

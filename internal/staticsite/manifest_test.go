@@ -3,6 +3,7 @@ package staticsite
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -336,3 +337,28 @@ func readAll(t *testing.T, f File) string {
 type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// A site whose manifest would be larger than the Worker reads (route.MaxSiteManifestBytes) is
+// refused at plan: uploaded, it would never be served, and neither prune nor import could read
+// it back. 7,500 files with paths of about 1 KB make an 8.4 MB manifest.
+func TestRead_RefusesASiteWhoseManifestTheWorkerWouldRefuse(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, strings.Repeat("d", 250), strings.Repeat("e", 250), strings.Repeat("f", 250))
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 7500 {
+		name := fmt.Sprintf("%s%05d.html", strings.Repeat("n", 240), i)
+		if err := os.WriteFile(filepath.Join(deep, name), []byte(fmt.Sprint(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := Read(dir)
+	if err == nil {
+		body, _ := route.EncodeSiteManifest(m.Site())
+		t.Fatalf("Read accepted %d files whose manifest is %d bytes", len(m.Files), len(body))
+	}
+	if !strings.Contains(err.Error(), "manifest") || !strings.Contains(err.Error(), "paths") {
+		t.Errorf("err = %v; want it to say the manifest is too large and what to do", err)
+	}
+}
