@@ -42,8 +42,16 @@ func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (
 // seekable body for each attempt, but reads any other body whole into memory first. The
 // request declares its Content-Length, so it is not sent chunked.
 func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
+	return c.R2PutObjectSHA256(ctx, accountID, bucket, key, body, size, contentType, "")
+}
+
+// R2PutObjectSHA256 is R2PutObject for content whose SHA-256 is known (hex; "" for none). Over
+// the S3 API the store checks it (x-amz-checksum-sha256) and refuses other bytes, keeping what
+// the key held; the REST upload has no such check, so a caller that needs the guarantee also
+// checks what it sent (see staticsite.Content).
+func (c *Client) R2PutObjectSHA256(ctx context.Context, accountID, bucket, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error {
 	if c.r2s3 != nil {
-		return c.r2s3.put(ctx, bucket, key, body, size, contentType)
+		return c.r2s3.put(ctx, bucket, key, body, size, contentType, sha256Hex)
 	}
 	_, err := c.R2.Buckets.Objects.Upload(ctx, bucket, objectKeyPath(key), seekBody{body},
 		r2.BucketObjectUploadParams{AccountID: cf.F(accountID)},

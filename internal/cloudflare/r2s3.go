@@ -2,6 +2,9 @@ package cloudflare
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +51,20 @@ func newR2S3(cfg R2S3Config) *r2S3 {
 	return &r2S3{c: s3.New(opts)}
 }
 
-func (s *r2S3) put(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
-	_, err := s.c.PutObject(ctx, &s3.PutObjectInput{
+func (s *r2S3) put(ctx context.Context, bucket, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error {
+	in := &s3.PutObjectInput{
 		Bucket: aws.String(bucket), Key: aws.String(key), Body: body,
 		ContentLength: aws.Int64(size), ContentType: aws.String(contentType),
-	})
+	}
+	if sha256Hex != "" {
+		sum, err := hex.DecodeString(sha256Hex)
+		if err != nil || len(sum) != sha256.Size {
+			return fmt.Errorf("uploading %s: %q is not a SHA-256", key, sha256Hex)
+		}
+		// Given, the checksum is sent as it is (no extra read of the body to compute one).
+		in.ChecksumSHA256 = aws.String(base64.StdEncoding.EncodeToString(sum))
+	}
+	_, err := s.c.PutObject(ctx, in)
 	return err
 }
 

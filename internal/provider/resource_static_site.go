@@ -227,10 +227,11 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if !ok {
 		return
 	}
-	uploaded, err := r.publish(ctx, bucket, name, manifest, nil, false)
+	touched, err := r.publish(ctx, bucket, name, manifest, nil, false)
 	if err != nil {
-		// Nothing half-written: no other version can share what this apply uploaded.
-		if cleanupErr := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, uploaded); cleanupErr != nil {
+		// Nothing half-written: the prefix was empty, so no other version can share a key this
+		// apply started to upload, including those whose upload failed yet may have been stored.
+		if cleanupErr := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, touched); cleanupErr != nil {
 			tflog.Warn(ctx, "Could not delete the objects of a failed upload", map[string]any{"error": cleanupErr.Error()})
 		}
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket), err))
@@ -456,8 +457,10 @@ const uploadConcurrency = 8
 
 // publish uploads the objects of m that have does not name, then the manifest unless it is
 // published already: a record pointing at the manifest never names an object that is not
-// there yet. uploaded lists the keys written, for a caller that must take them back.
-func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (uploaded []string, err error) {
+// there yet. touched lists every key an upload was started for, for a caller that must take
+// them back: an upload that failed may still have been stored (an error answered after the
+// write), and a key left behind would make the next create refuse the prefix.
+func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (touched []string, err error) {
 	var send []staticsite.File
 	for _, f := range m.Objects() {
 		if !have[f.SHA256] {
@@ -467,51 +470,71 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "site": name, "version": m.Version,
 		"files": len(m.Files), "objects_to_upload": len(send)})
 	var mu sync.Mutex
+	uploaded := 0
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(uploadConcurrency)
 	for _, f := range send {
 		g.Go(func() error {
 			key := staticsite.ObjectKey(name, f.SHA256)
+			mu.Lock()
+			touched = append(touched, key)
+			mu.Unlock()
 			if err := r.uploadFile(gctx, bucket, key, f); err != nil {
 				return err
 			}
 			mu.Lock()
 			defer mu.Unlock()
-			uploaded = append(uploaded, key)
-			if n := len(uploaded); n%uploadProgressEvery == 0 {
-				tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": n, "objects": len(send)})
+			if uploaded++; uploaded%uploadProgressEvery == 0 {
+				tflog.Info(ctx, "Static site upload progress", map[string]any{"uploaded": uploaded, "objects": len(send)})
 			}
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return uploaded, err
+		return touched, err
 	}
 	if published {
-		return uploaded, nil
+		return touched, nil
 	}
 	body, err := route.EncodeSiteManifest(m.Site())
 	if err != nil {
-		return uploaded, fmt.Errorf("encoding the manifest: %w", err)
+		return touched, fmt.Errorf("encoding the manifest: %w", err)
 	}
 	key := staticsite.ManifestKey(name, m.Version)
+	touched = append(touched, key)
 	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, bytes.NewReader(body), int64(len(body)), "application/json"); err != nil {
-		return uploaded, fmt.Errorf("uploading the manifest %s: %w", key, err)
+		return touched, fmt.Errorf("uploading the manifest %s: %w", key, err)
 	}
-	return append(uploaded, key), nil
+	return touched, nil
 }
 
 // uploadFile streams one file to R2 under key: a large file costs upload time, not memory.
 // The object's content type is the first path's; the Worker serves each path's own from the
 // manifest.
+//
+// The key is the content's SHA-256, so an object must never hold other bytes: a file rewritten
+// in place during the apply (a build still running, an editor saving) would be served under the
+// old content's hash and ETag by every version that names it. Over the S3 API the store checks
+// the checksum and refuses other bytes; the REST upload has no such check, so what was sent is
+// hashed as it goes (staticsite.Content), and an object found to hold other bytes is deleted:
+// a missing object shows in the next refresh and is uploaded again, a wrong one would not.
 func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, key string, f staticsite.File) error {
 	content, err := f.Open()
 	if err != nil {
 		return err // names the file already
 	}
 	defer func() { _ = content.Close() }() // only read: closing it cannot lose anything
-	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, content, f.Size, f.ContentType); err != nil {
+	if err := r.data.Client.R2PutObjectSHA256(ctx, r.data.AccountID, bucket, key, content, f.Size, f.ContentType, f.SHA256); err != nil {
+		if changed := content.Changed(); changed != nil {
+			return fmt.Errorf("%w (the store refused it: %w)", changed, err)
+		}
 		return fmt.Errorf("uploading %s: %w", f.Path, err)
+	}
+	if changed := content.Verify(); changed != nil {
+		if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, []string{key}); err != nil {
+			return fmt.Errorf("%w; deleting the object it left (%s) failed too: %w", changed, key, err)
+		}
+		return changed
 	}
 	return nil
 }

@@ -6,11 +6,13 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -476,6 +478,109 @@ func TestAccStaticSite_RenameReplaces(t *testing.T) {
 					return nil
 				},
 			},
+		},
+	})
+}
+
+// checkObjectsHoldTheirHash fails when an object under the site's objects/ holds bytes whose
+// SHA-256 is not the one its key names.
+func (e *testEdge) checkObjectsHoldTheirHash() error {
+	for _, k := range e.objectKeys() {
+		if obj, ok := strings.CutPrefix(k, "sites/docs/objects/"); ok {
+			sum := sha256.Sum256(e.object(staticBucket, k))
+			if got := hex.EncodeToString(sum[:]); got != obj {
+				return fmt.Errorf("%s holds %q (sha256 %s)", k, e.object(staticBucket, k), got)
+			}
+		}
+	}
+	return nil
+}
+
+// TestAccStaticSite_FileChangedDuringTheUploadIsNotStoredUnderItsOldHash: a file rewritten in
+// place with the same size while the apply uploads it (here: between a failed attempt and the
+// retry that reads it again) must not land under the planned content's hash, where every
+// version naming that hash would serve it with a false ETag. Over the REST API (no checksum)
+// the upload is hashed as it goes and the object deleted; over S3 the store refuses it. Either
+// way the apply fails saying the file changed, and the next plan uploads the new content.
+func TestAccStaticSite_FileChangedDuringTheUploadIsNotStoredUnderItsOldHash(t *testing.T) {
+	for _, overS3 := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rest", true: "s3"}[overS3], func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "site")
+			var once sync.Once
+			edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), sha("AAAA")) {
+						failed := false
+						once.Do(func() {
+							if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte("BBBB"), 0o644); err != nil {
+								t.Error(err)
+							}
+							failed = true
+						})
+						if failed {
+							http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"injected"}]}`, http.StatusInternalServerError)
+							return
+						}
+					}
+					next.ServeHTTP(w, r)
+				})
+			})
+			config := func() string {
+				block := edge.providerBlock()
+				if overS3 {
+					block = edge.providerBlockWithS3()
+				}
+				return block + strings.TrimPrefix(staticSiteConfig(edge, dir), edge.providerBlock())
+			}
+			writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>", "app.js": "AAAA"})
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy:             edge.checkNoSiteObjects,
+				Steps: []resource.TestStep{
+					{Config: config(), ExpectError: regexp.MustCompile(map[bool]string{
+						false: `"app.js" changed while it was uploaded`,
+						true:  `(?s)"app.js" changed while it was uploaded.*the store refused it`, // its checksum
+					}[overS3])},
+					{
+						PreConfig: func() {
+							if err := edge.checkObjectsHoldTheirHash(); err != nil {
+								t.Errorf("after the failed apply: %v", err)
+							}
+						},
+						Config: config(),
+						Check:  func(*terraform.State) error { return edge.checkObjectsHoldTheirHash() },
+					},
+				},
+			})
+		})
+	}
+}
+
+// TestAccStaticSite_FailedCreateTakesBackWhatItMayHaveStored: an upload the store wrote but
+// answered with an error (a gateway timeout after the write) leaves an object the create did
+// not see succeed. The create's cleanup deletes every key it started to upload, so running the
+// apply again creates the site instead of finding the prefix taken.
+func TestAccStaticSite_FailedCreateTakesBackWhatItMayHaveStored(t *testing.T) {
+	var marker string
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if m := marker; m != "" && r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), m) {
+				next.ServeHTTP(httptest.NewRecorder(), r) // stored...
+				http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"after write"}]}`, http.StatusGatewayTimeout)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>", "a.css": "a", "c.css": "c"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{
+			{PreConfig: func() { marker = sha("c") }, Config: staticSiteConfig(edge, dir),
+				ExpectError: regexp.MustCompile(`Unable to Upload Static Site`)},
+			{PreConfig: func() { marker = "" }, Config: staticSiteConfig(edge, dir)},
 		},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -302,8 +303,9 @@ func hashFile(f File) (sum []byte, err error) {
 
 // Open opens a file's content for upload; the caller closes it. It seeks so an upload can
 // stream it and rewind it for a retry. A file whose size is not the manifest's changed after
-// Read and is refused rather than uploaded under the manifest's hash.
-func (f File) Open() (io.ReadSeekCloser, error) {
+// Read and is refused rather than uploaded under the manifest's hash; one whose bytes changed
+// with its size kept is caught after the upload, by Content.Verify.
+func (f File) Open() (*Content, error) {
 	r, err := os.Open(f.source)
 	if err != nil {
 		return nil, fmt.Errorf("reading %q: %w", f.Path, err)
@@ -316,7 +318,66 @@ func (f File) Open() (io.ReadSeekCloser, error) {
 		_ = r.Close() // only opened to read, and refused: the error above is the one to report
 		return nil, err
 	}
-	return r, nil
+	return &Content{file: r, f: f, hash: sha256.New()}, nil
+}
+
+// Content is a file's bytes as an upload reads them. It hashes what is read since the last
+// rewind (an upload that is retried reads the file again from its start), so that the upload
+// can tell whether what it sent is the file the plan hashed: a file rewritten in place during
+// the apply, with the same size, would otherwise land under the old content's key.
+type Content struct {
+	file *os.File
+	f    File
+	hash hash.Hash
+	read int64
+	// lost: the reader was moved elsewhere than the start, so what it sent is not known.
+	lost bool
+}
+
+func (c *Content) Read(p []byte) (int, error) {
+	n, err := c.file.Read(p)
+	c.hash.Write(p[:n]) // a hash takes every write
+	c.read += int64(n)
+	return n, err
+}
+
+// Seek moves the reader; back to the start, the count and the hash start again.
+func (c *Content) Seek(offset int64, whence int) (int64, error) {
+	at, err := c.file.Seek(offset, whence)
+	if err == nil {
+		switch {
+		case at == 0:
+			c.hash.Reset()
+			c.read, c.lost = 0, false
+		case at != c.read:
+			c.lost = true
+		}
+	}
+	return at, err
+}
+
+func (c *Content) Close() error { return c.file.Close() }
+
+// Verify reports whether the bytes read since the last rewind are the whole file as Read
+// hashed it: after an upload the store accepted, whether it holds the planned content.
+func (c *Content) Verify() error {
+	if c.lost || c.read != c.f.Size || hex.EncodeToString(c.hash.Sum(nil)) != c.f.SHA256 {
+		return c.changed()
+	}
+	return nil
+}
+
+// Changed reports whether a whole pass was read and its bytes are not the planned content: why
+// an upload the store refused for its checksum was refused.
+func (c *Content) Changed() error {
+	if !c.lost && c.read == c.f.Size && hex.EncodeToString(c.hash.Sum(nil)) != c.f.SHA256 {
+		return c.changed()
+	}
+	return nil
+}
+
+func (c *Content) changed() error {
+	return fmt.Errorf("%q changed while it was uploaded (what was read is not the content the plan hashed); plan again", c.f.Path)
 }
 
 // ContentType is the media type served for a path, from a fixed table of web formats so the

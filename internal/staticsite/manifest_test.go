@@ -362,3 +362,62 @@ func TestRead_RefusesASiteWhoseManifestTheWorkerWouldRefuse(t *testing.T) {
 		t.Errorf("err = %v; want it to say the manifest is too large and what to do", err)
 	}
 }
+
+// Content hashes what an upload reads since its last rewind: the whole planned file verifies;
+// the same size with other bytes, a partial read, or a read from elsewhere than the start do
+// not, and Changed names only a whole pass of other bytes.
+func TestContent_VerifiesWhatWasRead(t *testing.T) {
+	dir := writeSite(t, map[string]string{"app.js": "AAAA"})
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Files[0]
+	open := func() *Content {
+		t.Helper()
+		c, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		return c
+	}
+
+	c := open()
+	if _, err := io.ReadAll(c); err != nil || c.Verify() != nil || c.Changed() != nil {
+		t.Errorf("the planned file: read %v, Verify %v, Changed %v", err, c.Verify(), c.Changed())
+	}
+	// A retry rewinds and reads it again: still the planned file.
+	if _, err := c.Seek(0, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(c); err != nil || c.Verify() != nil {
+		t.Errorf("after a rewind: read %v, Verify %v", err, c.Verify())
+	}
+
+	c = open()
+	if _, err := io.ReadFull(c, make([]byte, 2)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Verify() == nil || c.Changed() != nil {
+		t.Errorf("half read: Verify %v, Changed %v; want only Verify to fail", c.Verify(), c.Changed())
+	}
+	if _, err := c.Seek(3, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.ReadAll(c)
+	if c.Verify() == nil {
+		t.Error("a read from the middle verified")
+	}
+
+	c = open()
+	if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte("BBBB"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(c); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Verify(); err == nil || c.Changed() == nil || !strings.Contains(err.Error(), `"app.js" changed while it was uploaded`) {
+		t.Errorf("rewritten in place: Verify %v, Changed %v", err, c.Changed())
+	}
+}
