@@ -153,6 +153,8 @@ type providerData struct {
 	Bundles *bundle.Builder
 	// Kube is the router cluster's client, for the cluster-side resources.
 	Kube *kubeConnection
+	// siteClaims are the static sites this process has started to create (resource_static_site.go).
+	siteClaims siteClaims
 }
 
 // ConfigValidators refuses, at validation, a provider block that names the zone both ways.

@@ -212,6 +212,21 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if created {
 		tflog.Info(ctx, "Created R2 bucket", map[string]any{"bucket": bucket})
 	}
+	// Two resources of one configuration naming the same site would both find the prefix empty
+	// and both own it, each one's prune then deleting the other's objects: the first to get here
+	// claims it for this process.
+	release, claimed := r.data.siteClaims.claim(bucket, name)
+	if !claimed {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Static Site Already Exists",
+			fmt.Sprintf("Another kamuidash_static_site of this configuration creates the site %q in bucket %q too; "+
+				"a site has one resource. Nothing was uploaded.", name, bucket))
+		return
+	}
+	defer func() {
+		if resp.Diagnostics.HasError() {
+			release() // nothing of it stayed: another attempt may create it
+		}
+	}()
 	existing, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, staticsite.SitePrefix(name))
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Static Site", "Listing "+quote(staticsite.SitePrefix(name))+" in bucket "+quote(bucket), err))
@@ -454,6 +469,35 @@ const uploadProgressEvery = 50
 // small files is bound by round trips, not bandwidth. S3 calls are outside the REST budget;
 // REST object calls still go through the client's rate limiter.
 const uploadConcurrency = 8
+
+// siteClaims are the sites (bucket and name) a process has started to create. The bucket's
+// listing cannot stop two creates of one site (R2 has no lock, and both find the prefix
+// empty); within one process, which serves every resource of one configuration, this does.
+// Two applies of different configurations creating one site are not caught.
+type siteClaims struct {
+	mu    sync.Mutex
+	sites map[[2]string]bool
+}
+
+// claim takes bucket/name for a create; false when it is taken. release gives it back, for a
+// create that failed and left nothing.
+func (c *siteClaims) claim(bucket, name string) (release func(), ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := [2]string{bucket, name}
+	if c.sites[k] {
+		return nil, false
+	}
+	if c.sites == nil {
+		c.sites = map[[2]string]bool{}
+	}
+	c.sites[k] = true
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		delete(c.sites, k)
+	}, true
+}
 
 // publish uploads the objects of m that have does not name, then the manifest unless it is
 // published already: a record pointing at the manifest never names an object that is not

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -582,5 +583,35 @@ func TestAccStaticSite_FailedCreateTakesBackWhatItMayHaveStored(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Unable to Upload Static Site`)},
 			{PreConfig: func() { marker = "" }, Config: staticSiteConfig(edge, dir)},
 		},
+	})
+}
+
+// TestAccStaticSite_TwoResourcesOfOneSiteAreRefused: two resources of one configuration naming
+// the same site both found its prefix empty (the listing is slowed here so that they always
+// overlap) and both took it, each one's prune then deleting the other's objects. The second
+// create is refused.
+func TestAccStaticSite_TwoResourcesOfOneSiteAreRefused(t *testing.T) {
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/objects") && r.URL.Query().Get("prefix") == "sites/docs/" {
+				time.Sleep(time.Second)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: staticSiteConfig(edge, dir) + fmt.Sprintf(`
+resource "kamuidash_static_site" "again" {
+  name       = "docs"
+  bucket     = %q
+  source_dir = %q
+}
+`, staticBucket, dir),
+			ExpectError: regexp.MustCompile(`(?s)Static Site Already Exists.*Another kamuidash_static_site of this configuration`),
+		}},
 	})
 }
