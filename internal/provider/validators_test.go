@@ -23,7 +23,11 @@ func validate(v validator.String, s string) *validator.StringResponse {
 func TestEdgeURLCheckNeverEchoesCredentials(t *testing.T) {
 	var sr provider.SchemaResponse
 	New("test", testSources)().Schema(context.Background(), provider.SchemaRequest{}, &sr)
-	validators := sr.Schema.Attributes["edge_url"].(pschema.StringAttribute).Validators
+	attr, ok := sr.Schema.Attributes["edge_url"].(pschema.StringAttribute)
+	if !ok {
+		t.Fatalf("edge_url is a %T", sr.Schema.Attributes["edge_url"])
+	}
+	validators := attr.Validators
 	for _, value := range []string{
 		"https://ops:hunter2-secret@edge.internal.example",
 		"https://hunter2-secret@edge.internal.example",

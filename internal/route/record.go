@@ -425,7 +425,7 @@ func badKey(b []byte, t reflect.Type) error {
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil // syntax errors are reported by the real decode
+			return nil //nolint:nilerr // syntax errors are the real decode's to report
 		}
 		var top *frame
 		if len(stack) > 0 {
