@@ -564,7 +564,8 @@ func (r *customDomainResource) ImportState(ctx context.Context, req resource.Imp
 		}
 		if !hasNS {
 			resp.Diagnostics.AddError("Custom Hostname Not Found",
-				"The zone has no custom hostname "+quote(host)+", and no KV namespace of the account maps it: nothing to import.")
+				"The zone has no custom hostname "+quote(host)+", and no DOMAINS mapping of it was found (in the namespace the ID "+
+					"names, or else in any of the account's): nothing to import.")
 			return
 		}
 		resp.Diagnostics.AddWarning("Custom Hostname Not Found",
