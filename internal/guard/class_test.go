@@ -102,17 +102,49 @@ func TestClassesFileOverridesBuiltins(t *testing.T) {
 		t.Fatal(err)
 	}
 	for typ, want := range map[string][]guard.Class{
-		"acme_bucket":           {guard.ClassKV},                     // a prefix
-		"acme_dns_zone":         {guard.ClassDNS},                    // the longer prefix wins
-		"acme_dns_legacy":       {guard.ClassOther},                  // an exact type beats prefixes
-		"my_worker_thing":       {guard.ClassWorker},                 // an exact type
-		"cloudflare_dns_record": {guard.ClassOther},                  // any match in the file beats the built-ins
-		"kamuidash_tenant_app":  {guard.ClassKV, guard.ClassCluster}, // a list, in report order
-		"kamuidash_edge_worker": {guard.ClassWorker},                 // built-ins still apply
-		"kubernetes_service_v1": {guard.ClassCluster},
+		"acme_bucket":           {guard.ClassKV},     // a prefix
+		"acme_dns_zone":         {guard.ClassDNS},    // the longer prefix wins
+		"acme_dns_legacy":       {guard.ClassOther},  // an exact type beats prefixes
+		"my_worker_thing":       {guard.ClassWorker}, // an exact type
+		"cloudflare_dns_record": {guard.ClassOther},  // any match in the file beats the built-ins
+		// ...but a prefix never takes the worker class away: only the exact type can.
+		"cloudflare_workers_script": {guard.ClassWorker},
+		"kamuidash_tenant_app":      {guard.ClassKV, guard.ClassCluster}, // a list, in report order
+		"kamuidash_edge_worker":     {guard.ClassWorker},                 // built-ins still apply
+		"kubernetes_service_v1":     {guard.ClassCluster},
 	} {
 		if got := classesOf(t, typ, extra); !slices.Equal(got, want) {
 			t.Errorf("%s: classes %v, want %v", typ, got, want)
+		}
+	}
+}
+
+// A classes file's broad prefix would otherwise turn a Worker into "other", and a plan that
+// mixes a Worker update with DNS and KV edits would pass (an attack found it); naming the type
+// exactly still reclassifies it.
+func TestClassesFilePrefixKeepsTheWorker(t *testing.T) {
+	plan, err := guard.ParsePlan([]byte(`{"format_version": "1.2", "resource_changes": [
+		{"address": "cloudflare_workers_script.edge", "mode": "managed", "type": "cloudflare_workers_script", "name": "edge", "change": {"actions": ["update"]}},
+		{"address": "cloudflare_dns_record.www", "mode": "managed", "type": "cloudflare_dns_record", "name": "www", "change": {"actions": ["update"]}},
+		{"address": "cloudflare_workers_kv.route", "mode": "managed", "type": "cloudflare_workers_kv", "name": "route", "change": {"actions": ["update"]}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for file, wantAllowed := range map[string]bool{
+		`{"classes": {"cloudflare_*": "other"}}`:              false,
+		`{"classes": {"cloudflare_workers_*": "other"}}`:      false,
+		`{"classes": {"cloudflare_workers_script": "other"}}`: true, // named exactly: the operator's call
+	} {
+		extra, err := guard.ParseClasses([]byte(file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := guard.Evaluate(plan, guard.Options{Classes: extra})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Allowed != wantAllowed {
+			t.Errorf("%s: allowed %v, want %v (%s)", file, r.Allowed, wantAllowed, r.Reason)
 		}
 	}
 }

@@ -22,8 +22,10 @@ import (
 //
 // Keys are exact resource types or prefixes with one trailing "*"; values are one class or a
 // list of classes (worker, kv, static, dns, tunnel, cluster, other). The file's mappings are
-// consulted before the built-in ones, so any match in the file wins; within the file an exact
-// type beats a prefix and the longest prefix wins. JSON rather than HCL keeps the file readable
+// consulted before the built-in ones, so any match in the file wins, but for one case: a prefix
+// never takes the worker class from a type the built-ins class as a Worker (only its exact
+// name does), so that a broad pattern cannot switch the guard off unnoticed. Within the file an
+// exact type beats a prefix and the longest prefix wins. JSON rather than HCL keeps the file readable
 // by every CI tool (jq) and needs no parser beyond the standard library.
 type classesFile struct {
 	Classes map[string]classList `json:"classes"`

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -21,13 +22,21 @@ type Options struct {
 }
 
 // classify returns a resource type's classes: the extra table, then the built-ins, else other.
+// One exception: a prefix of the extra table does not take the worker class from a type the
+// built-ins class as a Worker. A broad pattern ("cloudflare_*": "other") would otherwise turn
+// the guard off for the one change it exists for, without a word; naming the type exactly
+// still reclassifies it.
 func (o Options) classify(builtin *Table) func(string) []Class {
 	return func(resourceType string) []Class {
-		if cs, ok := o.Classes.Lookup(resourceType); ok {
+		builtins, known := builtin.Lookup(resourceType)
+		if cs, exact, ok := o.Classes.lookup(resourceType); ok {
+			if !exact && known && slices.Contains(builtins, ClassWorker) && !slices.Contains(cs, ClassWorker) {
+				return builtins
+			}
 			return cs
 		}
-		if cs, ok := builtin.Lookup(resourceType); ok {
-			return cs
+		if known {
+			return builtins
 		}
 		return []Class{ClassOther}
 	}

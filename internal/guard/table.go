@@ -47,11 +47,17 @@ func (t *Table) Set(pattern string, classes ...Class) error {
 
 // Lookup returns the classes of resourceType and whether any pattern matched.
 func (t *Table) Lookup(resourceType string) ([]Class, bool) {
+	cs, _, ok := t.lookup(resourceType)
+	return cs, ok
+}
+
+// lookup is Lookup, and whether the pattern that matched is the exact type.
+func (t *Table) lookup(resourceType string) (classes []Class, exact, ok bool) {
 	if t == nil {
-		return nil, false
+		return nil, false, false
 	}
 	if cs, ok := t.exact[resourceType]; ok {
-		return cs, true
+		return cs, true, true
 	}
 	best, found := "", false
 	for p := range t.prefix {
@@ -60,9 +66,9 @@ func (t *Table) Lookup(resourceType string) ([]Class, bool) {
 		}
 	}
 	if !found {
-		return nil, false
+		return nil, false, false
 	}
-	return t.prefix[best], true
+	return t.prefix[best], false, true
 }
 
 // mustSet is Set for the built-in table, whose patterns are constants.
