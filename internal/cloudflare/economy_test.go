@@ -292,6 +292,16 @@ func TestFitsKVWrite(t *testing.T) {
 	if fitsKVWrite(batch, kvOp{key: "big", value: make([]byte, kvBulkWriteMaxBytes)}) {
 		t.Error("a batch grew past the bulk call's size limit")
 	}
+	// The limit is the request's: values travel as JSON strings, where every quote of a
+	// record's JSON doubles. 60 MB of quotes send as 120 MB.
+	quotes := []byte(strings.Repeat(`"`, 30_000_000))
+	if fitsKVWrite([]kvOp{newKVWrite("q1", quotes, nil)}, newKVWrite("q2", quotes, nil)) {
+		t.Error("two values of 30 MB of quotes (120 MB as JSON) fit one bulk write")
+	}
+	// 100 MB is 10^8 bytes: 100 MiB of plain bytes does not fit.
+	if fitsKVWrite(nil, newKVWrite("plain", make([]byte, kvBulkWriteMaxBytes), nil)) {
+		t.Error("a value as large as the whole request fit, with its key and framing")
+	}
 	full := make([]kvOp, kvBulkWriteMaxPairs)
 	for i := range full {
 		full[i].key = fmt.Sprint(i)

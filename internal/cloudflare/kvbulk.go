@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
@@ -15,11 +16,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 )
 
-// Workers KV's documented bulk limits: a bulk write or delete takes up to 10,000 pairs and
-// 100 MB; a bulk read up to 100 keys.
+// Workers KV's documented bulk limits: a bulk write or delete takes up to 10,000 pairs and a
+// request of 100 megabytes or less, read as 10^8 bytes (not 100 MiB) and counted as sent, in
+// JSON; a bulk read up to 100 keys.
 const (
 	kvBulkWriteMaxPairs = 10_000
-	kvBulkWriteMaxBytes = 100 << 20
+	kvBulkWriteMaxBytes = 100_000_000
 	kvBulkGetMaxKeys    = 100
 )
 
@@ -48,9 +50,58 @@ type kvOp struct {
 	delete   bool
 	value    []byte
 	metadata json.RawMessage
+	// sent is size's answer, worked out once by newKVWrite (0: work it out when asked).
+	sent int
 }
 
-func (op kvOp) size() int { return len(op.key) + len(op.value) + len(op.metadata) + 64 }
+// newKVWrite is the write of value (and metadata) under key.
+func newKVWrite(key string, value []byte, metadata json.RawMessage) kvOp {
+	op := kvOp{key: key, value: value, metadata: metadata}
+	op.sent = op.size()
+	return op
+}
+
+// size is what op adds to a bulk write's request: its key and value as JSON strings (a
+// record's quotes each take two bytes there), its metadata, and the framing of an item.
+func (op kvOp) size() int {
+	if op.sent > 0 {
+		return op.sent
+	}
+	return jsonStringSize(op.key) + jsonStringSize(string(op.value)) + len(op.metadata) + 64
+}
+
+// jsonStringSize bounds the length of s encoded as a JSON string, quotes included: a quote or
+// a backslash takes two bytes; a control character, <, >, &, U+2028 and U+2029 six (\u00XX, as
+// encoding/json writes them); a byte of invalid UTF-8 six (\ufffd).
+func jsonStringSize(s string) int {
+	n := 2
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				n += 2
+			case c < 0x20 || c == '<' || c == '>' || c == '&':
+				n += 6
+			default:
+				n++
+			}
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && w == 1:
+			n += 6
+		case r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += w
+		}
+		i += w
+	}
+	return n
+}
 
 // KVBatches coalesces the KV writes, deletes and reads that resources make concurrently into
 // bulk calls, one coalescer per namespace. Built by NewKVBatches; safe for concurrent use.
@@ -80,7 +131,7 @@ type KVRead struct {
 // Put writes value with metadata (a JSON object) under key, in a bulk write shared with the
 // other writes to the namespace made at the same time.
 func (b *KVBatches) Put(ctx context.Context, accountID, namespaceID, key string, value []byte, metadataJSON string) error {
-	_, err := b.writer(accountID, namespaceID).do(ctx, kvOp{key: key, value: value, metadata: json.RawMessage(metadataJSON)})
+	_, err := b.writer(accountID, namespaceID).do(ctx, newKVWrite(key, value, json.RawMessage(metadataJSON)))
 	return err
 }
 

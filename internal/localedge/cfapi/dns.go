@@ -79,6 +79,8 @@ func (s *Server) applyDNSBody(r *http.Request, rec *DNSRecord) error {
 		return errBadRequest("DNS record type is required")
 	case rec.Name == "":
 		return errBadRequest("DNS record name is required")
+	case len(rec.Name) > 255: // dns-records_name: maxLength 255
+		return errBadRequest("DNS record name is longer than 255 bytes")
 	case rec.Content == "" && rec.Extra["data"] == nil:
 		return errBadRequest("DNS record content is required")
 	case rec.TTL != 1 && (rec.TTL < 30 || rec.TTL > 86400):

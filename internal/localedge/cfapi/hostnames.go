@@ -266,6 +266,9 @@ func (s *Server) createHostname(r *http.Request) (any, any, func(), error) {
 		return nil, nil, nil, errBadRequest("hostname is required")
 	}
 	hostname := strings.ToLower(strings.TrimSuffix(strings.TrimSpace(*body.Hostname), "."))
+	if len(hostname) > 255 { // tls-certificates-and-hostnames_hostname_post: maxLength 255
+		return nil, nil, nil, errBadRequest("hostname is longer than 255 bytes")
+	}
 	for _, other := range s.zone.CustomHostnames {
 		if other.Hostname == hostname {
 			return nil, nil, nil, errConflictCode(codeDuplicateHostname, "Duplicate custom hostname found.")

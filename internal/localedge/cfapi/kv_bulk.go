@@ -26,6 +26,10 @@ func (s *Server) bulkWriteKV(r *http.Request) (any, any, func(), error) {
 		ExpirationTTL float64         `json:"expiration_ttl"`
 		Metadata      json.RawMessage `json:"metadata"`
 	}
+	if r.ContentLength > kvBulkRequestMax {
+		return nil, nil, nil, errBadRequest(fmt.Sprintf("the request is %d bytes; a bulk write may be at most %d", r.ContentLength, kvBulkRequestMax))
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, kvBulkRequestMax)
 	if err := decodeJSON(r, &items); err != nil {
 		return nil, nil, nil, err
 	}
@@ -54,6 +58,9 @@ func (s *Server) bulkWriteKV(r *http.Request) (any, any, func(), error) {
 			if meta, err = normalizeKVMetadata(it.Metadata); err != nil {
 				return nil, nil, nil, err
 			}
+		}
+		if len(value) > kvValueMax {
+			return nil, nil, nil, errKVValueTooLarge(it.Key)
 		}
 		entries[i] = &KVEntry{Value: value, Metadata: meta, Expiration: exp}
 	}
@@ -114,6 +121,11 @@ func (s *Server) bulkDeleteKV(r *http.Request) (any, any, func(), error) {
 	}
 	if len(keys) > kvBulkMax {
 		return nil, nil, nil, errBadRequest(fmt.Sprintf("at most %d keys per bulk delete", kvBulkMax))
+	}
+	for _, key := range keys {
+		if err := validateKVKey(key); err != nil {
+			return nil, nil, nil, err
+		}
 	}
 	failed := s.bulkFailures(r, keys)
 	events := make([]KVEvent, 0, len(keys))

@@ -72,6 +72,9 @@ func (s *Server) putKVValue(r *http.Request) (any, any, func(), error) {
 			return nil, nil, nil, errBadRequest("reading value: " + err.Error())
 		}
 	}
+	if len(entry.Value) > kvValueMax {
+		return nil, nil, nil, errKVValueTooLarge(key)
+	}
 	ns.Entries[key] = entry
 	if err := s.save(fileKV); err != nil {
 		return nil, nil, nil, err
@@ -124,6 +127,18 @@ func normalizeKVMetadata(data []byte) (json.RawMessage, error) {
 		return nil, errBadRequest("metadata must be valid JSON: " + err.Error())
 	}
 	return buf.Bytes(), nil
+}
+
+// KV's published limits on a value and on a bulk write's request: "a byte sequence to be
+// stored, up to 25 MiB in length"; "the entire request size must be 100 megabytes or less"
+// (read as 10^8 bytes, as the provider does).
+const (
+	kvValueMax       = 25 << 20
+	kvBulkRequestMax = 100_000_000
+)
+
+func errKVValueTooLarge(key string) error {
+	return errBadRequest("the value of " + strconv.Quote(key) + " is larger than 25 MiB")
 }
 
 func validateKVKey(key string) error {
