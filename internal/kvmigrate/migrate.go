@@ -380,6 +380,11 @@ func (m *migration) plan(keys []string) []writeItem {
 	now := m.opts.Now()
 	for _, key := range keys {
 		st := m.decide(key, now)
+		if prev := m.status[key]; prev != nil && prev.replaced && st.state == stateCopy {
+			// The delta pass decides a key again, against a target this run already wrote:
+			// what the run replaced was replaced, and the report still says so.
+			st.replaced = true
+		}
 		m.status[key] = st
 		if st.state == stateCopy {
 			items = append(items, writeItem{Key: key, Entry: st.entry})

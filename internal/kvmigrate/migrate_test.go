@@ -667,3 +667,26 @@ func TestCommand_UsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// A key whose target content --overwrite replaced stays listed as replaced when the source
+// changes during the copy and the delta pass writes it again: by then the target holds this
+// run's own copy, and the delta pass's decision alone would no longer see a replacement (an
+// attack found the report empty).
+func TestRun_ReplacedKeyStaysReportedWhenTheDeltaPassWritesItAgain(t *testing.T) {
+	e := newTestEdge(t)
+	src, dst := e.namespace("routes-v1"), e.namespace("routes-v2")
+	e.seed(src, map[string]Entry{"shop": {Value: []byte("source v1")}})
+	e.seed(dst, map[string]Entry{"shop": {Value: []byte("written after the switch")}})
+	hook := afterBulkWrite(1, func() { e.seed(src, map[string]Entry{"shop": {Value: []byte("source v2")}}) })
+	rep, err := Run(context.Background(), Options{Client: e.client(t, hook(http.DefaultTransport)),
+		AccountID: e.id.AccountID, Sources: []string{src}, Target: dst, Overwrite: true})
+	if err != nil || !rep.OK {
+		t.Fatalf("run: %v %+v", err, rep)
+	}
+	if got := string(e.stored(dst)["shop"].Value); got != "source v2" {
+		t.Fatalf("target shop = %q, want the source's latest", got)
+	}
+	if !slices.Equal(rep.Replaced, []string{"shop"}) {
+		t.Errorf("replaced %v, want [shop]: the target's own content was overwritten", rep.Replaced)
+	}
+}
