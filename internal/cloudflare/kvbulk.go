@@ -8,7 +8,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
@@ -61,8 +60,9 @@ func newKVWrite(key string, value []byte, metadata json.RawMessage) kvOp {
 	return op
 }
 
-// size is what op adds to a bulk write's request: its key and value as JSON strings (a
-// record's quotes each take two bytes there), its metadata, and the framing of an item.
+// size is what op adds to a bulk write's request: its key and value as JSON strings, as
+// encoding/json writes them (a record's quotes each take two bytes there), its metadata, and
+// the framing of an item.
 func (op kvOp) size() int {
 	if op.sent > 0 {
 		return op.sent
@@ -70,37 +70,10 @@ func (op kvOp) size() int {
 	return jsonStringSize(op.key) + jsonStringSize(string(op.value)) + len(op.metadata) + 64
 }
 
-// jsonStringSize bounds the length of s encoded as a JSON string, quotes included: a quote or
-// a backslash takes two bytes; a control character, <, >, &, U+2028 and U+2029 six (\u00XX, as
-// encoding/json writes them); a byte of invalid UTF-8 six (\ufffd).
+// jsonStringSize is the length of s encoded as a JSON string, quotes included.
 func jsonStringSize(s string) int {
-	n := 2
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				n += 2
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				n += 6
-			default:
-				n++
-			}
-			i++
-			continue
-		}
-		r, w := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && w == 1:
-			n += 6
-		case r == '\u2028' || r == '\u2029':
-			n += 6
-		default:
-			n += w
-		}
-		i += w
-	}
-	return n
+	b, _ := json.Marshal(s) // a string always marshals
+	return len(b)
 }
 
 // KVBatches coalesces the KV writes, deletes and reads that resources make concurrently into

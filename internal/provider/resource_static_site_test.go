@@ -297,13 +297,7 @@ func TestAccStaticSite_DriftImportAndConflicts(t *testing.T) {
 			},
 			{
 				// A second resource for the same site refuses to take over its objects.
-				Config: staticSiteConfig(edge, dir) + fmt.Sprintf(`
-resource "kamuidash_static_site" "again" {
-  name       = "docs"
-  bucket     = %q
-  source_dir = %q
-}
-`, staticBucket, dir),
+				Config:      twoResourcesOfOneSite(edge, dir),
 				ExpectError: regexp.MustCompile(`(?s)Static Site Already Exists.*terraform\s+import`),
 			},
 		},
@@ -483,6 +477,17 @@ func TestAccStaticSite_RenameReplaces(t *testing.T) {
 	})
 }
 
+// twoResourcesOfOneSite is staticSiteConfig with a second resource for the same site.
+func twoResourcesOfOneSite(edge *testEdge, dir string) string {
+	return staticSiteConfig(edge, dir) + fmt.Sprintf(`
+resource "kamuidash_static_site" "again" {
+  name       = "docs"
+  bucket     = %q
+  source_dir = %q
+}
+`, staticBucket, dir)
+}
+
 // checkObjectsHoldTheirHash fails when an object under the site's objects/ holds bytes whose
 // SHA-256 is not the one its key names.
 func (e *testEdge) checkObjectsHoldTheirHash() error {
@@ -604,13 +609,7 @@ func TestAccStaticSite_TwoResourcesOfOneSiteAreRefused(t *testing.T) {
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
-			Config: staticSiteConfig(edge, dir) + fmt.Sprintf(`
-resource "kamuidash_static_site" "again" {
-  name       = "docs"
-  bucket     = %q
-  source_dir = %q
-}
-`, staticBucket, dir),
+			Config:      twoResourcesOfOneSite(edge, dir),
 			ExpectError: regexp.MustCompile(`(?s)Static Site Already Exists.*Another kamuidash_static_site of this configuration`),
 		}},
 	})
