@@ -2,6 +2,7 @@ package workertest
 
 import (
 	"maps"
+	"strconv"
 	"testing"
 	"time"
 
@@ -67,5 +68,39 @@ func TestContentHitsRememberTheRoute(t *testing.T) {
 		if d, n := get(); d != "content-cache" || n != 1 {
 			t.Errorf("content hit %d after the remember: delivery %q with %d lookups, want content-cache with 1", i+1, d, n)
 		}
+	}
+}
+
+// TestRouteEntryStoredAfterTheResponse: the route-cache entry a request planned is made and
+// stored once its response has left (worker.mjs's storeWaiting, the adapter's kamuiPuts), in
+// workerd, and serves the host's next request once the isolate's memo has let go of it: no KV
+// read then.
+func TestRouteEntryStoredAfterTheResponse(t *testing.T) {
+	ttls, err := route.DeriveTTLs(route.MinFreshnessBudget)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostConfig
+	cfg.Bindings = maps.Clone(hostConfig.Bindings)
+	cfg.Bindings["FRESHNESS_BUDGET_SECONDS"] = strconv.Itoa(int(route.MinFreshnessBudget / time.Second))
+	cfg.Cache, cfg.FailKV, cfg.FailCache = nil, nil, nil
+	h := startOwnHost(t, cfg, 2*time.Minute)
+
+	host := "shop." + platform
+	status, l := getRoot(t, h, host)
+	if status != 200 || l["route_source"] != "kv" {
+		t.Fatalf("first request: status %d, log %v; want the record from KV", status, l)
+	}
+	for deadline := time.Now().Add(5 * time.Second); countsOf(t, h).CachePuts < 1; {
+		if time.Now().After(deadline) {
+			t.Fatal("no route-cache put 5 s after the response")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(ttls.Memo + 200*time.Millisecond)
+
+	status, l = getRoot(t, h, host)
+	if status != 200 || l["route_source"] != "route-cache" || l["kv_reads"] != 0.0 {
+		t.Errorf("after the memo expired: status %d, log %v; want the route-cache entry and no KV read", status, l)
 	}
 }

@@ -234,3 +234,39 @@ func TestAppEntryLookedUpOnlyWhenLikelyThere(t *testing.T) {
 		t.Errorf("with the app's entry alive: looked up %q, ROUTES reads %v; want the entry and no third read", w.cache.matched, w.routes.reads)
 	}
 }
+
+// TestRouteEntryMadeWhenAsked: a route-cache entry is planned unmade (the adapter makes it once
+// the response has left, wasm.kamuiPuts); made later, it keeps the lifetime its KV read gave
+// it, and one whose lifetime ran out meanwhile is not stored at all.
+func TestRouteEntryMadeWhenAsked(t *testing.T) {
+	w := newWorld(t)
+	ttl := w.h.Config.TTLs
+	ex := w.h.Serve(get("shop.kamui.test", "/")) // the record read now, no put made
+	upstreamOf(t, ex)
+	if len(ex.Plan.CachePuts) != 1 {
+		t.Fatalf("puts %+v, want the host's entry", ex.Plan.CachePuts)
+	}
+	put := ex.Plan.CachePuts[0]
+	late := put // the same entry, made past its lifetime below
+	if put.Entry.Header != nil || w.h.decoded.decodes != 1 || len(w.h.decoded.entries) != 0 {
+		t.Fatalf("the entry was made while the request was decided: %+v (decodes %d, entries kept %d)",
+			put.Entry, w.h.decoded.decodes, len(w.h.decoded.entries))
+	}
+
+	w.clock.Advance(ttl.RouteCache - 3*time.Second)
+	if !put.Make() || put.Entry.Header.Get("Cache-Control") != "max-age=3" || put.Entry.Header.Get(routeEntryHeader) == "" {
+		t.Fatalf("made %v after its read: %+v; want max-age=3", ttl.RouteCache-3*time.Second, put.Entry)
+	}
+	if !put.Make() || put.Entry.Header.Get("Cache-Control") != "max-age=3" {
+		t.Errorf("made twice: %+v", put.Entry)
+	}
+	// The isolate knows the entry it made: a hit on it decodes nothing.
+	if e, ok := w.h.decoded.knownEntry(put.Entry.Header.Get(routeEntryHeader)); !ok || e.c.Host != "shop.kamui.test" || e.rec.App != "shop" {
+		t.Errorf("the entry made is not remembered as decoded: %+v, %v", e, ok)
+	}
+
+	w.clock.Advance(3 * time.Second)
+	if late.Make() {
+		t.Errorf("an entry made when its lifetime had run out is stored: %+v", late.Entry)
+	}
+}

@@ -386,10 +386,13 @@ func (w *world) serve(h *Handler, req *Request) *Exchange {
 	return ex
 }
 
-// storePuts stores the route entries ex planned, dropping failed puts as serve does.
+// storePuts makes and stores the route entries ex planned, in place (tests read them from the
+// plan afterwards), dropping failed puts as serve does.
 func (w *world) storePuts(ex *Exchange) {
-	for _, p := range ex.Plan.CachePuts {
-		_ = w.cache.Put(p.Key, p.Entry)
+	for i := range ex.Plan.CachePuts {
+		if p := &ex.Plan.CachePuts[i]; p.Make() {
+			_ = w.cache.Put(p.Key, p.Entry)
+		}
 	}
 }
 

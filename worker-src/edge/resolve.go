@@ -550,6 +550,20 @@ func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, sta
 }
 
 func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
+	ex.puts = append(ex.puts, CachePut{Key: key, planned: &plannedRoute{h: h, host: host, res: r}})
+}
+
+// plannedRoute is what a route-cache entry is made of (CachePut.Make).
+type plannedRoute struct {
+	h    *Handler
+	host string
+	res  resolution
+}
+
+// make encodes the route-cache entry into e, and reports false when its lifetime, which
+// counts from the KV read, has run out.
+func (p *plannedRoute) make(e *Entry) bool {
+	h, host, r := p.h, p.host, p.res
 	ttl := h.Config.TTLs.RouteCache
 	c := cachedRoute{V: routeEntryVersion, Host: host, ReadAt: r.readAt.UnixMilli()}
 	if r.kind == resAbsent {
@@ -560,7 +574,7 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		if c.Record == nil {
 			b, err := json.Marshal(r.rec)
 			if err != nil {
-				return
+				return false
 			}
 			c.Record = b
 		}
@@ -570,12 +584,12 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 	exp := r.readAt.Add(ttl)
 	secs := int64(exp.Sub(h.now()) / time.Second)
 	if secs <= 0 {
-		return
+		return false
 	}
 	c.Exp = exp.UnixMilli()
 	entry, err := json.Marshal(c)
 	if err != nil {
-		return
+		return false
 	}
 	value := base64.RawURLEncoding.EncodeToString(entry)
 	h.decoded.stored(value, decodedEntry{c: c, rec: r.rec})
@@ -583,7 +597,8 @@ func (h *Handler) routeCachePut(ex *Exchange, key, host string, r resolution) {
 		Field{routeEntryHeader, value},
 		Field{"Cache-Control", "max-age=" + strconv.FormatInt(secs, 10)},
 		Field{route.CacheMarkerHeader, h.Config.CacheMarker})
-	ex.puts = append(ex.puts, CachePut{Key: key, Entry: Entry{Status: 200, Header: hdr, Body: TextBody("")}})
+	*e = Entry{Status: 200, Header: hdr, Body: TextBody("")}
+	return true
 }
 
 // readKV does the fewest reads: a platform host names its app, a custom host needs its

@@ -29,6 +29,7 @@
 //   remember(n)         route-cache key, then its lookup as above: a route lookup the core
 //                       named that came back after the request was answered without it
 //                       (a content hit); no answer
+//   puts()              the route-cache entries waiting, made now (see waiting below)
 // Every answer starts with kind, token, log line count, lines...; then by kind:
 //   L  content key, route key (the host's; once that is back, perhaps an app's entry, which
 //      the core files as such), object key, then a binding read: kind ("K" a KV value as
@@ -38,13 +39,15 @@
 //      reads (a key or read named again while its answer is out, or after it, is not made
 //      again), call lookups
 //   W  call run
-//   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; puts
+//   F  method, url, timeout ms, websocket ("1"), header: fetch, then call finish; waiting
 //   R  status, body kind (N none, T text, C the looked-up content entry's, O the object run
 //      handed back or the one read), body text, range offset and length ("" "": the whole
-//      body), header, store key, store header; puts
+//      body), header, store key, store header; waiting
 //   E  delete count, names..., header to set (finish's answer to "ok")
+//   P  count, then key, status, header, body text each: route-cache entries to store (puts)
 //   X  the token is unknown (answered as an adapter failure)
-// puts: count, then key, status, header, body text each (route-cache entries to store).
+// waiting: how many route-cache entries the answer planned; the Go side holds them unmade
+// until puts is called, once the response is on its way (storeWaiting).
 import { createHash, createHmac } from "node:crypto";
 import "./wasm_exec.js";
 import compiled from "./edge.wasm";
@@ -166,11 +169,10 @@ class Answer {
     for (let k = this.int(); k > 0; k--) h.push([this.next(), this.next()]);
     return h;
   }
+  // puts reads the count of route-cache entries waiting in Go and, if there are any, asks for
+  // them once the response is on its way.
   puts(ctx) {
-    for (let k = this.int(); k > 0; k--) {
-      const key = this.next(), status = this.int(), headers = this.header(), body = this.next();
-      putLater(ctx, key, new Response(body, { status, headers }));
-    }
+    if (this.int() > 0) ctx.waitUntil(afterResponse().then(storeWaiting).catch(logPutFailure));
   }
 }
 
@@ -508,8 +510,8 @@ async function forward(request, a, ctx) {
   } finally {
     clearTimeout(timer);
   }
-  // Route-cache puts start once the upstream has answered, so they never queue ahead of the
-  // request's own fetch.
+  // The route-cache entries are asked for once the upstream has answered, so that making
+  // and storing them never queues ahead of the request's own fetch.
   a.puts(ctx);
   const fields = [outcome, response ? String(response.status) : "0", detail];
   const at = fields.length;
@@ -527,6 +529,19 @@ async function forward(request, a, ctx) {
   if (response.webSocket) init.webSocket = response.webSocket;
   const nullBody = response.status === 101 || response.status === 204 || response.status === 304;
   return new Response(nullBody ? null : response.body, init);
+}
+
+// storeWaiting has Go make the route-cache entries its answers planned (every one waiting,
+// whichever request planned it) and stores them. Making an entry is Go work a request's own
+// passes no longer wait for: it runs here, after the response.
+function storeWaiting() {
+  const a = new Answer(answer(wasm.kamuiPuts()));
+  const stored = [];
+  for (let k = a.int(); k > 0; k--) {
+    const key = a.next(), status = a.int(), headers = a.header(), body = a.next();
+    stored.push(caches.default.put(key, new Response(body, { status, headers })).catch(logPutFailure));
+  }
+  return Promise.all(stored);
 }
 
 // putLater stores response under key in the background, once the request's own response is

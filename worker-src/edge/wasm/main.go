@@ -72,7 +72,17 @@ var (
 	// a time, but nothing here may rely on where they switch.
 	mu    sync.Mutex
 	lines []string
+
+	// held are the route-cache entries answers planned, unmade, until worker.mjs asks for
+	// them (kamuiPuts) once the response is on its way: making one (JSON and base64) is work
+	// the request's own passes need not wait for. Guarded by mu.
+	held []edge.CachePut
 )
+
+// maxHeld bounds the entries held: worker.mjs asks after every answer that planned some, so
+// more would mean it stopped asking (a request that failed in JS). The oldest go first; a
+// route-cache entry not stored costs a lookup and a KV read later, nothing else.
+const maxHeld = 256
 
 func main() {
 	api := js.Global().Get("Object").New()
@@ -186,6 +196,41 @@ func address(b []byte) int32 {
 	return int32(uintptr(unsafe.Pointer(unsafe.SliceData(b))))
 }
 
+// kamuiPuts makes the route-cache entries held since worker.mjs last asked, and answers them
+// (wire.AnswerPuts) for it to store. Any request's call takes every entry waiting, so a later
+// one may find none.
+//
+//go:wasmexport kamuiPuts
+func kamuiPuts() int32 {
+	clock.read()
+	mu.Lock()
+	puts := held
+	held = nil
+	mu.Unlock()
+	made := puts[:0]
+	for i := range puts {
+		if puts[i].Make() {
+			made = append(made, puts[i])
+		}
+	}
+	l := drain()
+	b, err := wire.Puts(out, l, made)
+	return send(0, l, b, err)
+}
+
+// hold keeps the entries an answer planned until worker.mjs asks for them.
+func hold(puts []edge.CachePut) {
+	if len(puts) == 0 {
+		return
+	}
+	mu.Lock()
+	held = append(held, puts...)
+	if over := len(held) - maxHeld; over > 0 {
+		held = append(held[:0], held[over:]...)
+	}
+	mu.Unlock()
+}
+
 // drain takes the log lines not yet handed to JS, for the next answer.
 func drain() []string {
 	mu.Lock()
@@ -208,6 +253,7 @@ func send(token int, lines []string, b []byte, err error) int32 {
 
 // sendPlan sends a decided plan.
 func sendPlan(token int, p edge.Plan) int32 {
+	hold(p.CachePuts)
 	l := drain()
 	b, err := wire.Plan(out, token, l, p)
 	return send(token, l, b, err)

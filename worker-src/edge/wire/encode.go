@@ -130,7 +130,8 @@ type Held interface {
 	HeldByJS()
 }
 
-// Plan encodes a decided plan as AnswerForward or AnswerRespond, with its route-cache puts.
+// Plan encodes a decided plan as AnswerForward or AnswerRespond, with the number of
+// route-cache entries it planned (which the adapter holds until worker.mjs asks for them).
 func Plan(dst []byte, token int, lines []string, p edge.Plan) ([]byte, error) {
 	var w Writer
 	if f := p.Forward; f != nil {
@@ -166,8 +167,16 @@ func Plan(dst []byte, token int, lines []string, p edge.Plan) ([]byte, error) {
 			w.Int(0)
 		}
 	}
-	w.Int(int64(len(p.CachePuts)))
-	for _, put := range p.CachePuts {
+	w.Int(int64(len(p.CachePuts))) // waiting: the adapter holds them (see Puts)
+	return w.Bytes()
+}
+
+// Puts encodes AnswerPuts: the route-cache entries to store, each already made
+// (edge.CachePut.Make).
+func Puts(dst []byte, lines []string, puts []edge.CachePut) ([]byte, error) {
+	w := Begin(dst, AnswerPuts, 0, lines)
+	w.Int(int64(len(puts)))
+	for _, put := range puts {
 		w.Str(put.Key)
 		w.Int(int64(put.Entry.Status))
 		w.Header(put.Entry.Header)

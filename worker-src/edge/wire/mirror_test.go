@@ -110,6 +110,8 @@ type answer struct {
 	f      []string
 	i      int
 	failed bool
+	// waiting is an F or R answer's count of route-cache entries held for puts.
+	waiting int
 }
 
 func readAnswer(t *testing.T, b []byte) *answer {
@@ -161,7 +163,8 @@ func (a *answer) done(t *testing.T) {
 }
 
 // plan reads an F or R answer back into a plan, as forward() and respond() do; a BodyObject
-// or BodyCached body comes back as the heldBody or CachedBody it was.
+// or BodyCached body comes back as the heldBody or CachedBody it was, and the count of
+// route-cache entries waiting goes to a.waiting.
 func (a *answer) plan() edge.Plan {
 	var p edge.Plan
 	switch a.kind {
@@ -194,14 +197,24 @@ func (a *answer) plan() edge.Plan {
 	default:
 		a.failed = true
 	}
+	a.waiting = a.int()
+	return p
+}
+
+// puts reads a P answer's entries, as flushPuts does.
+func (a *answer) puts() []edge.CachePut {
+	if a.kind != AnswerPuts {
+		a.failed = true
+	}
+	var puts []edge.CachePut
 	for k := a.int(); k > 0; k-- {
 		put := edge.CachePut{Key: a.next()}
 		put.Entry.Status = a.int()
 		put.Entry.Header = a.header()
 		put.Entry.Body = edge.TextBody(a.next())
-		p.CachePuts = append(p.CachePuts, put)
+		puts = append(puts, put)
 	}
-	return p
+	return puts
 }
 
 // heldBody stands for the adapter's JS-object bodies.

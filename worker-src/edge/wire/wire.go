@@ -33,13 +33,16 @@
 //	   size limit in bytes); for none "", "", "", "0". A key or read named again while its
 //	   answer is out (or after it came) is the one already made, not a second one
 //	W  (nothing)
-//	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; puts
+//	F  method, url, timeout ms, websocket (WebSocketUpgrade or ""), header; waiting
 //	R  status, body kind (see BodyKind), body text, range offset and length ("" "": the whole
-//	   body), header, store key, store header; puts
+//	   body), header, store key, store header; waiting
 //	E  delete count, names..., header to set
+//	P  count, then key, status, header, body text each (route-cache entries to store)
 //	X  (nothing)
 //
-// puts: count, then key, status, header, body text each (route-cache entries to store).
+// waiting: how many route-cache entries the answer planned. The adapter holds them unmade
+// (edge.CachePut.Make); once the response is on its way worker.mjs calls puts, whose answer
+// (P, token 0) carries every entry waiting by then, made, and stores them.
 //
 // worker.mjs carries the same description at its top; the two sides must change together.
 package wire
@@ -58,6 +61,8 @@ const (
 	AnswerRespond AnswerKind = "R"
 	// AnswerEdits: the header edits for the upstream's response (finish's answer to UpstreamOK).
 	AnswerEdits AnswerKind = "E"
+	// AnswerPuts: the route-cache entries to store (puts' answer).
+	AnswerPuts AnswerKind = "P"
 	// AnswerLost: the token is unknown or the answer could not be encoded; worker.mjs
 	// answers with its fixed adapter-failure response.
 	AnswerLost AnswerKind = "X"

@@ -51,7 +51,10 @@ func TestAnswersKeepTheShimsLayout(t *testing.T) {
 			return Plan(nil, 0, nil, edge.Plan{Status: 206, Body: heldBody{}, Range: &edge.ByteRange{Offset: 2, Length: 3},
 				Header: edge.Header{{Name: "ETag", Value: `"x"`}}, Store: &edge.Store{Key: "https://c/s", Header: edge.Header{{Name: "M", Value: "1"}}},
 				CachePuts: []edge.CachePut{{Key: "https://r/k", Entry: edge.Entry{Status: 200, Header: edge.Header{{Name: "K", Value: "v"}}, Body: edge.TextBody("{}")}}}})
-		}, "R|0|0|206|O||2|3|1|ETag|\"x\"|https://c/s|1|M|1|1|https://r/k|200|1|K|v|{}|"},
+		}, "R|0|0|206|O||2|3|1|ETag|\"x\"|https://c/s|1|M|1|1|"},
+		{"puts", func() ([]byte, error) {
+			return Puts(nil, []string{"l"}, []edge.CachePut{{Key: "https://r/k", Entry: edge.Entry{Status: 200, Header: edge.Header{{Name: "K", Value: "v"}}, Body: edge.TextBody("{}")}}})
+		}, "P|0|1|l|1|https://r/k|200|1|K|v|{}|"},
 		{"respond text", func() ([]byte, error) {
 			return Plan(nil, 0, nil, edge.Plan{Status: 404, Body: edge.TextBody("Not found.")})
 		}, "R|0|0|404|T|Not found.|||0||0|0|"},
@@ -86,9 +89,22 @@ func TestPlanRoundTrip(t *testing.T) {
 		a := readAnswer(t, b)
 		got := a.plan()
 		a.done(t)
-		if a.token != 5 || !reflect.DeepEqual(a.lines, []string{"one", "two"}) || !reflect.DeepEqual(got, p) {
-			t.Errorf("%s: token %d lines %q\n got %+v\nwant %+v", name, a.token, a.lines, got, p)
+		// The entries stay with the adapter: the answer counts them (Puts carries them).
+		waiting := len(p.CachePuts)
+		p.CachePuts = nil
+		if a.token != 5 || !reflect.DeepEqual(a.lines, []string{"one", "two"}) || !reflect.DeepEqual(got, p) || a.waiting != waiting {
+			t.Errorf("%s: token %d lines %q waiting %d (want %d)\n got %+v\nwant %+v", name, a.token, a.lines, a.waiting, waiting, got, p)
 		}
+	}
+	b, err := Puts(nil, nil, puts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := readAnswer(t, b)
+	got := a.puts()
+	a.done(t)
+	if !reflect.DeepEqual(got, puts) {
+		t.Errorf("puts:\n got %+v\nwant %+v", got, puts)
 	}
 }
 
