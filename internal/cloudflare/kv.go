@@ -102,21 +102,42 @@ type KVKey struct {
 }
 
 // KVListKeys lists every key of a namespace, following the cursor across pages.
+//
+// It pages by hand: cloudflare-go's auto-pager stops at the first page without keys, but KV
+// documents that a page may be empty while more keys follow (a page's share of expired or
+// deleted keys is skipped, not replaced), so only a missing cursor ends the listing. A cursor
+// handed out twice is an error rather than a listing that never ends.
 func (c *Client) KVListKeys(ctx context.Context, accountID, namespaceID string) ([]KVKey, error) {
 	var keys []KVKey
-	pager := c.KV.Namespaces.Keys.ListAutoPaging(ctx, namespaceID, kv.NamespaceKeyListParams{
-		AccountID: cf.F(accountID),
-		Limit:     cf.F(1000.0),
-	})
-	for pager.Next() {
-		k := pager.Current()
-		key := KVKey{Name: k.Name}
-		if k.Metadata != nil {
-			if raw, err := json.Marshal(k.Metadata); err == nil {
-				key.Metadata = raw
-			}
+	seen := map[string]bool{}
+	params := kv.NamespaceKeyListParams{AccountID: cf.F(accountID), Limit: cf.F(1000.0)}
+	for {
+		page, err := c.KV.Namespaces.Keys.List(ctx, namespaceID, params)
+		if err != nil {
+			return nil, err
 		}
-		keys = append(keys, key)
+		for _, k := range page.Result {
+			keys = append(keys, kvKeyOf(k))
+		}
+		next := page.ResultInfo.Cursor
+		if next == "" {
+			return keys, nil
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("listing the keys of namespace %s: the API handed out cursor %q twice", namespaceID, next)
+		}
+		seen[next] = true
+		params.Cursor = cf.F(next)
 	}
-	return keys, pager.Err()
+}
+
+// kvKeyOf is a listed key with its metadata as JSON.
+func kvKeyOf(k kv.Key) KVKey {
+	key := KVKey{Name: k.Name}
+	if k.Metadata != nil {
+		if raw, err := json.Marshal(k.Metadata); err == nil {
+			key.Metadata = raw
+		}
+	}
+	return key
 }
