@@ -102,7 +102,7 @@ func parseRatelimit(v string) (remaining int, reset time.Duration, ok bool) {
 			}
 		}
 		if r >= 0 && t >= 0 {
-			return r, time.Duration(t) * time.Second, true
+			return r, seconds(float64(t)), true
 		}
 	}
 	return 0, 0, false

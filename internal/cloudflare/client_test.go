@@ -324,3 +324,26 @@ func TestConfigValidation(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryAfterHugeValuesWaitLongest: a Retry-After too large for a time.Duration means
+// "wait as long as you can", never "retry at once" (a float-to-Duration overflow turns it
+// negative, and a negative wait is no wait).
+func TestRetryAfterHugeValuesWaitLongest(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	for _, v := range []string{"99999999999", "1e300", "Inf"} {
+		d, ok := retryAfter(v, now)
+		if !ok || d <= 0 {
+			t.Errorf("retryAfter(%q) = %v, %v; want a long positive wait", v, d, ok)
+		}
+		b := backoff(func(int64) int64 { return 0 }, func() time.Time { return now })
+		resp := &http.Response{StatusCode: http.StatusTooManyRequests, Header: http.Header{"Retry-After": {v}}}
+		if got := b(time.Second, 30*time.Second, 0, resp); got != 30*time.Second {
+			t.Errorf("backoff with Retry-After %q = %v; want the 30s cap", v, got)
+		}
+		budget := newSharedBudget(func() time.Time { return now })
+		budget.observe(context.Background(), resp)
+		if budget.until.Before(now.Add(time.Hour)) {
+			t.Errorf("Retry-After %q paused the budget until %v; want far beyond the next hour", v, budget.until)
+		}
+	}
+}

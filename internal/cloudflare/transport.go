@@ -2,6 +2,7 @@ package cloudflare
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -101,12 +102,22 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return seconds(s), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return t.Sub(now), true
 	}
 	return 0, false
+}
+
+// seconds is s seconds as a Duration, saturating: converting a float beyond a Duration's range
+// is undefined in Go (on amd64 it gives the most negative Duration), which would turn a server's
+// "wait very long" into no wait at all.
+func seconds(s float64) time.Duration {
+	if s >= float64(math.MaxInt64)/float64(time.Second) {
+		return time.Duration(math.MaxInt64)
+	}
+	return time.Duration(s * float64(time.Second))
 }
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
