@@ -102,29 +102,44 @@ type KVKey struct {
 }
 
 // KVListKeys lists every key of a namespace, following the cursor across pages.
+func (c *Client) KVListKeys(ctx context.Context, accountID, namespaceID string) ([]KVKey, error) {
+	var keys []KVKey
+	err := c.KVEachKey(ctx, accountID, namespaceID, 1000, func(k kv.Key) error {
+		keys = append(keys, kvKeyOf(k))
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// KVEachKey calls each with every key of a namespace in the listing's order, limit keys a page,
+// and stops at the first error each returns.
 //
 // It pages by hand: cloudflare-go's auto-pager stops at the first page without keys, but KV
 // documents that a page may be empty while more keys follow (a page's share of expired or
 // deleted keys is skipped, not replaced), so only a missing cursor ends the listing. A cursor
 // handed out twice is an error rather than a listing that never ends.
-func (c *Client) KVListKeys(ctx context.Context, accountID, namespaceID string) ([]KVKey, error) {
-	var keys []KVKey
+func (c *Client) KVEachKey(ctx context.Context, accountID, namespaceID string, limit int, each func(kv.Key) error) error {
 	seen := map[string]bool{}
-	params := kv.NamespaceKeyListParams{AccountID: cf.F(accountID), Limit: cf.F(1000.0)}
+	params := kv.NamespaceKeyListParams{AccountID: cf.F(accountID), Limit: cf.F(float64(limit))}
 	for {
 		page, err := c.KV.Namespaces.Keys.List(ctx, namespaceID, params)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, k := range page.Result {
-			keys = append(keys, kvKeyOf(k))
+			if err := each(k); err != nil {
+				return err
+			}
 		}
 		next := page.ResultInfo.Cursor
 		if next == "" {
-			return keys, nil
+			return nil
 		}
 		if seen[next] {
-			return nil, fmt.Errorf("listing the keys of namespace %s: the API handed out cursor %q twice", namespaceID, next)
+			return fmt.Errorf("listing the keys of namespace %s: the API handed out cursor %q twice", namespaceID, next)
 		}
 		seen[next] = true
 		params.Cursor = cf.F(next)

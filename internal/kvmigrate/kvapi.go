@@ -67,23 +67,19 @@ func (a *kvAPI) namespaceTitle(ctx context.Context, id string) (string, error) {
 // list returns every key of the namespace in the listing's order (byte order), following the
 // cursor page by page; seen is called with the running count after each key.
 func (a *kvAPI) list(ctx context.Context, namespaceID string, seen func(n int)) ([]listedKey, error) {
-	pager := a.client.KV.Namespaces.Keys.ListAutoPaging(ctx, namespaceID, kv.NamespaceKeyListParams{
-		AccountID: cf.F(a.accountID),
-		Limit:     cf.F(float64(MaxListPage)),
-	})
 	var keys []listedKey
-	for pager.Next() {
-		k := pager.Current()
+	err := a.client.KVEachKey(ctx, a.accountID, namespaceID, MaxListPage, func(k kv.Key) error {
 		meta, err := canonicalMetadata([]byte(k.JSON.Metadata.Raw()))
 		if err != nil {
-			return nil, fmt.Errorf("listing KV namespace %s: key %q: %w", namespaceID, k.Name, err)
+			return fmt.Errorf("key %q: %w", k.Name, err)
 		}
 		keys = append(keys, listedKey{Name: k.Name, Metadata: meta, Expiration: int64(k.Expiration)})
 		if seen != nil {
 			seen(len(keys))
 		}
-	}
-	if err := pager.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("listing KV namespace %s: %w", namespaceID, err)
 	}
 	return keys, nil
