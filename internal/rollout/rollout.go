@@ -167,10 +167,7 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 		}
 	}
 
-	// Output changes count: the router's manifests are an output (modules/cluster-ingress),
-	// and the cluster's tooling applies what the state holds. So do moves: applying them
-	// records the new addresses, after which the moved blocks can be deleted.
-	if hasChanges && (len(report.Changes) > 0 || changesOutputs(plan) || movesResources(plan)) {
+	if needsApply(hasChanges, report, plan) {
 		r.printf("%s: apply (the saved plan)\n", env)
 		r.loud(tf)
 		if err := tf.Apply(ctx, tfexec.DirOrPlan(planFile)); err != nil {
@@ -222,6 +219,27 @@ func (r *Rollout) runEnv(ctx context.Context, env string) (res EnvResult) {
 	}
 	res.Stage = StageDone
 	return res
+}
+
+// needsApply says whether the saved plan does anything worth applying. The CLI also reports
+// changes for data sources it can only read during the apply, which change nothing. Output
+// changes count: the router's manifests are an output (modules/cluster-ingress), and the
+// cluster's tooling applies what the state holds. So do moves: applying them records the new
+// addresses, after which the moved blocks can be deleted. And so do imports: an import block
+// whose object already matches its configuration plans a no-op, and only the apply records the
+// object in the state.
+func needsApply(hasChanges bool, report *guard.Report, plan *tfjson.Plan) bool {
+	return hasChanges && (len(report.Changes) > 0 || changesOutputs(plan) || movesResources(plan) || importsResources(plan))
+}
+
+// importsResources says whether the plan imports existing objects (import blocks).
+func importsResources(plan *tfjson.Plan) bool {
+	for _, c := range plan.ResourceChanges {
+		if c != nil && c.Change != nil && c.Change.Importing != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // changesOutputs says whether applying the plan changes any output's value.
