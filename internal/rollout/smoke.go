@@ -32,6 +32,11 @@ func parseSmokeChecks(raw json.RawMessage) ([]SmokeCheck, error) {
 	if err := json.Unmarshal(raw, &checks); err != nil {
 		return nil, fmt.Errorf("the smoke_checks output is not a list of {name, url, host, expect_status, expect_headers}: %w", err)
 	}
+	if len(checks) == 0 {
+		// Zero checks would all pass at once, and the next environment would get the change
+		// on the word of no request at all.
+		return nil, errors.New("the smoke_checks output is empty; every environment must check at least one host (modules/edge's check of an unknown host is one)")
+	}
 	var problems []string
 	for i, c := range checks {
 		if c.Name == "" || c.URL == "" || c.ExpectStatus < 100 || c.ExpectStatus > 599 {

@@ -23,6 +23,10 @@ func TestParseSmokeChecks(t *testing.T) {
 		"no url":      `[{"name":"x","expect_status":200}]`,
 		"bad status":  `[{"name":"x","url":"http://a/","expect_status":0}]`,
 		"not http(s)": `[{"name":"x","url":"ftp://a/","expect_status":200}]`,
+		// No checks pass vacuously: an environment whose output came out empty (a module
+		// left out, a conditional that chose []) would be "done" without a request sent.
+		"empty list": `[]`,
+		"null":       `null`,
 	} {
 		if _, err := parseSmokeChecks(json.RawMessage(bad)); err == nil {
 			t.Errorf("%s: accepted", name)
