@@ -260,12 +260,20 @@ func Delete(ctx context.Context, c kubernetes.Interface, namespace, name string)
 // by several policies accepts what any of them allows, so each of these widens what reaches the
 // router. A policy that selects the router but has no ingress rules (deny-all) or is egress-only
 // narrows nothing and widens nothing, and is not reported.
+//
+// A policy is matched against the labels the router pods actually carry, not only against
+// routerPodLabels: the pods have more labels than the selector names (modules/cluster-ingress
+// adds app.kubernetes.io/part-of), and a policy selecting by one of those admits its traffic
+// to the router just the same.
 func Widening(ctx context.Context, c kubernetes.Interface, namespace, self string, routerPodLabels map[string]string) ([]string, error) {
 	list, err := c.NetworkingV1().NetworkPolicies(namespace).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("listing the NetworkPolicies of namespace %s: %w", namespace, err)
 	}
-	router := labels.Set(routerPodLabels)
+	routers, err := routerLabelSets(ctx, c, namespace, routerPodLabels)
+	if err != nil {
+		return nil, err
+	}
 	names := []string{}
 	for i := range list.Items {
 		np := &list.Items[i]
@@ -279,12 +287,31 @@ func Widening(ctx context.Context, c kubernetes.Interface, namespace, self strin
 			names = append(names, np.Name)
 			continue
 		}
-		if selector.Matches(router) {
+		if slices.ContainsFunc(routers, selector.Matches) {
 			names = append(names, np.Name)
 		}
 	}
 	sort.Strings(names)
 	return names, nil
+}
+
+// routerLabelSets are the label sets of the router pods in namespace, and routerPodLabels
+// itself, which stands for pods not created yet (the router may be deployed after its policy).
+// Credentials that may not list pods get routerPodLabels alone: the report is then narrower,
+// but the plan still works as before.
+func routerLabelSets(ctx context.Context, c kubernetes.Interface, namespace string, routerPodLabels map[string]string) ([]labels.Labels, error) {
+	sets := []labels.Labels{labels.Set(routerPodLabels)}
+	pods, err := c.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{LabelSelector: labels.SelectorFromSet(routerPodLabels).String()})
+	if apierrors.IsForbidden(err) {
+		return sets, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing the router pods of namespace %s: %w", namespace, err)
+	}
+	for i := range pods.Items {
+		sets = append(sets, labels.Set(pods.Items[i].Labels))
+	}
+	return sets, nil
 }
 
 // appliesToIngress: an empty policyTypes means Ingress (plus Egress when there are egress rules).

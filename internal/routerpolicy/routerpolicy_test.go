@@ -321,3 +321,56 @@ func TestObserve_NotExact(t *testing.T) {
 		t.Errorf("our own policy reads back as %+v (exact=%v), want %+v", o.Policy, o.Exact, p)
 	}
 }
+
+// The router pods carry more labels than the selector names (modules/cluster-ingress adds
+// app.kubernetes.io/part-of and managed-by). A policy that selects them by one of those admits
+// its traffic to the router just the same, and must be reported.
+func TestWidening_SeesTheRouterPodsOwnLabels(t *testing.T) {
+	c := cluster(t)
+	ctx := context.Background()
+	p := testPolicy()
+	if _, _, err := routerpolicy.Apply(ctx, c, p); err != nil {
+		t.Fatal(err)
+	}
+	podLabels := map[string]string{"app.kubernetes.io/part-of": "kamuidash", "app.kubernetes.io/managed-by": "terraform"}
+	for k, v := range routerLabels {
+		podLabels[k] = v
+	}
+	// No node runs it; the API server stores it, which is all Widening may look at. The
+	// namespace has no default service account without a controller manager, so none is used.
+	routerPod := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "kamuidash-router-0", Namespace: routerNS, Labels: podLabels},
+		Spec: corev1.PodSpec{
+			ServiceAccountName:           "router",
+			AutomountServiceAccountToken: new(bool),
+			Containers:                   []corev1.Container{{Name: "router", Image: "router"}},
+		},
+	}
+	if _, err := c.CoreV1().ServiceAccounts(routerNS).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "router"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.CoreV1().Pods(routerNS).Create(ctx, routerPod, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	allKamuidash := &networkingv1.NetworkPolicy{
+		ObjectMeta: metav1.ObjectMeta{Name: "allow-all-to-kamuidash", Namespace: routerNS},
+		Spec: networkingv1.NetworkPolicySpec{
+			PodSelector: metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/part-of": "kamuidash"}},
+			PolicyTypes: []networkingv1.PolicyType{networkingv1.PolicyTypeIngress},
+			Ingress:     []networkingv1.NetworkPolicyIngressRule{{}},
+		},
+	}
+	if _, err := c.NetworkingV1().NetworkPolicies(routerNS).Create(ctx, allKamuidash, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !allowed(engine(t, c), pod{otherNS, nil}.peer(), pod{routerNS, podLabels}.peer(), 8080) {
+		t.Fatal("the engine says the policy does not widen the router pod's ingress; the test is wrong")
+	}
+	got, err := routerpolicy.Widening(ctx, c, routerNS, p.Name, routerLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"allow-all-to-kamuidash"}; !slices.Equal(got, want) {
+		t.Errorf("widening policies %v, want %v: a policy admitting everyone to the running router pods went unreported", got, want)
+	}
+}
