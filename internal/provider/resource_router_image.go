@@ -193,14 +193,34 @@ func routerPlatforms() types.List {
 	return types.ListValueMust(types.StringType, elems)
 }
 
+// registryResponseTimeout bounds how long the registry may take to start answering a request
+// (once the request, blob included, is sent). A variable for the tests.
+var registryResponseTimeout = 60 * time.Second
+
 // registryOptions authenticate with the Docker configuration's credentials for the registry
-// (docker login, credential helpers), anonymously when it has none.
+// (docker login, credential helpers), anonymously when it has none. go-containerregistry's
+// default transport waits for an answer forever, and Terraform's context has no deadline, so a
+// registry that never answers would hang the plan; registryTransport bounds the wait.
 func (r *routerImageResource) registryOptions(ctx context.Context) []remote.Option {
 	return []remote.Option{
 		remote.WithContext(ctx),
+		remote.WithTransport(registryTransport()),
 		remote.WithAuthFromKeychain(authn.DefaultKeychain),
 		remote.WithUserAgent("terraform-provider-kamuidash/" + r.data.Version),
 	}
+}
+
+// registryTransport is go-containerregistry's default transport (proxy from the environment,
+// its dial and TLS timeouts) with a bound on the wait for each response. It bounds no upload:
+// the wait starts once the request is sent.
+func registryTransport() http.RoundTripper {
+	base, ok := remote.DefaultTransport.(*http.Transport)
+	if !ok {
+		return remote.DefaultTransport
+	}
+	t := base.Clone()
+	t.ResponseHeaderTimeout = registryResponseTimeout
+	return t
 }
 
 // push builds the image (a cache hit after the plan) and pushes it; blobs and platform
