@@ -128,13 +128,21 @@ func (r *fallbackOriginResource) ModifyPlan(ctx context.Context, req resource.Mo
 	}
 	var configZone types.String
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("zone_id"), &configZone)...)
-	if configZone.IsNull() && req.State.Raw.IsNull() {
-		if r.data.ZoneID == "" {
+	if configZone.IsNull() {
+		switch {
+		case r.data.ZoneID == "" && req.State.Raw.IsNull():
 			resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 			return
+		case r.data.ZoneID != "" && plan.ZoneID.ValueString() != r.data.ZoneID:
+			// Unset means the provider's zone, whatever the state holds (UseStateForUnknown
+			// kept it): a fallback origin imported by another zone's ID, or left on the zone
+			// the provider named before, moves to the provider's zone, a replacement.
+			if !req.State.Raw.IsNull() {
+				resp.RequiresReplace = append(resp.RequiresReplace, path.Root("zone_id"))
+			}
+			plan.ZoneID = types.StringValue(r.data.ZoneID)
+			resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("zone_id"), plan.ZoneID)...)
 		}
-		plan.ZoneID = types.StringValue(r.data.ZoneID)
-		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("zone_id"), plan.ZoneID)...)
 	}
 	// The platform domain is the provider's zone; another zone's names are the API's to check.
 	if host, platform := plan.Hostname.ValueString(), r.data.PlatformDomain; !plan.Hostname.IsUnknown() && platform != "" &&
