@@ -67,6 +67,10 @@ func (p propagationProbe) url(host, target string) string {
 // Progress is logged every few probes; the diagnostic on failure says what was last seen.
 func (p propagationProbe) wait(ctx context.Context, host, rev string, active bool, wait time.Duration) diag.Diagnostics {
 	var diags diag.Diagnostics
+	// The wait bounds the probes only: the request through the new route that follows has the
+	// client's own timeout, so that a route seen just before the wait ends is not reported as
+	// failing for want of time.
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	if p.Client == nil {
@@ -107,7 +111,7 @@ func (p propagationProbe) wait(ctx context.Context, host, rev string, active boo
 	}
 
 	// One real request proves the route end to end.
-	status, err := p.get(ctx, host, "/")
+	status, err := p.get(outer, host, "/")
 	switch {
 	case err != nil:
 		diags.AddError("Request Through the New Route Failed",

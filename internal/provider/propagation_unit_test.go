@@ -99,3 +99,25 @@ func TestIsEdgeURL(t *testing.T) {
 		}
 	}
 }
+
+// TestPropagationProbe_FinalRequestHasItsOwnTime: the wait bounds the probes. A route that
+// propagates just before the wait runs out still gets its request through the new route, with
+// the client's own timeout, instead of a "request failed: context deadline exceeded" that blames
+// a working route.
+func TestPropagationProbe_FinalRequestHasItsOwnTime(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == route.ProbePath {
+			time.Sleep(400 * time.Millisecond) // the answer comes just before the wait ends
+			w.Header().Set(route.RevMatchHeader, route.RevMatchRecord)
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		time.Sleep(200 * time.Millisecond) // the app takes a moment, well within the client's timeout
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
+	if diags := p.wait(context.Background(), "shop.kamui.test", "abc", true, 500*time.Millisecond); diags.HasError() {
+		t.Fatalf("the route propagated within the wait and its app answers 200, but: %v", diags)
+	}
+}
