@@ -23,7 +23,11 @@ func TestFallbackOriginFollowsTheProviderZone(t *testing.T) {
 	var sr resource.SchemaResponse
 	r.Schema(ctx, resource.SchemaRequest{}, &sr)
 	s := sr.Schema
-	noTimeouts := timeouts.Value{Object: types.ObjectNull(s.Attributes["timeouts"].GetType().(timeouts.Type).AttrTypes)}
+	timeoutsType, ok := s.Attributes["timeouts"].GetType().(timeouts.Type)
+	if !ok {
+		t.Fatalf("timeouts is a %T", s.Attributes["timeouts"].GetType())
+	}
+	noTimeouts := timeouts.Value{Object: types.ObjectNull(timeoutsType.AttrTypes)}
 	raw := func(m fallbackOriginModel) tftypes.Value {
 		st := tfsdk.State{Schema: s, Raw: tftypes.NewValue(s.Type().TerraformType(ctx), nil)}
 		if d := st.Set(ctx, &m); d.HasError() {
