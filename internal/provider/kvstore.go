@@ -2,9 +2,11 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
@@ -316,12 +318,39 @@ func (s kvStore[T]) purge(ctx context.Context, host string) diag.Diagnostics {
 }
 
 // platformHost is the host whose cached route a change to app's record affects; custom domains
-// of the app expire on their own within the freshness budget.
+// of the app expire on their own within the freshness budget. It is "" without a platform
+// domain, and for an app whose platform host would be longer than a DNS name may be: the edge
+// refuses such a host (route.NormalizeHost), so there is nothing cached to purge or to probe.
 func (d *providerData) platformHost(app string) string {
 	if d.PlatformDomain == "" {
 		return ""
 	}
-	return route.PlatformHostname(app, d.PlatformDomain)
+	if host := route.PlatformHostname(app, d.PlatformDomain); len(host) <= route.MaxHostLength {
+		return host
+	}
+	return ""
+}
+
+// platformHostDiags says at plan time that app has no platform host because "<app>.<platform
+// domain>" would be longer than a DNS name may be: a warning (the record is written, and the
+// app's custom domains reach it), or an error when verify_propagation would have to probe that
+// host and could only fail after its whole wait.
+func (d *providerData) platformHostDiags(app string, at path.Path) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if d.PlatformDomain == "" || d.platformHost(app) != "" {
+		return diags
+	}
+	host := route.PlatformHostname(app, d.PlatformDomain)
+	why := fmt.Sprintf("The app's platform host %s would be %d bytes, more than the %d a DNS name may have, so the edge never serves it. "+
+		"A name of at most %d characters fits under the platform domain %s.",
+		quote(host), len(host), route.MaxHostLength, route.MaxHostLength-len(d.PlatformDomain)-1, quote(d.PlatformDomain))
+	if d.VerifyPropagation {
+		diags.AddAttributeError(at, "App Name Too Long for Its Platform Host",
+			why+" The provider's verify_propagation checks each change on that host; shorten the name or turn verify_propagation off.")
+		return diags
+	}
+	diags.AddAttributeWarning(at, "App Name Too Long for Its Platform Host", why+" Custom domains mapped to the app still reach it.")
+	return diags
 }
 
 func titleCase(s string) string {

@@ -82,7 +82,7 @@ func (r *routeRecordResource) Schema(_ context.Context, _ resource.SchemaRequest
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"app": schema.StringAttribute{
-				MarkdownDescription: "The app the record routes, a DNS label (the record's KV key). `apex` serves the platform domain itself. Changing it moves the record to that namespace in place (see the route data migration in the README): a key the new namespace already holds with the same revision is adopted without a write.",
+				MarkdownDescription: "The app the record routes, a DNS label (the record's KV key). `apex` serves the platform domain itself. Changing it replaces the record: the old app's key is deleted and the new one written.",
 				Required:            true,
 				Validators:          []validator.String{dnsLabel(), recordAppName()},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
@@ -263,6 +263,11 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 	}
 	if plan.Dynamic == nil && plan.Static == nil {
 		return // ExactlyOneOf reports it
+	}
+	if !plan.App.IsUnknown() {
+		if resp.Diagnostics.Append(r.data.platformHostDiags(plan.App.ValueString(), path.Root("app"))...); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	rev := types.StringUnknown()
 	if rec, ok := plan.record(); ok {

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -109,7 +110,7 @@ func (r *tenantAppResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 					string(route.StatusActive), string(route.StatusProvisioning), string(route.StatusDisabled))},
 			},
 			"platform_hostname": schema.StringAttribute{
-				MarkdownDescription: "The platform host that serves the app, `<name>.<platform_domain>`; null without a platform domain.",
+				MarkdownDescription: "The platform host that serves the app, `<name>.<platform_domain>`; null without a platform domain, and when that name would be longer than the 253 bytes a DNS name may have (the plan warns).",
 				Computed:            true,
 			},
 			"rev": schema.StringAttribute{
@@ -184,6 +185,9 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	plan.PlatformHostname = types.StringNull()
 	if !plan.Name.IsUnknown() {
 		plan.PlatformHostname = optionalString(r.data.platformHost(plan.Name.ValueString()))
+		if resp.Diagnostics.Append(r.data.platformHostDiags(plan.Name.ValueString(), path.Root("name"))...); resp.Diagnostics.HasError() {
+			return
+		}
 	}
 	plan.Rev = types.StringUnknown()
 	if rec, ok := plan.record(); ok {
