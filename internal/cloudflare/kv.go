@@ -146,6 +146,44 @@ func (c *Client) KVEachKey(ctx context.Context, accountID, namespaceID string, l
 	}
 }
 
+// KVEachNamespace calls each with every KV namespace of the account, page by page, until it
+// returns false or an error. It pages by hand: cloudflare-go's page-number auto-pager sends
+// every page after the first without the caller's context, so a cancelled plan kept listing.
+func (c *Client) KVEachNamespace(ctx context.Context, accountID string, each func(kv.Namespace) (more bool, err error)) error {
+	params := kv.NamespaceListParams{AccountID: cf.F(accountID), PerPage: cf.F(float64(kvNamespacesPerPage))}
+	previousFirst := ""
+	for page := 1; ; page++ {
+		params.Page = cf.F(float64(page))
+		res, err := c.KV.Namespaces.List(ctx, params)
+		if err != nil {
+			return err
+		}
+		if len(res.Result) == 0 {
+			return nil
+		}
+		if res.Result[0].ID == previousFirst {
+			return fmt.Errorf("listing the KV namespaces of account %s: page %d repeats the page before it", accountID, page)
+		}
+		previousFirst = res.Result[0].ID
+		for _, ns := range res.Result {
+			if more, err := each(ns); err != nil || !more {
+				return err
+			}
+		}
+		// A page shorter than the server's page size (which it reports) is the last one.
+		perPage := int(res.ResultInfo.PerPage)
+		if perPage <= 0 {
+			perPage = kvNamespacesPerPage
+		}
+		if len(res.Result) < perPage {
+			return nil
+		}
+	}
+}
+
+// kvNamespacesPerPage is the largest page of the namespace listing.
+const kvNamespacesPerPage = 100
+
 // kvKeyOf is a listed key with its metadata as JSON.
 func kvKeyOf(k kv.Key) KVKey {
 	key := KVKey{Name: k.Name}

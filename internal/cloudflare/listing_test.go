@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/cloudflare/cloudflare-go/v7/kv"
 )
 
 // keyPages serves a KV key listing as the given pages, chosen by the request's cursor
@@ -79,5 +81,82 @@ func TestKVListKeys_RepeatedCursorFails(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("a listing whose cursor repeats never ends")
+	}
+}
+
+// namespacePages serves the KV namespace listing: page n (from 1) holds the IDs pages[n-1],
+// reporting perPage; a request for a page past the last is answered by stall, when set.
+func namespacePages(t *testing.T, perPage int, pages [][]string, stall func(*http.Request)) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.URL.Query().Get("page"))
+		if err != nil || n < 1 {
+			n = 1
+		}
+		var ids []string
+		if n <= len(pages) {
+			ids = pages[n-1]
+		} else if stall != nil {
+			stall(r)
+			return
+		}
+		body := `{"success":true,"errors":[],"messages":[],"result":[`
+		for i, id := range ids {
+			if i > 0 {
+				body += ","
+			}
+			body += `{"id":"` + id + `","title":"t` + id + `"}`
+		}
+		body += `],"result_info":{"page":` + itoa(n) + `,"per_page":` + itoa(perPage) + `}}`
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestKVEachNamespace_FollowsPagesWithTheCallersContext: every page is asked for with the
+// caller's context (cloudflare-go's page-number auto-pager asks for the second page and later
+// ones without it), the server's own page size ends the listing, and a server that ignores the
+// page number is an error, not a listing that never ends.
+func TestKVEachNamespace_FollowsPagesWithTheCallersContext(t *testing.T) {
+	full := make([]string, 2)
+	for i := range full {
+		full[i] = "p1-" + itoa(i)
+	}
+	// Three pages of a server whose page size is 2: all five namespaces, in order.
+	srv := namespacePages(t, 2, [][]string{full, {"p2-0", "p2-1"}, {"p3-0"}}, nil)
+	c := newTestClient(t, srv.URL, nil)
+	var got []string
+	err := c.KVEachNamespace(context.Background(), "acc", func(ns kv.Namespace) (bool, error) {
+		got = append(got, ns.ID)
+		return true, nil
+	})
+	if err != nil || len(got) != 5 || got[4] != "p3-0" {
+		t.Fatalf("listed %v, %v; want the five namespaces of three pages", got, err)
+	}
+
+	// A cancelled context stops the listing at the page in flight.
+	ctx, cancel := context.WithCancel(context.Background())
+	stalled := make(chan struct{})
+	srv = namespacePages(t, 2, [][]string{full}, func(r *http.Request) {
+		close(stalled)
+		select {
+		case <-r.Context().Done():
+		case <-time.After(10 * time.Second):
+		}
+	})
+	c = newTestClient(t, srv.URL, nil)
+	go func() { <-stalled; cancel() }()
+	start := time.Now()
+	err = c.KVEachNamespace(ctx, "acc", func(kv.Namespace) (bool, error) { return true, nil })
+	if err == nil || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled during the second page: %v after %v; want the context's error at once", err, time.Since(start))
+	}
+
+	// A server that answers every page with the first.
+	srv = namespacePages(t, 2, [][]string{full, full, full}, nil)
+	c = newTestClient(t, srv.URL, nil)
+	if err := c.KVEachNamespace(context.Background(), "acc", func(kv.Namespace) (bool, error) { return true, nil }); err == nil {
+		t.Error("a page repeating the one before it was taken for more namespaces")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	cf "github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -456,21 +455,22 @@ func (m *customDomainModel) clearHostname() {
 // domain mapping, and whether there is one.
 func (r *customDomainResource) lookUpMappingNamespace(ctx context.Context, host string) (string, bool, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	pager := r.data.Client.KV.Namespaces.ListAutoPaging(ctx, kv.NamespaceListParams{AccountID: cf.F(r.data.AccountID)})
-	for pager.Next() {
-		ns := pager.Current()
+	namespace := ""
+	err := r.data.Client.KVEachNamespace(ctx, r.data.AccountID, func(ns kv.Namespace) (bool, error) {
 		doc, found, d := r.store().get(ctx, ns.ID, host)
-		if d.HasError() {
-			return "", false, append(diags, d...)
+		if diags.Append(d...); d.HasError() {
+			return false, nil
 		}
 		if found && doc.Valid {
-			return ns.ID, true, diags
+			namespace = ns.ID
+			return false, nil
 		}
-	}
-	if err := pager.Err(); err != nil {
+		return true, nil
+	})
+	if err != nil {
 		diags.Append(apiErrorDiag("Unable to List KV Namespaces", "Looking for the DOMAINS mapping of "+quote(host), err))
 	}
-	return "", false, diags
+	return namespace, namespace != "", diags
 }
 
 func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
