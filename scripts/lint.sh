@@ -26,10 +26,13 @@ golangci_lint=$(go tool -n -modfile=tools/golangci/go.mod golangci-lint)
 if ((SECONDS - start > 5)); then
   echo "golangci-lint: built in $((SECONDS - start))s"
 fi
+# --allow-serial-runners: another golangci-lint on this machine (a developer's, another
+# checkout's test run) makes this one wait for it rather than fail with "parallel golangci-lint
+# is running".
 echo "golangci-lint run ./..."
-"$golangci_lint" run ./...
+"$golangci_lint" run --allow-serial-runners ./...
 # The Wasm adapter builds only for js/wasm (its build tag), and internal/route's runtime
 # digests only with the Worker's hostdigest tag too (digest_host.go), so the run above sees
 # neither.
 echo "GOOS=js GOARCH=wasm golangci-lint run --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/..."
-GOOS=js GOARCH=wasm "$golangci_lint" run --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/...
+GOOS=js GOARCH=wasm "$golangci_lint" run --allow-serial-runners --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/...
