@@ -151,8 +151,18 @@ func parseOptions(args []string) (options, error) {
 	if o.namespacePrefix == "" {
 		return o, errors.New("--namespace-prefix (or " + envPrefix + "NAMESPACE_PREFIX) is required")
 	}
-	if o.drainTimeout <= 0 {
-		return o, errors.New("--drain-timeout must be positive")
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{{"drain-timeout", o.drainTimeout}, {"dial-timeout", o.dialTimeout},
+		{"response-header-timeout", o.responseHeaderTimeout}, {"max-skew", o.maxSkew}} {
+		// The router would take zero or less for its default, silently.
+		if d.value <= 0 {
+			return o, errors.New("--" + d.name + " must be positive")
+		}
+	}
+	if !(o.logSampleRate >= 0 && o.logSampleRate <= 1) { // NaN too
+		return o, errors.New("--log-sample-rate must be between 0 and 1")
 	}
 	return o, nil
 }
