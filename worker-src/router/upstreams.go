@@ -9,15 +9,23 @@ import (
 	"github.com/valyala/fasthttp"
 )
 
-// upstreams holds one fasthttp.HostClient per upstream address ("host:port"), made on first use
-// and kept: the set of tenant services a router reaches is small and changes slowly, and a
-// HostClient with no connections costs only its struct.
+// upstreams holds one fasthttp.HostClient per upstream address ("host:port"), made on first use.
+// The addresses are tenants' values (a route's upstream), so the set is not bounded: once more
+// than maxUpstreamClients are held, making another drops those with no connection open (a
+// request holding one it got just before goes on with it, unaffected).
 type upstreams struct {
 	dial          func(addr string) (net.Conn, error)
 	headerTimeout time.Duration
 
 	clients sync.Map // address → *fasthttp.HostClient
+
+	mu      sync.Mutex // held only when a client is made
+	count   int        // clients stored
+	sweepAt int        // count at which the next sweep runs
 }
+
+// maxUpstreamClients is how many upstream clients are held before unused ones are dropped.
+const maxUpstreamClients = 1024
 
 // Connection pool sizes and limits of every HostClient.
 const (
@@ -56,8 +64,31 @@ func (u *upstreams) client(addr string) *fasthttp.HostClient {
 	if c, ok := u.clients.Load(addr); ok {
 		return c.(*fasthttp.HostClient) //nolint:forcetypeassert // clients holds *HostClient only
 	}
-	c, _ := u.clients.LoadOrStore(addr, u.newClient(addr))
+	c, loaded := u.clients.LoadOrStore(addr, u.newClient(addr))
+	if !loaded {
+		u.added(addr)
+	}
 	return c.(*fasthttp.HostClient) //nolint:forcetypeassert // as above
+}
+
+// added counts the client just stored for addr and, past the bound, drops every other client
+// with no connection open. The next sweep waits until the count doubles, so clients that all
+// hold connections do not make every new one walk the map.
+func (u *upstreams) added(addr string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.count++
+	if u.count < max(u.sweepAt, maxUpstreamClients) {
+		return
+	}
+	u.clients.Range(func(k, c any) bool {
+		//nolint:forcetypeassert // clients holds *HostClient only
+		if k != addr && c.(*fasthttp.HostClient).ConnsCount() == 0 && u.clients.CompareAndDelete(k, c) {
+			u.count--
+		}
+		return true
+	})
+	u.sweepAt = 2 * u.count
 }
 
 // newClient builds the HostClient for addr. Every fasthttp default that changes what reaches the
