@@ -201,8 +201,8 @@ func loadNextSecret(file string) ([]byte, error) {
 	return readKey(file, "NEXT_SECRET", "next secret file")
 }
 
-// readKey reads a key from file, or else from the variable envPrefix+variable: nil when
-// neither holds one, an error when it is shorter than route.MinSigningSecretBytes.
+// readKey reads a key from file, or else from the variable envPrefix+variable, without trailing
+// line endings: nil when neither holds one, an error when it is shorter than route.MinSigningSecretBytes.
 func readKey(file, variable, what string) ([]byte, error) {
 	var key []byte
 	if file != "" {
@@ -215,7 +215,8 @@ func readKey(file, variable, what string) ([]byte, error) {
 			return nil, fmt.Errorf("the %s %s is empty", what, file)
 		}
 	} else {
-		key = []byte(os.Getenv(envPrefix + variable))
+		// Line endings are ignored here as in a file: the same Secret may be mounted or set.
+		key = []byte(strings.TrimRight(os.Getenv(envPrefix+variable), "\r\n"))
 		if len(key) == 0 {
 			return nil, nil
 		}
