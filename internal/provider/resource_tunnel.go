@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"net/url"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -205,7 +206,14 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	plan.CacheRuleID = types.StringValue(rule.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 
-	rec, err := c.UpsertTunnelCNAME(ctx, zone, "", host, id)
+	// A tunnel deleted outside Terraform leaves its CNAME behind; Cloudflare allows one CNAME
+	// per name, so that record is taken over rather than a second one added.
+	staleID, err := r.deadTunnelCNAME(ctx, host)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Looking for an existing CNAME for "+quote(host), err))
+		return
+	}
+	rec, err := c.UpsertTunnelCNAME(ctx, zone, staleID, host, id)
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
 		return
@@ -354,6 +362,26 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 		plan.CacheRuleID = types.StringValue(rule.ID)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+}
+
+// deadTunnelCNAME returns the ID of the CNAME for host when it routes into a tunnel that no
+// longer exists (left behind by a tunnel deleted outside Terraform), or "" when there is none.
+// A record that routes anywhere else is not touched.
+func (r *tunnelResource) deadTunnelCNAME(ctx context.Context, host string) (string, error) {
+	c := r.data.Client
+	rec, found, err := c.FindDNSRecord(ctx, r.data.ZoneID, "CNAME", host)
+	if err != nil || !found {
+		return "", err
+	}
+	other, ok := strings.CutSuffix(rec.Content, kdcf.TunnelTargetSuffix)
+	if !ok || other == "" {
+		return "", nil
+	}
+	_, alive, err := c.GetTunnel(ctx, r.data.AccountID, other)
+	if err != nil || alive {
+		return "", err
+	}
+	return rec.ID, nil
 }
 
 // ensureCacheRule rewrites the tunnel's Cache Rule (found by ID or ref) to want, or adds it

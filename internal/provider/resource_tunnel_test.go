@@ -267,3 +267,48 @@ func TestAccTunnel_CacheRuleDrift(t *testing.T) {
 		},
 	})
 }
+
+// TestAccTunnel_DeletedInDashboardIsRecreatedCleanly: a tunnel deleted outside Terraform (the
+// dashboard leaves its CNAME behind, pointing at the dead tunnel) is planned as a create, and
+// the apply routes the origin into the new tunnel through that same record instead of adding a
+// second CNAME for the hostname (which Cloudflare refuses, so the create could never succeed).
+func TestAccTunnel_DeletedInDashboardIsRecreatedCleanly(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: tunnelConfig(edge, "origin.kamui.test"),
+				Check: func(s *terraform.State) error {
+					id := s.RootModule().Resources[tunnelAddr].Primary.Attributes["id"]
+					return edge.client(t).DeleteTunnel(context.Background(), edge.Identity().AccountID, id)
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tunnelAddr, plancheck.ResourceActionCreate)},
+				},
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelWiring("origin.kamui.test"), func(*terraform.State) error {
+					var cnames []string
+					for _, rec := range edge.DNSRecords() {
+						if rec.Name == "origin.kamui.test" {
+							cnames = append(cnames, rec.Type+" "+rec.Content)
+						}
+					}
+					if len(cnames) != 1 {
+						return fmt.Errorf("records for the origin hostname after the tunnel was recreated: %v; want only the CNAME into the new tunnel", cnames)
+					}
+					return nil
+				}),
+			},
+			{
+				Config: tunnelConfig(edge, "origin.kamui.test"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
