@@ -457,3 +457,45 @@ func redactedBinding(b map[string]any) map[string]any {
 	}
 	return out
 }
+
+// TestAccEdgeWorker_PlatformDomainChangeReuploads: the Worker's PLATFORM_DOMAIN binding is the
+// provider's platform_domain; moving the platform to another domain must plan an in-place
+// upload, not leave the Worker serving the old domain behind an empty plan.
+func TestAccEdgeWorker_PlatformDomainChangeReuploads(t *testing.T) {
+	edge := newTestEdge(t)
+	moved := strings.Replace(edgeWorkerConfig(edge, ""), `platform_domain = "kamui.test"`, `platform_domain = "apps.kamui.test"`, 1)
+	bound := func(want string) resource.TestCheckFunc {
+		return func(*terraform.State) error {
+			s, _ := edge.Script("kamuidash-edge-test")
+			if s == nil {
+				return fmt.Errorf("no script")
+			}
+			for _, b := range s.Bindings {
+				if b.Name() == route.BindingPlatformDomain {
+					if b["text"] != want {
+						return fmt.Errorf("PLATFORM_DOMAIN binding = %v, want %q", b["text"], want)
+					}
+					return nil
+				}
+			}
+			return fmt.Errorf("no PLATFORM_DOMAIN binding")
+		}
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: edgeWorkerConfig(edge, ""), Check: bound("kamui.test")},
+			{
+				Config: moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(edgeWorkerAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: bound("apps.kamui.test"),
+			},
+			{
+				Config:           moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
