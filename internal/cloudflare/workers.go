@@ -167,6 +167,12 @@ func (c *Client) CreateWorkerRoute(ctx context.Context, zoneID, pattern, script 
 	return err
 }
 
+// UpdateWorkerRoute points the route id (with pattern) at script.
+func (c *Client) UpdateWorkerRoute(ctx context.Context, zoneID, id, pattern, script string) error {
+	_, err := c.Workers.Routes.Update(ctx, id, workers.RouteUpdateParams{ZoneID: cf.F(zoneID), Pattern: cf.F(pattern), Script: cf.F(script)})
+	return err
+}
+
 // DeleteWorkerRoute deletes a route; one already gone is not an error.
 func (c *Client) DeleteWorkerRoute(ctx context.Context, zoneID, id string) error {
 	_, err := c.Workers.Routes.Delete(ctx, id, workers.RouteDeleteParams{ZoneID: cf.F(zoneID)})

@@ -382,8 +382,10 @@ func bindingValueField(k route.BindingKind) string {
 	return "text"
 }
 
-// syncRoutes makes the zone's routes to this script exactly the configured patterns.
-func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel) diag.Diagnostics {
+// syncRoutes makes the zone's routes to this script exactly the configured patterns. With
+// repair (an update), a configured pattern whose route was pointed elsewhere outside Terraform
+// is pointed back; a create never takes a route over from another script.
+func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, repair bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var want []string
 	diags.Append(m.Routes.ElementsAs(ctx, &want, false)...)
@@ -399,6 +401,15 @@ func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel) 
 	have := map[string]bool{}
 	for _, rt := range existing {
 		if rt.Script != name {
+			// A configured pattern pointed elsewhere outside Terraform (another script, or
+			// none): the zone allows one route per pattern, so it is pointed back.
+			if repair && slices.Contains(want, rt.Pattern) && !have[rt.Pattern] {
+				if err := r.data.Client.UpdateWorkerRoute(ctx, r.data.ZoneID, rt.ID, rt.Pattern, name); err != nil {
+					diags.Append(apiErrorDiag("Unable to Update Worker Route", "Routing "+quote(rt.Pattern)+" back to "+quote(name), err))
+					return diags
+				}
+				have[rt.Pattern] = true
+			}
 			continue
 		}
 		if slices.Contains(want, rt.Pattern) {
@@ -444,7 +455,7 @@ func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	plan.ID = plan.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, plan)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, false)...)
 }
 
 func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -554,7 +565,7 @@ func (r *edgeWorkerResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, plan)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, true)...)
 }
 
 func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -564,7 +575,7 @@ func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	state.Routes = types.SetNull(types.StringType)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, state)...) // routes first: nothing may point at a missing script
+	resp.Diagnostics.Append(r.syncRoutes(ctx, state, false)...) // routes first: nothing may point at a missing script
 	if resp.Diagnostics.HasError() {
 		return
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/workers"
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -494,6 +496,60 @@ func TestAccEdgeWorker_PlatformDomainChangeReuploads(t *testing.T) {
 			},
 			{
 				Config:           moved,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// TestAccEdgeWorker_RouteRepointedInDashboardIsRepaired: a zone route of the Worker pointed at
+// another script (or set to no Worker) in the dashboard shows as an update, and the apply
+// points it back, rather than failing to create a route whose pattern already exists.
+func TestAccEdgeWorker_RouteRepointedInDashboardIsRepaired(t *testing.T) {
+	edge := newTestEdge(t)
+	config := edgeWorkerConfig(edge, "")
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					c, zone := edge.client(t), edge.Identity().ZoneID
+					routes, err := c.ListWorkerRoutes(context.Background(), zone)
+					if err != nil {
+						return err
+					}
+					for _, rt := range routes {
+						if rt.Pattern == "kamui.test/*" {
+							_, err := c.Workers.Routes.Update(context.Background(), rt.ID, workers.RouteUpdateParams{
+								ZoneID: cf.F(zone), Pattern: cf.F(rt.Pattern), Script: cf.F("someone-elses-worker")})
+							return err
+						}
+					}
+					return fmt.Errorf("no route kamui.test/*")
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(edgeWorkerAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					routes, err := edge.client(t).ListWorkerRoutes(context.Background(), edge.Identity().ZoneID)
+					if err != nil {
+						return err
+					}
+					for _, rt := range routes {
+						if rt.Pattern == "kamui.test/*" && rt.Script != "kamuidash-edge-test" {
+							return fmt.Errorf("route %s still goes to %q", rt.Pattern, rt.Script)
+						}
+					}
+					return nil
+				},
+			},
+			{
+				Config:           config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
 		},
