@@ -488,21 +488,13 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	if found {
-		// The PLATFORM_DOMAIN binding is the provider's platform_domain, not an attribute: a
-		// Worker bound to another domain (the setting moved) must be uploaded again.
-		domain := ""
-		for _, b := range settings.Bindings {
-			if b["name"] == route.BindingPlatformDomain {
-				domain = str(b["text"])
-			}
-		}
-		if pd := r.data.PlatformDomain; pd != "" && domain != pd {
-			state.ContentSHA256 = types.StringValue("bound to platform domain " + quote(domain))
-		}
+		boundDomain := ""
 		for _, b := range settings.Bindings {
 			// Secret bindings come back without text; their state values are kept.
 			text, _ := b["text"].(string)
 			switch b["name"] {
+			case route.BindingPlatformDomain:
+				boundDomain = text
 			case route.BindingRoutes:
 				state.RoutesNamespaceID = types.StringValue(str(b[bindingValueField(route.KVNamespaceBinding)]))
 			case route.BindingDomains:
@@ -524,6 +516,11 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 					state.LogSampleRate = types.Float64Value(f)
 				}
 			}
+		}
+		// The PLATFORM_DOMAIN binding is the provider's platform_domain, not an attribute: a
+		// Worker bound to another domain (the setting moved) must be uploaded again.
+		if pd := r.data.PlatformDomain; pd != "" && boundDomain != pd {
+			state.ContentSHA256 = types.StringValue("bound to platform domain " + quote(boundDomain))
 		}
 	}
 	if r.data.ZoneID != "" {
