@@ -22,6 +22,10 @@ type Change struct {
 	Actions []tfjson.Action `json:"actions"`
 	// Classes are the parts of the edge the change touches, in report order; at least one.
 	Classes []Class `json:"classes"`
+
+	// tainted says the prior state marks the object tainted: its create failed partway (or an
+	// operator tainted it), and the plan replaces it.
+	tainted bool
 }
 
 // Has reports whether the change belongs to class c.
@@ -62,6 +66,12 @@ func (c Change) Action() string {
 func (c Change) isUpdate() bool { return tfjson.Actions(c.Actions).Update() }
 func (c Change) isCreate() bool { return tfjson.Actions(c.Actions).Create() }
 
+// finishesCreate says the change brings a new object into being: a create, or the replace of
+// a tainted object, which a create that failed partway left behind.
+func (c Change) finishesCreate() bool {
+	return c.isCreate() || (c.tainted && tfjson.Actions(c.Actions).Replace())
+}
+
 // knownActions are the actions of plan format 1.x. An action the guard does not know could be
 // anything, so it makes the input unusable rather than being guessed at.
 var knownActions = map[tfjson.Action]bool{
@@ -73,6 +83,7 @@ var knownActions = map[tfjson.Action]bool{
 // data sources are left out, since applying them changes nothing at the edge. Resources in
 // modules at any depth are in resource_changes with their full address, so they are included.
 func changesOf(plan *tfjson.Plan, classify func(resourceType string) []Class) ([]Change, error) {
+	tainted := taintedAddresses(plan)
 	var out []Change
 	for i, rc := range plan.ResourceChanges {
 		if rc == nil {
@@ -103,7 +114,32 @@ func changesOf(plan *tfjson.Plan, classify func(resourceType string) []Class) ([
 			Type:    rc.Type,
 			Actions: append([]tfjson.Action(nil), rc.Change.Actions...),
 			Classes: classify(rc.Type),
+			tainted: rc.DeposedKey == "" && tainted[rc.Address],
 		})
 	}
 	return out, nil
+}
+
+// taintedAddresses lists the current objects the plan's prior state marks tainted.
+func taintedAddresses(plan *tfjson.Plan) map[string]bool {
+	out := map[string]bool{}
+	if plan.PriorState == nil || plan.PriorState.Values == nil {
+		return out
+	}
+	var walk func(m *tfjson.StateModule)
+	walk = func(m *tfjson.StateModule) {
+		if m == nil {
+			return
+		}
+		for _, r := range m.Resources {
+			if r != nil && r.Tainted && r.DeposedKey == "" {
+				out[r.Address] = true
+			}
+		}
+		for _, child := range m.ChildModules {
+			walk(child)
+		}
+	}
+	walk(plan.PriorState.Values.RootModule)
+	return out
 }

@@ -132,11 +132,29 @@ func Evaluate(plan *tfjson.Plan, opts Options) (*Report, error) {
 			addressList(creates)))
 	}
 	existing := append(append([]Change(nil), updates...), destructive...)
-	if len(existing) > 0 && len(others) > 0 {
+	// A bootstrap may bring the rest of its new environment along, and a new environment only
+	// creates (a retry also replaces what a failed create left tainted): beside a Worker's
+	// create, an update, replace, delete or forget of another class is a change to an
+	// environment that exists, which must not ride along with new code. It is reported whether
+	// the bootstrap is allowed or not, so that allowing it is not the next step the operator is
+	// sent to.
+	var existingOthers []Change
+	for _, c := range others {
+		if !c.finishesCreate() {
+			existingOthers = append(existingOthers, c)
+		}
+	}
+	switch {
+	case len(existing) > 0 && len(others) > 0:
 		r.refuse(RuleWorkerAlone, others, fmt.Sprintf(
 			"the plan changes the Worker (%s) together with changes of other classes: %s; apply those in a plan "+
 				"of their own, then the Worker's update alone, so that a bad rollout has one suspect",
 			addressList(existing), describeClasses(others)))
+	case len(creates) > 0 && len(existingOthers) > 0:
+		r.refuse(RuleWorkerAlone, existingOthers, fmt.Sprintf(
+			"the plan creates the Worker (%s) and also changes what already exists: %s; a bootstrap only creates "+
+				"the rest of its new environment, so apply those changes in a plan of their own",
+			addressList(creates), describe(existingOthers)))
 	}
 	if len(r.Violations) > 0 {
 		msgs := make([]string, len(r.Violations))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
+
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 )
 
@@ -27,7 +29,7 @@ func FuzzGuard(f *testing.F) {
 				checkInputError(t, err)
 				return
 			}
-			checkReport(t, r, allow)
+			checkReport(t, r, allow, taintedIn(plan))
 			for _, f := range []guard.Format{guard.FormatText, guard.FormatJSON, guard.FormatMarkdown} {
 				if err := guard.Render(io.Discard, r, f); err != nil {
 					t.Fatalf("rendering %s: %v", f, err)
@@ -49,9 +51,10 @@ func checkInputError(t *testing.T, err error) {
 }
 
 // checkReport restates the rules: allowed exactly when no Worker change is a delete, replace
-// or forget, a Worker create comes with the bootstrap allowance, and an existing Worker's
-// change comes with nothing of another class.
-func checkReport(t *testing.T, r *guard.Report, allowBootstrap bool) {
+// or forget, a Worker create comes with the bootstrap allowance and with nothing of another
+// class but creates (and replaces of tainted objects), and an existing Worker's change comes
+// with nothing of another class.
+func checkReport(t *testing.T, r *guard.Report, allowBootstrap bool, tainted map[string]bool) {
 	t.Helper()
 	if r.Reason == "" {
 		t.Fatal("a verdict without a reason")
@@ -59,13 +62,22 @@ func checkReport(t *testing.T, r *guard.Report, allowBootstrap bool) {
 	if r.Allowed != (len(r.Violations) == 0) {
 		t.Fatalf("allowed=%v with violations %v", r.Allowed, r.Violations)
 	}
-	ok, existingWorker, otherClass := true, false, false
+	ok, existingWorker, newWorker, otherClass, otherExisting := true, false, false, false, false
 	for _, c := range r.Changes {
 		if len(c.Classes) == 0 {
 			t.Fatalf("%s has no class", c.Address)
 		}
 		for _, k := range c.Classes {
-			otherClass = otherClass || k != guard.ClassWorker
+			if k != guard.ClassWorker {
+				otherClass = true
+				switch strings.Join(actionNames(c), ",") {
+				case "create":
+				case "delete,create", "create,delete":
+					otherExisting = otherExisting || c.Deposed != "" || !tainted[c.Address]
+				default:
+					otherExisting = true
+				}
+			}
 		}
 		if !c.Has(guard.ClassWorker) {
 			continue
@@ -74,12 +86,12 @@ func checkReport(t *testing.T, r *guard.Report, allowBootstrap bool) {
 		case "update":
 			existingWorker = true
 		case "create":
-			ok = ok && allowBootstrap
+			ok, newWorker = ok && allowBootstrap, true
 		default:
 			ok, existingWorker = false, true
 		}
 	}
-	ok = ok && !(existingWorker && otherClass)
+	ok = ok && !(existingWorker && otherClass) && !(newWorker && otherExisting)
 	if r.Allowed != ok {
 		t.Fatalf("verdict %s, but the rules say allowed=%v; reason: %s", r.Verdict(), ok, r.Reason)
 	}
@@ -89,6 +101,29 @@ func actionNames(c guard.Change) []string {
 	out := make([]string, len(c.Actions))
 	for i, a := range c.Actions {
 		out[i] = string(a)
+	}
+	return out
+}
+
+// taintedIn lists the current objects the plan's prior state marks tainted.
+func taintedIn(plan *tfjson.Plan) map[string]bool {
+	out := map[string]bool{}
+	if plan.PriorState == nil || plan.PriorState.Values == nil {
+		return out
+	}
+	modules := []*tfjson.StateModule{plan.PriorState.Values.RootModule}
+	for len(modules) > 0 {
+		m := modules[0]
+		modules = modules[1:]
+		if m == nil {
+			continue
+		}
+		for _, r := range m.Resources {
+			if r != nil && r.Tainted && r.DeposedKey == "" {
+				out[r.Address] = true
+			}
+		}
+		modules = append(modules, m.ChildModules...)
 	}
 	return out
 }
