@@ -8,6 +8,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"unicode/utf16"
 
 	tfjson "github.com/hashicorp/terraform-json"
 )
@@ -52,6 +53,10 @@ func ReadPlan(r io.Reader) (*tfjson.Plan, error) {
 // the input looks like instead: empty, truncated, not JSON, several documents, the UI stream of
 // `plan -json`, state JSON, a raw state file, an errored plan or an unsupported format.
 func ParsePlan(b []byte) (*tfjson.Plan, error) {
+	b, err := withoutBOM(b)
+	if err != nil {
+		return nil, err
+	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil, &InputError{Problem: "the plan input is empty"}
 	}
@@ -74,6 +79,31 @@ func ParsePlan(b []byte) (*tfjson.Plan, error) {
 		return nil, &InputError{Problem: fmt.Sprintf("the plan's format_version is not one the guard reads (it reads %s)", tfjson.PlanFormatVersionConstraints), Err: err}
 	}
 	return &plan, nil
+}
+
+// withoutBOM returns b as UTF-8 without a byte order mark. Windows PowerShell's `>` writes
+// `terraform show -json plan.out > plan.json` as UTF-16 with a BOM, and other Windows tools put
+// one before UTF-8: the document is still the plan, and refusing it as "not valid JSON" would
+// send the operator to run the very command that wrote it.
+func withoutBOM(b []byte) ([]byte, error) {
+	le, be := bytes.HasPrefix(b, []byte("\xFF\xFE")), bytes.HasPrefix(b, []byte("\xFE\xFF"))
+	switch {
+	case bytes.HasPrefix(b, []byte("\xEF\xBB\xBF")):
+		return b[3:], nil
+	case !le && !be:
+		return b, nil
+	case len(b)%2 != 0:
+		return nil, &InputError{Problem: fmt.Sprintf("the plan input is UTF-16 text that ends in the middle of a character after %d bytes (was it truncated?)", len(b))}
+	}
+	units := make([]uint16, 0, len(b)/2-1)
+	for i := 2; i < len(b); i += 2 {
+		if le {
+			units = append(units, uint16(b[i])|uint16(b[i+1])<<8)
+		} else {
+			units = append(units, uint16(b[i])<<8|uint16(b[i+1]))
+		}
+	}
+	return []byte(string(utf16.Decode(units))), nil
 }
 
 // decodeTopLevel checks that b is exactly one complete JSON object and returns its members.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/guard"
 )
@@ -76,4 +77,51 @@ func TestEvaluateWithoutPlan(t *testing.T) {
 	if _, err := guard.Evaluate(nil, guard.Options{}); !errors.As(err, &ie) {
 		t.Fatalf("error %v, want an *InputError", err)
 	}
+}
+
+// Windows PowerShell's `>` writes `terraform show -json plan.out > plan.json` as UTF-16 with a
+// byte order mark, and other Windows tools put a BOM before UTF-8: the document is still the
+// plan, and refusing it as "not valid JSON" with advice to run the very command that wrote it
+// leaves the operator nowhere.
+func TestPlanWithByteOrderMark(t *testing.T) {
+	const doc = `{"format_version": "1.2", "terraform_version": "1.8.5", "resource_changes": [
+		{"address": "kamuidash_edge_worker.e", "mode": "managed", "type": "kamuidash_edge_worker", "name": "e", "change": {"actions": ["update"]}},
+		{"address": "kamuidash_route_record.ü", "mode": "managed", "type": "kamuidash_route_record", "name": "ü", "change": {"actions": ["update"]}}]}`
+	utf16 := func(bigEndian bool) []byte {
+		var out []byte
+		for _, u := range utf16.Encode([]rune("\uFEFF" + doc)) {
+			if bigEndian {
+				out = append(out, byte(u>>8), byte(u))
+			} else {
+				out = append(out, byte(u), byte(u>>8))
+			}
+		}
+		return out
+	}
+	for name, input := range map[string][]byte{
+		"UTF-8 with BOM": append([]byte("\xEF\xBB\xBF"), doc...),
+		"UTF-16LE":       utf16(false),
+		"UTF-16BE":       utf16(true),
+	} {
+		t.Run(name, func(t *testing.T) {
+			plan, err := guard.ParsePlan(input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := guard.Evaluate(plan, guard.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Allowed || len(r.Changes) != 2 || r.Changes[1].Address != "kamuidash_route_record.ü" {
+				t.Fatalf("allowed %v, changes %+v; want the mixed plan refused", r.Allowed, r.Changes)
+			}
+		})
+	}
+	t.Run("UTF-16 cut in the middle of a character", func(t *testing.T) {
+		input := utf16(false)
+		_, err := guard.ParsePlan(input[:len(input)-1])
+		if err == nil || !strings.Contains(err.Error(), "was it truncated?") {
+			t.Fatalf("error %v, want one saying the input was truncated", err)
+		}
+	})
 }
