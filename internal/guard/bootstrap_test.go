@@ -62,3 +62,29 @@ func TestBootstrapOnlyCreatesTheRest(t *testing.T) {
 		})
 	}
 }
+
+// A Worker whose create failed after the upload (its routes could not be set, say) is tainted,
+// and every later plan replaces it. The refusal must say so and how to get back to an in-place
+// update, rather than advise keeping a name and a configuration that never changed.
+func TestTaintedWorkerNamesTheTaint(t *testing.T) {
+	const addr = `module.edge.kamuidash_edge_worker.this`
+	plan, err := guard.ParsePlan([]byte(`{"format_version": "1.2", "resource_changes": [
+		{"address": "` + addr + `", "mode": "managed", "type": "kamuidash_edge_worker", "name": "this", "change": {"actions": ["delete", "create"]}}],
+		"prior_state": {"format_version": "1.0", "values": {"root_module": {"child_modules": [{"address": "module.edge", "resources": [
+		{"address": "` + addr + `", "mode": "managed", "type": "kamuidash_edge_worker", "name": "this", "tainted": true}]}]}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := guard.Evaluate(plan, guard.Options{AllowBootstrap: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Allowed || len(r.Violations) != 1 || r.Violations[0].Rule != guard.RuleWorkerInPlace {
+		t.Fatalf("allowed %v, violations %+v; want worker-in-place", r.Allowed, r.Violations)
+	}
+	for _, want := range []string{"tainted", "untaint '" + addr + "'"} {
+		if !strings.Contains(r.Reason, want) {
+			t.Errorf("reason %q does not contain %q", r.Reason, want)
+		}
+	}
+}

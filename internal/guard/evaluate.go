@@ -118,11 +118,22 @@ func Evaluate(plan *tfjson.Plan, opts Options) (*Report, error) {
 	}
 
 	if len(destructive) > 0 {
-		r.refuse(RuleWorkerInPlace, destructive, fmt.Sprintf(
+		message := fmt.Sprintf(
 			"the plan would %s; a Worker is only ever updated in place, since while it is replaced or gone "+
 				"every request to the edge fails: keep the Worker's name (a new name replaces it) and keep it in the "+
 				"configuration, and retire a Worker by hand, never in a rollout",
-			describe(destructive)))
+			describe(destructive))
+		// A tainted Worker is replaced whatever its configuration says, so the advice above
+		// cannot help: its create failed after the upload, and untainting it makes the next
+		// plan an in-place update that finishes the job.
+		for _, c := range destructive {
+			if c.tainted && tfjson.Actions(c.Actions).Replace() {
+				message += fmt.Sprintf("; %s is replaced because the state marks it tainted (its create failed partway, or it "+
+					"was tainted by hand): untaint it (terraform untaint '%s', or the same with tofu) and plan again",
+					c.Address, c.Address)
+			}
+		}
+		r.refuse(RuleWorkerInPlace, destructive, message)
 	}
 	if len(creates) > 0 && !opts.AllowBootstrap {
 		r.refuse(RuleWorkerBootstrap, creates, fmt.Sprintf(
