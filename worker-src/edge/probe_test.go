@@ -152,3 +152,38 @@ func answerShape(t *testing.T, ex *Exchange) string {
 	b.WriteString("|" + strings.ReplaceAll(bodyText(t, ex.Plan.Body), ex.RequestID(), "<id>"))
 	return b.String()
 }
+
+// TestProbeMappingToAbsentApp: a custom host whose mapping names an app with no record yet is
+// served by that mapping (the edge answers 404 for it through the mapping, not for want of
+// one), so a probe for the mapping's revision matches, whichever way the isolate resolves it:
+// from KV, from the memo, from the route cache, or through the app's absence remembered
+// under its own host. Otherwise verify_propagation on such a mapping waits out its whole wait
+// and reports that the edge serves another revision.
+func TestProbeMappingToAbsentApp(t *testing.T) {
+	w := newWorld(t)
+	m := route.DomainMapping{App: "ghost", Status: route.StatusActive}
+	w.domains.data["www.ghost.example"] = mapping(t, m)
+	_, ghost, _ := route.EncodeDomainMapping(m)
+
+	ask := func(h *Handler, what string) {
+		t.Helper()
+		ex := w.serve(h, w.probe("www.ghost.example", ghost.Rev))
+		if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
+			t.Errorf("%s: %s = %q, want %q", what, route.RevMatchHeader, got, route.RevMatchMapping)
+		}
+	}
+	ask(w.h, "from KV")
+	ask(w.h, "from the memo")
+	ask(w.handler(t), "from the route cache")
+
+	// The same answer when the isolate already knows the app is absent (its platform host).
+	w2 := newWorld(t)
+	w2.domains.data["www.ghost.example"] = mapping(t, m)
+	if ex := w2.serve(w2.h, get("ghost.kamui.test", "/")); ex.Plan.Status != 404 {
+		t.Fatalf("ghost.kamui.test: status %d, want 404", ex.Plan.Status)
+	}
+	ex := w2.serve(w2.h, w2.probe("www.ghost.example", ghost.Rev))
+	if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
+		t.Errorf("through the app's memo: %s = %q, want %q", route.RevMatchHeader, got, route.RevMatchMapping)
+	}
+}

@@ -542,7 +542,7 @@ func (h *Handler) decodeRouteEntry(m routeMatch, host string) (r resolution, sta
 	}
 	r = resolution{readAt: time.UnixMilli(c.ReadAt)}
 	if c.Absent {
-		r.kind = resAbsent
+		r.kind, r.mapRev = resAbsent, c.MapRev
 		return r, "negative-hit", true
 	}
 	r.kind, r.app, r.rec, r.mapRev, r.raw = resFound, d.rec.App, d.rec, c.MapRev, c.Record
@@ -565,12 +565,14 @@ type plannedRoute struct {
 func (p *plannedRoute) make(e *Entry) bool {
 	h, host, r := p.h, p.host, p.res
 	ttl := h.Config.TTLs.RouteCache
-	c := cachedRoute{V: routeEntryVersion, Host: host, ReadAt: r.readAt.UnixMilli()}
+	// MapRev goes with an absence too: a custom host whose mapping names an app without a
+	// record is absent through that mapping, and the probe asks for its revision.
+	c := cachedRoute{V: routeEntryVersion, Host: host, ReadAt: r.readAt.UnixMilli(), MapRev: r.mapRev}
 	if r.kind == resAbsent {
 		ttl = h.Config.TTLs.Negative
 		c.Absent = true
 	} else {
-		c.App, c.MapRev, c.Record = r.rec.App, r.mapRev, r.raw
+		c.App, c.Record = r.rec.App, r.raw
 		if c.Record == nil {
 			b, err := json.Marshal(r.rec)
 			if err != nil {
@@ -670,7 +672,8 @@ func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time)
 	case err != nil:
 		return resolution{kind: resKVError, app: app, err: "ROUTES: " + err.Error()}
 	case !found:
-		return resolution{kind: resAbsent, app: app, readAt: readAt}
+		// The mapping (if any) is served, to an absence: the probe still sees its revision.
+		return resolution{kind: resAbsent, app: app, readAt: readAt, mapRev: mapRev}
 	}
 	rec, err := h.decoded.record(v)
 	switch {
