@@ -2,6 +2,7 @@ package edge
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -440,5 +441,47 @@ func TestRememberRouteAfterContentHit(t *testing.T) {
 	}
 	if w.kvReads() != reads || w.matches() != matches+1 {
 		t.Errorf("content miss after RememberRoute: %d KV reads and %d lookups, want 0 and 1", w.kvReads()-reads, w.matches()-matches)
+	}
+}
+
+// TestAbandonedFlightsDoNotPileUp: a request whose client leaves while its host's KV read is
+// out never comes back to the core (in the Worker its promise is simply dropped), so the
+// flight it leads is never ended. Such a flight stops counting after flightTimeout; it must
+// not stay in the isolate for good either, or a flood of random hosts whose clients leave
+// grows the isolate's memory without bound (the memo is bounded for the same reason).
+func TestAbandonedFlightsDoNotPileUp(t *testing.T) {
+	w := newWorld(t)
+	const perRound, rounds = 3000, 5
+	var first *Exchange
+	for r := range rounds {
+		for i := range perRound {
+			req := get("h"+strconv.Itoa(r)+"-"+strconv.Itoa(i)+".kamui.test", "/")
+			req.Method = "POST"
+			req.Route = &Lookup{} // the route cache missed
+			ex := w.h.Begin(req)
+			if ex.Decide() {
+				t.Fatal("decided a cold host without its KV read")
+			}
+			if first == nil {
+				first = ex
+			}
+			// The client is gone: the named read never comes back.
+		}
+		w.clock.Advance(flightTimeout + time.Second)
+	}
+	w.h.mu.Lock()
+	n := len(w.h.flights)
+	w.h.mu.Unlock()
+	if n > maxMemoEntries+perRound {
+		t.Errorf("%d flights held after %d abandoned requests, each long past flightTimeout", n, perRound*rounds)
+	}
+	// A request that does come back, however late, still ends the flight it led: whoever
+	// waits for it is woken.
+	f := first.flight
+	first.Run()
+	select {
+	case <-f.done:
+	default:
+		t.Error("a late request left its flight open")
 	}
 }

@@ -94,10 +94,23 @@ func (h *Handler) resolve(ex *Exchange, host, platformApp string, isPlatform boo
 	if !held || f != ex.flight {
 		if h.flights == nil {
 			h.flights = map[string]*flight{}
+		} else if len(h.flights) >= maxMemoEntries {
+			// A request whose client left while its read was out never ends its flight, which
+			// stopped counting after flightTimeout: without this, a flood of random hosts whose
+			// clients leave would grow the map for the isolate's whole life.
+			for k, o := range h.flights {
+				if now.Sub(o.started) >= flightTimeout {
+					delete(h.flights, k)
+				}
+			}
 		}
-		f = &flight{done: make(chan struct{}), started: now}
+		// A flight of this exchange's own that went (its read out longer than flightTimeout)
+		// is put back, so that it is still ended when the read comes back.
+		if f = ex.flight; f == nil {
+			f = &flight{done: make(chan struct{}), started: now}
+			ex.flight = f
+		}
 		h.flights[host] = f
-		ex.flight = f
 	}
 	h.mu.Unlock()
 
