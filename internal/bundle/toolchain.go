@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -92,16 +93,34 @@ type toolchainInfo struct {
 // proxy or mirror, and their module cache, where the go command keeps the toolchains it
 // fetched, so one fetch serves every later build), with the toolchain asked for. Nothing here
 // reaches a build: the builds run the pinned toolchain with the pinned environment (buildEnv).
+// The variables that only configure what a build produces are neutralised: the go command checks
+// them whenever it starts, so one the pinned release does not know (an experiment of the
+// operator's newer Go, say) would fail the resolution, reported as a missing toolchain, for a
+// setting no build uses.
 func fetchEnv() []string {
 	env := []string{}
 	for _, kv := range os.Environ() {
-		switch name, _, _ := strings.Cut(kv, "="); name {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
 		case "GOTOOLCHAIN", "GOROOT", "GOWORK":
+			continue
+		}
+		if slices.ContainsFunc(fetchNeutralEnv, func(n string) bool { return strings.HasPrefix(n, name+"=") }) {
 			continue
 		}
 		env = append(env, kv)
 	}
-	return append(env, "GOTOOLCHAIN="+PinnedToolchain, "GOWORK=off")
+	env = append(env, "GOTOOLCHAIN="+PinnedToolchain, "GOWORK=off")
+	return append(env, fetchNeutralEnv...)
+}
+
+// fetchNeutralEnv are the build settings the go command validates whenever it starts, each set
+// to a value every release accepts. An empty value is the default, but a go env file's value
+// (`go env -w`) takes its place for the two read from there too, which get an explicit one
+// instead: nothing is built in the fetch, so which valid value does not matter.
+var fetchNeutralEnv = []string{
+	"GO386=", "GOAMD64=", "GOARM=", "GOARM64=", "GOEXPERIMENT=none", "GOFIPS140=off",
+	"GOMIPS=", "GOMIPS64=", "GOPPC64=", "GORISCV64=", "GOWASM=",
 }
 
 // goCommandIn is the go command of the toolchain at goroot.

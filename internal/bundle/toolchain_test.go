@@ -216,3 +216,42 @@ func TestPinnedToolchain_SameBytesFromTwoGoReleases(t *testing.T) {
 			other, theirs.SHA256, theirs.GoVersion, mine.SHA256, mine.GoVersion, PinnedToolchain)
 	}
 }
+
+// TestPinnedToolchainResolvedDespiteTheOperatorsBuildSettings: variables that only configure
+// what a build produces (an experiment, a GOWASM feature, a FIPS module version) never reach the
+// bundle's builds, so values the pinned release does not know, in the environment or in a go env
+// file, must not stop it from being resolved either, let alone read as a missing toolchain.
+func TestPinnedToolchainResolvedDespiteTheOperatorsBuildSettings(t *testing.T) {
+	for name, value := range map[string]string{
+		"GOEXPERIMENT": "nosuchexperiment", // known only to a newer release, say
+		"GOWASM":       "nosuchfeature",
+		"GOFIPS140":    "v9.9.9",
+		"GOARM64":      "v9.9",
+		"GOMIPS":       "nosuchfloat",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, value)
+			assertPinnedToolchainResolves(t)
+		})
+		t.Run(name+"InGoEnvFile", func(t *testing.T) {
+			goEnv := filepath.Join(t.TempDir(), "go.env")
+			if err := os.WriteFile(goEnv, []byte(name+"="+value+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("GOENV", goEnv)
+			assertPinnedToolchainResolves(t)
+		})
+	}
+}
+
+func assertPinnedToolchainResolves(t *testing.T) {
+	t.Helper()
+	b := &Builder{Sources: repoSources, CacheDir: t.TempDir()}
+	tc, err := b.toolchainInfo(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tc.version != PinnedToolchain {
+		t.Errorf("toolchain %s, want %s", tc.version, PinnedToolchain)
+	}
+}
