@@ -68,6 +68,14 @@ func (b *Builder) build(ctx context.Context, r recipe) (*Artifact, error) {
 		a.GoVersion = tc.version
 		return a, nil
 	}
+	// Made before the compile: the go command would report an unusable GOCACHE as a failed build
+	// (the provider says "fix the sources"), and an unusable artifact cache only after building.
+	for _, dir := range []string{cache.dir, b.goCacheDir(cacheDir)} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("bundle: the build cache is not usable: %w; make %s writable, or point the "+
+				"user cache directory (XDG_CACHE_HOME, else HOME) at a writable one", err, dir)
+		}
+	}
 	compiled, err := b.compile(ctx, tc, cacheDir, mod, r.targets)
 	if err != nil {
 		return nil, err

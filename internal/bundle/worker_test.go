@@ -3,9 +3,11 @@ package bundle
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -157,6 +159,38 @@ func TestWorker_DamagedCacheEntryIsRebuilt(t *testing.T) {
 	}
 	if again.SHA256 != first.SHA256 {
 		t.Errorf("rebuilt SHA256 %s, want %s", again.SHA256, first.SHA256)
+	}
+}
+
+// TestWorker_UnusableCacheDirSaysSo: a cache directory that cannot be created (a file in the way,
+// a read-only disk) is the machine's problem, not the sources': the error must name the directory
+// and not read as a failed compile, which the provider reports as "fix the sources".
+func TestWorker_UnusableCacheDirSaysSo(t *testing.T) {
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, configure := range map[string]func(*Builder){
+		"CacheDir":   func(b *Builder) { b.CacheDir = filepath.Join(blocker, "bundle") },
+		"GoCacheDir": func(b *Builder) { b.GoCacheDir = filepath.Join(blocker, "gocache") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, counter := countingBuilder(t, nil)
+			configure(b)
+			_, err := b.Worker(context.Background())
+			var buildErr *BuildError
+			if err == nil || errors.As(err, &buildErr) {
+				t.Fatalf("err = %v, want an error that is not a *BuildError", err)
+			}
+			for _, want := range []string{blocker, "writable"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not say %q", err, want)
+				}
+			}
+			if n := counter.builds(); n != 0 {
+				t.Errorf("go build ran %d times without a usable cache", n)
+			}
+		})
 	}
 }
 
