@@ -95,7 +95,9 @@ func (b *Builder) toolchainInfo(ctx context.Context) (*toolchainInfo, error) {
 		Env:  fetchEnv(),
 	})
 	// The output is stdout and stderr together, and a first fetch says "go: downloading …" on
-	// stderr before the pinned toolchain answers: the go command's own lines are left out.
+	// stderr before the pinned toolchain answers: the go command's own lines are left out. A
+	// working go command may say more before its answer (a warning about GOPATH, the runtime's
+	// traces that GODEBUG asks for), so the answer is the last two lines, printed as it ends.
 	var lines []string
 	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		if !strings.HasPrefix(l, "go: ") {
@@ -108,9 +110,10 @@ func (b *Builder) toolchainInfo(ctx context.Context) (*toolchainInfo, error) {
 		return nil, fmt.Errorf("%w from the module proxy (%s): %s\nLet it reach your module proxy or mirror "+
 			"(GOPROXY, GONOSUMDB, GOFLAGS, as for any module), or install %s and set %s to its go command",
 			ErrToolchainFetch, goCmd, trimOutput(out), PinnedToolchain, GoEnvVar)
-	case err != nil || len(lines) != 2:
+	case err != nil || len(lines) < 2:
 		return nil, fmt.Errorf("%w (%s env: %v: %s)", ErrNoToolchain, goCmd, err, trimOutput(out))
 	}
+	lines = lines[len(lines)-2:]
 	info := &toolchainInfo{version: strings.TrimSpace(lines[0]), goroot: strings.TrimSpace(lines[1])}
 	if info.version != PinnedToolchain {
 		// A go command older than 1.21 ignores GOTOOLCHAIN and answers for itself.

@@ -255,3 +255,34 @@ func assertPinnedToolchainResolves(t *testing.T) {
 		t.Errorf("toolchain %s, want %s", tc.version, PinnedToolchain)
 	}
 }
+
+// TestPinnedToolchainAnswerFoundAmidWarnings: a working go command may write more than the
+// answer to stderr, which comes back in the same output: a warning about the operator's GOPATH,
+// the runtime's traces when GODEBUG asks for them. The answer is still the toolchain's, not a
+// missing one.
+func TestPinnedToolchainAnswerFoundAmidWarnings(t *testing.T) {
+	t.Run("GOPATHIsGOROOT", func(t *testing.T) {
+		goroot := "/usr/local/go"
+		b := &Builder{
+			Sources:  repoSources,
+			CacheDir: t.TempDir(),
+			FindGo:   func() (string, error) { return goroot + "/bin/go", nil },
+			RunGo: func(context.Context, Invocation) ([]byte, error) {
+				// What the go command says, on stderr, when GOPATH is its GOROOT.
+				return []byte("warning: both GOPATH and GOROOT are the same directory (" + goroot + ")\n" +
+					PinnedToolchain + "\n" + goroot + "\n"), nil
+			},
+		}
+		tc, err := b.toolchainInfo(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.version != PinnedToolchain || tc.goroot != goroot {
+			t.Errorf("toolchain %+v, want %s at %s", tc, PinnedToolchain, goroot)
+		}
+	})
+	t.Run("GODEBUGTraces", func(t *testing.T) {
+		t.Setenv("GODEBUG", "inittrace=1")
+		assertPinnedToolchainResolves(t)
+	})
+}
