@@ -41,7 +41,7 @@ func (h *Handler) serveStatic(ex *Exchange, req *Request, u urlParts, res resolu
 			return ex.fixed(fixedStaticError)
 		}
 	}
-	if !found && ok && st.SPA && !strings.Contains(lastSegment(rel), ".") {
+	if !found && ok && st.SPA && spaRoute(rel, st.Index) {
 		// A single-page app owns every extension-less path: its index answers them.
 		var err error
 		if obj, found, err = h.getObject(ex, st.Prefix+st.Index, withBody); err != nil {
@@ -172,6 +172,14 @@ func unhex(c byte) (byte, bool) {
 		return c - 'A' + 10, true
 	}
 	return 0, false
+}
+
+// spaRoute reports whether a single-page app owns rel (what staticPath made of the request's
+// path), so that its index answers it when no file does: an extension-less path, or a
+// directory's (a path with a trailing slash, to which staticPath appended the index's name).
+// A path with an extension is an asset, and a missing asset is a 404.
+func spaRoute(rel, index string) bool {
+	return !strings.Contains(lastSegment(rel), ".") || strings.HasSuffix(rel, "/"+index)
 }
 
 func lastSegment(p string) string {

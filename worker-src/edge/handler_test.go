@@ -520,6 +520,9 @@ func TestStatic(t *testing.T) {
 	if spa.Status != 200 || bodyText(t, spa.Body) != "spa index" {
 		t.Errorf("spa: %d", spa.Status)
 	}
+	if p := w.serve(w.h, get("spa.kamui.test", "/app/settings/")).Plan; p.Status != 200 || bodyText(t, p.Body) != "spa index" {
+		t.Errorf("spa route with a trailing slash: %d", p.Status)
+	}
 	assertFixed(t, w.serve(w.h, get("spa.kamui.test", "/main.js")), 404, "main.js")
 	// Traversal never reaches the bucket outside the prefix.
 	before := len(w.objects.reads)

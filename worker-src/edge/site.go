@@ -3,7 +3,6 @@ package edge
 import (
 	"encoding/hex"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -42,11 +41,11 @@ func (f siteFile) object() string { return hex.EncodeToString(f.sum[:]) }
 // siteFiles are one manifest's files by path.
 type siteFiles map[string]siteFile
 
-// at is the file that answers rel: its own, or for an extension-less path of a single-page
-// app (spa), which owns every such path, its index. Never the 404 page.
+// at is the file that answers rel: its own, or for a route of a single-page app (spa,
+// spaRoute) its index. Never the 404 page.
 func (files siteFiles) at(rel, index string, spa bool) (siteFile, bool) {
 	f, found := files[rel]
-	if !found && spa && !strings.Contains(lastSegment(rel), ".") {
+	if !found && spa && spaRoute(rel, index) {
 		f, found = files[index]
 	}
 	return f, found

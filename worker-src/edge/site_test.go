@@ -76,6 +76,13 @@ func TestSiteSPAAndNotFound(t *testing.T) {
 	if spa.Status != 200 || sent(t, spa) != "spa index" || spa.Header.Get("ETag") != route.SiteETag(objectOf("spa index")) {
 		t.Errorf("spa route: %d %q %v", spa.Status, sent(t, spa), spa.Header)
 	}
+	// A route with a trailing slash is extension-less too, though the index's name is
+	// appended to it before the lookup.
+	for _, path := range []string{"/app/settings/", "/users/"} {
+		if p := w.serve(w.h, get("casspa.kamui.test", path)).Plan; p.Status != 200 || sent(t, p) != "spa index" {
+			t.Errorf("spa route %s: %d %q", path, p.Status, sent(t, p))
+		}
+	}
 	o0, m0 := w.objects.counts()
 	ex := w.serve(w.h, get("casspa.kamui.test", "/missing.js"))
 	assertFixed(t, ex, 404, "missing.js")
