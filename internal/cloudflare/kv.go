@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/cache"
@@ -26,7 +27,7 @@ type KVEntry struct {
 
 // KVGet reads key from namespace. found is false (and err nil) when the key does not exist.
 func (c *Client) KVGet(ctx context.Context, accountID, namespaceID, key string) (entry KVEntry, found bool, err error) {
-	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
+	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, KVKeyPath(key), kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
 			return KVEntry{}, false, nil
@@ -41,7 +42,7 @@ func (c *Client) KVGet(ctx context.Context, accountID, namespaceID, key string) 
 	if len(value) > maxKVValue {
 		return KVEntry{}, false, fmt.Errorf("KV value %q is larger than %d bytes", key, maxKVValue)
 	}
-	meta, err := c.KV.Namespaces.Metadata.Get(ctx, namespaceID, key, kv.NamespaceMetadataGetParams{AccountID: cf.F(accountID)})
+	meta, err := c.KV.Namespaces.Metadata.Get(ctx, namespaceID, KVKeyPath(key), kv.NamespaceMetadataGetParams{AccountID: cf.F(accountID)})
 	switch {
 	case isStatus(err, http.StatusNotFound):
 		// The key was deleted between the two reads.
@@ -60,7 +61,7 @@ func (c *Client) KVGet(ctx context.Context, accountID, namespaceID, key string) 
 
 // KVPut writes value with metadata (a JSON object) under key.
 func (c *Client) KVPut(ctx context.Context, accountID, namespaceID, key string, value []byte, metadataJSON string) error {
-	_, err := c.KV.Namespaces.Values.Update(ctx, namespaceID, key, kv.NamespaceValueUpdateParams{
+	_, err := c.KV.Namespaces.Values.Update(ctx, namespaceID, KVKeyPath(key), kv.NamespaceValueUpdateParams{
 		AccountID: cf.F(accountID),
 		Value:     cf.F[kv.NamespaceValueUpdateParamsValueUnion](shared.UnionString(string(value))),
 		// A JSON string, not a map: cloudflare-go would split a map into one form field per key.
@@ -71,7 +72,7 @@ func (c *Client) KVPut(ctx context.Context, accountID, namespaceID, key string, 
 
 // KVDelete deletes key; a key that is already gone is not an error.
 func (c *Client) KVDelete(ctx context.Context, accountID, namespaceID, key string) error {
-	_, err := c.KV.Namespaces.Values.Delete(ctx, namespaceID, key, kv.NamespaceValueDeleteParams{AccountID: cf.F(accountID)})
+	_, err := c.KV.Namespaces.Values.Delete(ctx, namespaceID, KVKeyPath(key), kv.NamespaceValueDeleteParams{AccountID: cf.F(accountID)})
 	if isStatus(err, http.StatusNotFound) {
 		return nil
 	}
@@ -89,6 +90,12 @@ func (c *Client) PurgeURLs(ctx context.Context, zoneID string, urls []string) er
 	})
 	return err
 }
+
+// KVKeyPath escapes a key name for the URL path of a single-key call: cloudflare-go inserts it
+// verbatim, and KV documents every printable character as valid in a name ("use
+// percent-encoding to define key names as part of a URL"), so "a?b" would read "a" and "a%41"
+// would read "aA". Slashes are escaped too, so the key stays one path segment.
+func KVKeyPath(key string) string { return url.PathEscape(key) }
 
 func isStatus(err error, status int) bool {
 	var apiErr *cf.Error

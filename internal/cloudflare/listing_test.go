@@ -160,3 +160,29 @@ func TestKVEachNamespace_FollowsPagesWithTheCallersContext(t *testing.T) {
 		t.Error("a page repeating the one before it was taken for more namespaces")
 	}
 }
+
+// A single-key call addresses the key it is given whatever its characters: KV documents every
+// printable character as valid in a name, and cloudflare-go puts the name into the path as it is.
+func TestKVSingleKeyCalls_EscapeTheKey(t *testing.T) {
+	a := newLocalAPI(t)
+	ctx := context.Background()
+	ns := a.namespace(t)
+	keys := []string{"a", "aA", "a?x", "a%41", "a/b", "a#f", "a b"}
+	for _, k := range keys {
+		if err := a.c.KVPut(ctx, a.id.AccountID, ns, k, []byte("value of "+k), `{"k":`+strconv.Quote(k)+`}`); err != nil {
+			t.Fatalf("put %q: %v", k, err)
+		}
+	}
+	for _, k := range keys {
+		e, found, err := a.c.KVGet(ctx, a.id.AccountID, ns, k)
+		if err != nil || !found || string(e.Value) != "value of "+k || string(e.Metadata) != `{"k":`+strconv.Quote(k)+`}` {
+			t.Errorf("get %q: %q %s found=%v err=%v", k, e.Value, e.Metadata, found, err)
+		}
+	}
+	if err := a.c.KVDelete(ctx, a.id.AccountID, ns, "a?x"); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := a.c.KVGet(ctx, a.id.AccountID, ns, "a"); !found {
+		t.Error(`deleting "a?x" deleted "a"`)
+	}
+}

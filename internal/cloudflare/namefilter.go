@@ -428,7 +428,7 @@ func (f *NameFilters) check(ctx context.Context, accountID, namespaceID string, 
 // KVGetValue reads key's value alone (no metadata), up to limit bytes, as raw bytes: the name
 // filter is binary and larger than the records KVGet is bounded for.
 func (c *Client) KVGetValue(ctx context.Context, accountID, namespaceID, key string, limit int64) ([]byte, bool, error) {
-	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
+	resp, err := c.KV.Namespaces.Values.Get(ctx, namespaceID, KVKeyPath(key), kv.NamespaceValueGetParams{AccountID: cf.F(accountID)})
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
 			return nil, false, nil

@@ -177,7 +177,7 @@ func (a *kvAPI) getOne(ctx context.Context, namespaceID, key string) (map[string
 		return map[string]Entry{}, err
 	}
 	var raw []byte
-	_, err = a.client.KV.Namespaces.Metadata.Get(ctx, namespaceID, key, kv.NamespaceMetadataGetParams{AccountID: cf.F(a.accountID)},
+	_, err = a.client.KV.Namespaces.Metadata.Get(ctx, namespaceID, kdcf.KVKeyPath(key), kv.NamespaceMetadataGetParams{AccountID: cf.F(a.accountID)},
 		option.WithResponseBodyInto(&raw))
 	if isStatus(err, http.StatusNotFound) {
 		return map[string]Entry{}, nil // deleted between the two reads
@@ -260,7 +260,7 @@ func (a *kvAPI) bulkGet(ctx context.Context, namespaceID string, keys []string) 
 // getRaw reads one value as bytes, with the expiration the answer's Expiration header carries
 // (0 without one). found is false when the key does not exist.
 func (a *kvAPI) getRaw(ctx context.Context, namespaceID, key string) (value []byte, expiration int64, found bool, err error) {
-	resp, err := a.client.KV.Namespaces.Values.Get(ctx, namespaceID, key, kv.NamespaceValueGetParams{AccountID: cf.F(a.accountID)})
+	resp, err := a.client.KV.Namespaces.Values.Get(ctx, namespaceID, kdcf.KVKeyPath(key), kv.NamespaceValueGetParams{AccountID: cf.F(a.accountID)})
 	if err != nil {
 		if isStatus(err, http.StatusNotFound) {
 			return nil, 0, false, nil

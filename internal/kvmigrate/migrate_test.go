@@ -690,3 +690,30 @@ func TestRun_ReplacedKeyStaysReportedWhenTheDeltaPassWritesItAgain(t *testing.T)
 		t.Errorf("replaced %v, want [shop]: the target's own content was overwritten", rep.Replaced)
 	}
 }
+
+// A binary value is read on its own by its key in the URL path; a key holding characters that
+// mean something in a URL (documented as valid, "use percent-encoding") must still address
+// itself, not a neighbour or nothing. (Found by attacking the migration: the key went into the
+// path unescaped, so "icon?x" read "icon" and "icon%41" read "iconA".)
+func TestMigrate_BinaryValuesUnderPathUnsafeKeys(t *testing.T) {
+	e := newTestEdge(t)
+	src, dst := e.namespace("mixed-v1"), e.namespace("mixed-v2")
+	want := map[string]Entry{
+		"icon":      {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x01}},
+		"iconA":     {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x02}},
+		"icon?x":    {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x03}, Metadata: json.RawMessage(`{"kind":"icon"}`)},
+		"icon%41":   {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x04}},
+		"icon/big":  {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x05}},
+		"icon#frag": {Value: []byte{0x89, 'P', 'N', 'G', 0x00, 0x06}},
+	}
+	e.seed(src, want)
+
+	res := run(context.Background(), e.command(nil), "migrate", "--from", src, "--to", dst)
+	if res.code != ExitOK {
+		t.Fatalf("want exit 0\n%s", res)
+	}
+	got := e.stored(dst)
+	for k, w := range want {
+		sameEntry(t, k, got[k], w)
+	}
+}
