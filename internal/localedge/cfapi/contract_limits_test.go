@@ -97,3 +97,32 @@ func TestContractLimit_DNSNameOver255(t *testing.T) {
 	resp, env := rawRequest(t, http.MethodPost, url, id.APIToken, bytes.NewReader(body))
 	expectRefused(t, fmt.Sprintf("DNS record name of %d bytes", len(name)), resp, env)
 }
+
+// Titles are unique within an account (a create with a taken title is refused with 10014), and
+// a rename is held to that too: otherwise the local edge ends with two namespaces of one title,
+// which Cloudflare never holds, and a rename that fails there passes here. workers-kv_namespace_title
+// is at most 512 characters, on both.
+func TestContractLimit_KVNamespaceTitles(t *testing.T) {
+	srv, ts := startServer(t, Config{})
+	id := srv.Identity()
+	api := newClient(ts.URL, id.APIToken, 0)
+	createNamespace(t, api, id.AccountID, "routes")
+	other := createNamespace(t, api, id.AccountID, "domains")
+	base := fmt.Sprintf("%s%s/accounts/%s/storage/kv/namespaces", ts.URL, APIPrefix, id.AccountID)
+
+	resp, env := rawRequest(t, http.MethodPut, base+"/"+other, id.APIToken, strings.NewReader(`{"title":"routes"}`))
+	expectRefused(t, "rename to a title another namespace has", resp, env)
+	if env.firstCode() != codeConflict {
+		t.Errorf("rename to a taken title: code %d, want %d as a create answers", env.firstCode(), codeConflict)
+	}
+	resp, env = rawRequest(t, http.MethodPut, base+"/"+other, id.APIToken, strings.NewReader(`{"title":"domains"}`))
+	if !env.Success {
+		t.Errorf("rename to its own title: HTTP %d %+v; want success", resp.StatusCode, env.Errors)
+	}
+
+	long, _ := json.Marshal(map[string]string{"title": strings.Repeat("t", 513)})
+	resp, env = rawRequest(t, http.MethodPost, base, id.APIToken, bytes.NewReader(long))
+	expectRefused(t, "create with a 513-character title", resp, env)
+	resp, env = rawRequest(t, http.MethodPut, base+"/"+other, id.APIToken, bytes.NewReader(long))
+	expectRefused(t, "rename to a 513-character title", resp, env)
+}

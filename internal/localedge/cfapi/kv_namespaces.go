@@ -1,9 +1,11 @@
 package cfapi
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // kvNamespaceView is the API shape of a namespace.
@@ -43,13 +45,8 @@ func (s *Server) createKVNamespace(r *http.Request) (any, any, func(), error) {
 	if err := decodeJSON(r, &body); err != nil {
 		return nil, nil, nil, err
 	}
-	if strings.TrimSpace(body.Title) == "" {
-		return nil, nil, nil, errBadRequest("title is required")
-	}
-	for _, ns := range s.kv.Namespaces {
-		if ns.Title == body.Title {
-			return nil, nil, nil, errConflict("a namespace with this account ID and title already exists")
-		}
+	if err := s.checkKVTitle(body.Title, ""); err != nil {
+		return nil, nil, nil, err
 	}
 	ns := &KVNamespace{ID: newID(), Title: body.Title, Entries: map[string]*KVEntry{}}
 	s.kv.Namespaces[ns.ID] = ns
@@ -58,6 +55,28 @@ func (s *Server) createKVNamespace(r *http.Request) (any, any, func(), error) {
 	}
 	return ns.view(), nil, nil, nil
 }
+
+// checkKVTitle refuses a title a create or rename may not give the namespace self (""
+// for a create): empty, longer than workers-kv_namespace_title's 512 characters, or another
+// namespace's. A rename is held to uniqueness as a create is, or the account would end with two
+// namespaces of one title, which Cloudflare never holds.
+func (s *Server) checkKVTitle(title, self string) error {
+	if strings.TrimSpace(title) == "" {
+		return errBadRequest("title is required")
+	}
+	if utf8.RuneCountInString(title) > kvTitleMax {
+		return errBadRequest(fmt.Sprintf("title is longer than %d characters", kvTitleMax))
+	}
+	for _, ns := range s.kv.Namespaces {
+		if ns.Title == title && ns.ID != self {
+			return errConflict("a namespace with this account ID and title already exists")
+		}
+	}
+	return nil
+}
+
+// kvTitleMax is workers-kv_namespace_title's maxLength.
+const kvTitleMax = 512
 
 func (s *Server) getKVNamespace(r *http.Request) (any, any, func(), error) {
 	ns, err := s.namespace(r)
@@ -78,8 +97,8 @@ func (s *Server) renameKVNamespace(r *http.Request) (any, any, func(), error) {
 	if err := decodeJSON(r, &body); err != nil {
 		return nil, nil, nil, err
 	}
-	if strings.TrimSpace(body.Title) == "" {
-		return nil, nil, nil, errBadRequest("title is required")
+	if err := s.checkKVTitle(body.Title, ns.ID); err != nil {
+		return nil, nil, nil, err
 	}
 	ns.Title = body.Title
 	return ns.view(), nil, nil, s.save(fileKV)
