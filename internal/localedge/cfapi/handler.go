@@ -2,6 +2,7 @@ package cfapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,17 +58,51 @@ func (s *Server) handleJSON(h jsonHandler) http.HandlerFunc {
 
 func (s *Server) handleRaw(h rawHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		// The answer is made under the lock but sent after it: a client that stops reading a
+		// 25 MiB value would otherwise hold the lock, and every other client, for as long as
+		// it likes.
+		held := &heldResponse{header: http.Header{}}
 		s.mu.Lock()
-		defer s.mu.Unlock()
 		err := s.checkScope(r)
 		if err == nil {
-			if hErr := h(w, r); hErr != nil {
-				writeError(w, asAPIError(hErr))
+			if hErr := h(held, r); hErr != nil {
+				held = &heldResponse{header: http.Header{}}
+				writeError(held, asAPIError(hErr))
 			}
-			return
+		} else {
+			writeError(held, err)
 		}
-		writeError(w, err)
+		s.mu.Unlock()
+		held.sendTo(w)
 	}
+}
+
+// heldResponse is a raw handler's answer, kept until the lock is released.
+type heldResponse struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (h *heldResponse) Header() http.Header { return h.header }
+
+func (h *heldResponse) WriteHeader(status int) {
+	if h.status == 0 {
+		h.status = status
+	}
+}
+
+func (h *heldResponse) Write(p []byte) (int, error) {
+	h.WriteHeader(http.StatusOK)
+	return h.body.Write(p)
+}
+
+func (h *heldResponse) sendTo(w http.ResponseWriter) {
+	for k, v := range h.header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(cmp.Or(h.status, http.StatusOK))
+	_, _ = w.Write(h.body.Bytes())
 }
 
 func asAPIError(err error) *apiError {
