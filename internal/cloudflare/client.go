@@ -112,6 +112,7 @@ func New(cfg Config) (*Client, error) {
 	var rt http.RoundTripper = &rateLimited{limiter: rate.NewLimiter(limit, burst), budget: newSharedBudget(time.Now), next: cfg.Transport}
 	rt = retrying(cfg, rt)
 	rt = &logged{token: cfg.APIToken, next: rt}
+	rt = &redactingErrors{token: []byte(cfg.APIToken), next: rt}
 	httpClient := &http.Client{Transport: rt}
 
 	opts := []option.RequestOption{

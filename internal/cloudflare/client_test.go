@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -345,5 +346,35 @@ func TestRetryAfterHugeValuesWaitLongest(t *testing.T) {
 		if budget.until.Before(now.Add(time.Hour)) {
 			t.Errorf("Retry-After %q paused the budget until %v; want far beyond the next hour", v, budget.until)
 		}
+	}
+}
+
+// An error answer that repeats the request's Authorization header (a proxy's debugging error
+// page, a misconfigured gateway) must not carry the token into the error, which the provider
+// shows as a diagnostic and Terraform prints to the console and CI logs.
+func TestErrorsNeverCarryTheToken(t *testing.T) {
+	for _, tc := range []struct{ name, contentType, body string }{
+		{"cloudflare envelope", "application/json", `{"success":false,"errors":[{"code":1000,"message":"bad request from %s"}],"messages":[],"result":null}`},
+		{"html page", "text/html", `<html><body><h1>502 Bad Gateway</h1><pre>Authorization: %s</pre></body></html>`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tc.contentType)
+				w.WriteHeader(http.StatusBadGateway)
+				_, _ = fmt.Fprintf(w, tc.body, r.Header.Get("Authorization")) // what the client does with it is checked
+			}))
+			t.Cleanup(srv.Close)
+			c := newTestClient(t, srv.URL, func(cfg *Config) { cfg.MaxRetries = -1 })
+			err := listNamespaces(context.Background(), c)
+			if err == nil {
+				t.Fatal("want an error")
+			}
+			if strings.Contains(err.Error(), testToken) {
+				t.Errorf("the token is in the error: %v", err)
+			}
+			if !strings.Contains(err.Error(), "502") {
+				t.Errorf("the error lost the status: %v", err)
+			}
+		})
 	}
 }

@@ -1,7 +1,9 @@
 package cloudflare
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -173,6 +175,31 @@ func (t *logged) RoundTrip(req *http.Request) (*http.Response, error) {
 		fields["cf_ray"] = ray
 	}
 	tflog.Debug(ctx, "Cloudflare API response", fields)
+	return resp, nil
+}
+
+// redactingErrors replaces the token in the body of every error answer with "[redacted]". The
+// body becomes the error's text (cloudflare-go keeps it), which the provider shows as a
+// diagnostic and Terraform prints; a proxy or gateway that repeats the request's Authorization
+// header in its error page would otherwise print the token to the console and the CI log.
+type redactingErrors struct {
+	token []byte
+	next  http.RoundTripper
+}
+
+func (t *redactingErrors) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.StatusCode < 400 || len(t.token) == 0 {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	body = bytes.ReplaceAll(body, t.token, []byte("[redacted]"))
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	resp.Header.Del("Content-Length")
 	return resp, nil
 }
 
