@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -299,6 +300,11 @@ func (b *KVBatches) flushReads(ctx context.Context, accountID, namespaceID strin
 		Type:         cf.F(kv.NamespaceBulkGetParamsTypeText),
 		WithMetadata: cf.F(true),
 	}, option.WithResponseBodyInto(&raw))
+	if isStatus(err, http.StatusNotFound) {
+		// A bulk read answers a missing key with null; a 404 is the namespace itself missing,
+		// so none of the keys exists (as KVGet answers a single read of one).
+		return make([]outcome[KVRead], len(keys))
+	}
 	if err != nil {
 		return everyone[KVRead](len(keys), err)
 	}

@@ -3,6 +3,7 @@ package cloudflare
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"time"
 )
 
@@ -81,6 +82,12 @@ func (x *KVIndex) Names(ctx context.Context, accountID, namespaceID string) ([]s
 func (x *KVIndex) fetch(accountID, namespaceID string) func(context.Context) (map[string]json.RawMessage, error) {
 	return func(ctx context.Context) (map[string]json.RawMessage, error) {
 		keys, err := x.c.KVListKeys(ctx, accountID, namespaceID)
+		if isStatus(err, http.StatusNotFound) {
+			// The namespace does not exist (deleted behind Terraform's back): it holds no keys,
+			// as a read of any one of them answers. An error here would fail every refresh of
+			// its records, and the destroy too, so the stack could not recover by a plan.
+			return map[string]json.RawMessage{}, nil
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"testing"
 
+	cf "github.com/cloudflare/cloudflare-go/v7"
+	"github.com/cloudflare/cloudflare-go/v7/kv"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -305,6 +307,37 @@ func TestAccRouteRecord_UpdateRightAfterItsRefreshReadsNothing(t *testing.T) {
 						return fmt.Errorf("stored record %+v, %v", rec.Static, err)
 					}
 					return nil
+				},
+			},
+		},
+	})
+}
+
+// A namespace deleted behind Terraform's back takes its records with it: the next plan
+// recreates the namespace and the record instead of failing the record's refresh on the
+// namespace's key listing (what a single read of the key already did: a 404 is drift).
+func TestAccRouteRecord_NamespaceDeletedOutOfBandIsDrift(t *testing.T) {
+	edge := newTestEdge(t)
+	config := routeRecordConfig(edge, `static = { prefix = "sites/docs/3f2a9c/" }`)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: func(s *terraform.State) error {
+					id := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+					_, err := edge.client(t).KV.Namespaces.Delete(context.Background(), id, kv.NamespaceDeleteParams{AccountID: cf.F(edge.Identity().AccountID)})
+					return err
+				},
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("kamuidash_kv_namespace.routes", plancheck.ResourceActionCreate),
+						plancheck.ExpectResourceAction(routeRecordAddr, plancheck.ResourceActionCreate),
+					},
 				},
 			},
 		},
