@@ -44,7 +44,7 @@ func (b *Builder) cacheDir() (string, error) {
 	}
 	base, err := os.UserCacheDir()
 	if err != nil {
-		return "", fmt.Errorf("bundle: no cache directory (set one explicitly): %w", err)
+		return "", fmt.Errorf("bundle: no cache directory for the builds: set XDG_CACHE_HOME or HOME (%w)", err)
 	}
 	return filepath.Join(base, "kamuidash", "bundle"), nil
 }
