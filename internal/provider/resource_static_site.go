@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -44,6 +45,16 @@ func NewStaticSiteResource() resource.Resource {
 
 type staticSiteResource struct {
 	data *providerData
+	// now is the clock a version's retirement is stamped and aged with; nil means time.Now.
+	// Tests inject one to age a retiring version past route.MaxFreshnessBudget.
+	now func() time.Time
+}
+
+func (r *staticSiteResource) clock() time.Time {
+	if r.now != nil {
+		return r.now()
+	}
+	return time.Now()
 }
 
 type staticSiteModel struct {
@@ -57,6 +68,7 @@ type staticSiteModel struct {
 	Manifest       types.String `tfsdk:"manifest"`
 	Versions       types.List   `tfsdk:"versions"`
 	Files          types.Map    `tfsdk:"files"`
+	Retiring       types.Map    `tfsdk:"retiring_versions"`
 }
 
 var r2BucketPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$`)
@@ -79,8 +91,9 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"`sites/<name>/manifests/<version>.json`, naming the object, content type and size of every path. The version and the file list " +
 			"are computed from the files at plan time, so the plan shows exactly which paths change, and an apply uploads only the objects " +
 			"the site does not hold yet, then the manifest; a `kamuidash_route_record` pointing its `static.manifest` at the new manifest " +
-			"moves after both are in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them); " +
-			"objects no kept version names are deleted when a version leaves that window. The bucket is created when missing and never deleted. " +
+			"moves after both are in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them). " +
+			"A version that leaves that window is retiring (`retiring_versions`): the edge may serve it until every cache has let the old record go, " +
+			"so it and its objects are deleted by the first apply after it has been retiring longer than the longest freshness budget (one hour). The bucket is created when missing and never deleted. " +
 			"Hidden files (a leading `.`) are not uploaded.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -137,6 +150,15 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 				ElementType: types.StringType,
 				Computed:    true,
 			},
+			"retiring_versions": schema.MapAttribute{
+				MarkdownDescription: "The versions that have left the window of `retain_versions` but are still in the bucket: version → the time (RFC 3339) it left " +
+					"(or, for a version in the bucket this resource did not know, such as one left by an import or an earlier release, the time an apply first found it). " +
+					"A route record still pointing at such a version keeps being served by the edge for up to its freshness budget after it moves, so a retiring " +
+					"version's manifest and objects stay until it has been retiring longer than the longest budget (one hour); the first apply after that deletes them. " +
+					"An apply that returns to a retiring version takes it back into the window.",
+				ElementType: types.StringType,
+				Computed:    true,
+			},
 		},
 	}
 }
@@ -165,8 +187,8 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	var kept []string
+	var state staticSiteModel
 	if !req.State.Raw.IsNull() {
-		var state staticSiteModel
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		kept = stringList(ctx, state.Versions, &resp.Diagnostics)
 	}
@@ -179,7 +201,19 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 	if plan.Bucket.IsUnknown() {
 		plan.ID = types.StringUnknown()
 	}
+	// When a version retires, and when one has retired long enough to go, is known at apply
+	// time only; an apply that changes nothing else leaves them as they are.
+	plan.Retiring = types.MapUnknown(types.StringType)
+	if !req.State.Raw.IsNull() && !r.changes(plan, state) {
+		plan.Retiring = state.Retiring
+	}
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// changes says whether the plan updates the site at all.
+func (r *staticSiteResource) changes(plan, state staticSiteModel) bool {
+	return !plan.Version.Equal(state.Version) || !plan.Files.Equal(state.Files) || !plan.Versions.Equal(state.Versions) ||
+		!plan.RetainVersions.Equal(state.RetainVersions) || !plan.SourceDir.Equal(state.SourceDir) || !plan.Prefix.Equal(state.Prefix)
 }
 
 // keptVersions is the window after current becomes the newest version: current, then the
@@ -254,6 +288,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
 	plan.Versions = listValue([]string{manifest.Version}, &resp.Diagnostics)
+	plan.Retiring = mapValue(nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -295,6 +330,19 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		}
 	}
 	state.Versions = listValue(kept, &resp.Diagnostics)
+	// A retiring version deleted behind Terraform's back has nothing left to wait for.
+	inBucket := map[string]bool{}
+	for _, o := range listing {
+		inBucket[versionOfKey(name, o.Key)] = true
+	}
+	retiring := map[string]string{}
+	resp.Diagnostics.Append(elementsOf(ctx, state.Retiring, &retiring)...)
+	for v := range retiring {
+		if !inBucket[v] {
+			delete(retiring, v)
+		}
+	}
+	state.Retiring = mapValue(retiring, &resp.Diagnostics)
 
 	files := map[string]string{}
 	resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &files, false)...)
@@ -358,15 +406,34 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		return
 	}
 	kept := keptVersions(manifest.Version, before, plan.RetainVersions.ValueInt64())
-	if dropped := slices.DeleteFunc(slices.Clone(before), func(v string) bool { return slices.Contains(kept, v) }); len(dropped) > 0 {
-		if err := r.prune(ctx, bucket, name, manifest, kept); err != nil {
+	// A version leaving the window is not deleted now: the route record moves to the new one
+	// after this apply, and the edge keeps serving the old record for up to its freshness
+	// budget after that. It retires, and goes once it has been retiring longer than any budget.
+	retiring := map[string]string{}
+	resp.Diagnostics.Append(elementsOf(ctx, state.Retiring, &retiring)...)
+	now := r.clock()
+	for _, v := range before {
+		if _, ok := retiring[v]; !ok && !slices.Contains(kept, v) {
+			retiring[v] = now.UTC().Format(time.RFC3339)
+		}
+	}
+	for _, v := range kept {
+		delete(retiring, v) // taken back into the window
+	}
+	dropped := slices.ContainsFunc(before, func(v string) bool { return !slices.Contains(kept, v) })
+	if dropped || len(retiring) > 0 {
+		pruned, err := r.prune(ctx, bucket, name, manifest, kept, retiring, now)
+		if err != nil {
 			resp.Diagnostics.AddWarning("Old Static Site Versions Left Behind",
-				"The new version was uploaded, but deleting the versions that left the window of retain_versions failed; they only use storage. "+
-					"The next update that drops a version tries again.\n\nError: "+err.Error())
+				"The new version was uploaded, but deleting the versions that retired from the window of retain_versions failed; they only use storage. "+
+					"The next update tries again.\n\nError: "+err.Error())
+		} else {
+			retiring = pruned
 		}
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
 	plan.Versions = listValue(kept, &resp.Diagnostics)
+	plan.Retiring = mapValue(retiring, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
 
@@ -426,6 +493,8 @@ func (r *staticSiteResource) ImportState(ctx context.Context, req resource.Impor
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("prefix"), staticsite.SitePrefix(name))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("manifest"), staticsite.ManifestKey(name, version))...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("versions"), []string{version})...)
+	// The bucket's other versions retire from the first apply that finds them.
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("retiring_versions"), map[string]string{})...)
 }
 
 func importVersionsProblem(bucket, name string, parts, versions []string, found bool) string {
@@ -583,41 +652,111 @@ func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, key string,
 	return nil
 }
 
-// prune deletes everything under the site that no kept version needs: the manifests of other
-// versions, the objects no kept manifest names, and what an earlier release left (one prefix
-// per version). It deletes nothing unless it could read every kept manifest, so an object is
-// never taken from a version that is still kept.
-func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, current *staticsite.Manifest, kept []string) error {
+// prune deletes everything under the site that neither a kept version nor a version still
+// retiring needs: the manifests of versions retiring longer than route.MaxFreshnessBudget (the
+// longest any edge cache can still serve a record naming them), what an earlier release left
+// (one prefix per version) on the same terms, and the objects no remaining manifest names. A
+// version in the bucket that retiring does not know (an import, an earlier release) starts
+// retiring now: the provider cannot tell whether a record still names it. It deletes nothing
+// unless it could read every remaining manifest, so an object is never taken from a version
+// that may be served. It returns the versions still retiring.
+func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, current *staticsite.Manifest, kept []string, retiring map[string]string, now time.Time) (map[string]string, error) {
 	listing, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, staticsite.SitePrefix(name))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	keep := map[string]bool{}
-	for _, f := range current.Files {
-		keep[staticsite.ObjectKey(name, f.SHA256)] = true
+	present, manifests := map[string]bool{}, map[string]bool{}
+	left := make(map[string]string, len(retiring))
+	for v, since := range retiring {
+		left[v] = since
 	}
-	for _, v := range kept {
-		keep[staticsite.ManifestKey(name, v)] = true
-		if v == current.Version {
+	for _, o := range listing {
+		v := versionOfKey(name, o.Key)
+		if v == "" {
 			continue
 		}
+		present[v] = true
+		manifests[v] = manifests[v] || o.Key == staticsite.ManifestKey(name, v)
+		if _, known := left[v]; !known && !slices.Contains(kept, v) {
+			left[v] = now.UTC().Format(time.RFC3339)
+		}
+	}
+	keepVersion := map[string]bool{}
+	keepObject := map[string]bool{}
+	for _, f := range current.Files {
+		keepObject[staticsite.ObjectKey(name, f.SHA256)] = true
+	}
+	holdObjectsOf := func(v, why string) error {
 		var diags diag.Diagnostics
 		m, ok := r.fetchManifest(ctx, bucket, name, v, &diags)
 		if !ok {
-			return fmt.Errorf("reading the kept version %s: %s", v, diagSummary(diags))
+			return fmt.Errorf("reading the %s version %s: %s", why, v, diagSummary(diags))
 		}
 		for _, f := range m.Files {
-			keep[staticsite.ObjectKey(name, f.Object)] = true
+			keepObject[staticsite.ObjectKey(name, f.Object)] = true
+		}
+		return nil
+	}
+	for _, v := range kept {
+		keepVersion[v] = true
+		if v == current.Version || present[v] && !manifests[v] {
+			continue // uploaded now, or an earlier release's prefix, which holds its own files
+		}
+		if err := holdObjectsOf(v, "kept"); err != nil {
+			return nil, err
 		}
 	}
-	var drop []string
+	for v, since := range left {
+		if !present[v] {
+			delete(left, v) // gone already
+			continue
+		}
+		t, err := time.Parse(time.RFC3339, since)
+		if err != nil {
+			// Not a time this provider wrote: start the wait again rather than guess.
+			left[v] = now.UTC().Format(time.RFC3339)
+		} else if now.Sub(t) > route.MaxFreshnessBudget {
+			delete(left, v)
+			continue
+		}
+		keepVersion[v] = true
+		if manifests[v] {
+			if err := holdObjectsOf(v, "retiring"); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// Manifests first: a manifest left behind by a failed delete never names a missing object.
+	var dropManifests, dropObjects []string
 	for _, o := range listing {
-		if !keep[o.Key] {
-			drop = append(drop, o.Key)
+		switch v := versionOfKey(name, o.Key); {
+		case v != "" && !keepVersion[v]:
+			dropManifests = append(dropManifests, o.Key)
+		case v == "" && !keepObject[o.Key]:
+			dropObjects = append(dropObjects, o.Key)
 		}
 	}
-	tflog.Info(ctx, "Pruning static site", map[string]any{"bucket": bucket, "site": name, "kept_versions": len(kept), "deleting": len(drop)})
-	return r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, drop)
+	tflog.Info(ctx, "Pruning static site", map[string]any{"bucket": bucket, "site": name, "kept_versions": len(kept),
+		"retiring_versions": len(left), "deleting": len(dropManifests) + len(dropObjects)})
+	if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, append(dropManifests, dropObjects...)); err != nil {
+		return nil, err
+	}
+	return left, nil
+}
+
+// versionOfKey is the version a key of the site belongs to: its manifest's, or for what an
+// earlier release left, its prefix's; "" for a content-addressed object, which belongs to
+// every version naming it.
+func versionOfKey(name, key string) string {
+	rest := strings.TrimPrefix(key, staticsite.SitePrefix(name))
+	if strings.HasPrefix(rest, "objects/") {
+		return ""
+	}
+	if m, ok := strings.CutPrefix(rest, "manifests/"); ok {
+		return strings.TrimSuffix(m, ".json")
+	}
+	v, _, _ := strings.Cut(rest, "/")
+	return v
 }
 
 // fetchManifest reads and checks one version's manifest.
@@ -669,6 +808,15 @@ func stringList(ctx context.Context, l types.List, diags *diag.Diagnostics) []st
 	var out []string
 	diags.Append(l.ElementsAs(ctx, &out, false)...)
 	return out
+}
+
+// elementsOf reads a string map that may be null (a state written before the attribute
+// existed) or unknown into out.
+func elementsOf(ctx context.Context, m types.Map, out *map[string]string) diag.Diagnostics {
+	if m.IsNull() || m.IsUnknown() {
+		return nil
+	}
+	return m.ElementsAs(ctx, out, false)
 }
 
 func listValue(values []string, diags *diag.Diagnostics) types.List {

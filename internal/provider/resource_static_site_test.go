@@ -208,13 +208,20 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 				},
 			},
 			{
-				// A third version with two kept: the first version's manifest goes, and with it
-				// the object only it named; app.js stays, the second version still names it.
+				// A third version with two kept: the first version leaves the window but retires,
+				// its manifest and the object only it named staying, since a record may still
+				// name it at the edge for up to an hour (resource_static_site_retire_test.go).
 				PreConfig: func() { writeFiles(t, dir, v3) },
 				Config:    config("  retain_versions = 2\n"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("kamuidash_static_site.docs", tfjsonpath.New("retiring_versions"), knownvalue.MapSizeExact(1)),
+				},
 				Check: func(s *terraform.State) error {
-					want := []string{siteManifest(version(s)), siteManifest(versionV2), siteObject("console.log(1)"), siteObject("<h1>v2</h1>"),
-						siteObject("<h1>v3</h1>"), siteObject("gone")}
+					if since := s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["retiring_versions."+versionV1]; since == "" {
+						return fmt.Errorf("version %s left the window without retiring", versionV1)
+					}
+					want := []string{siteManifest(version(s)), siteManifest(versionV2), siteManifest(versionV1), siteObject("console.log(1)"),
+						siteObject("<h1>v1</h1>"), siteObject("<h1>v2</h1>"), siteObject("<h1>v3</h1>"), siteObject("gone")}
 					slices.Sort(want)
 					if got := edge.objectKeys(); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v", got, want)
@@ -226,8 +233,8 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 				ResourceName:  "kamuidash_static_site.docs",
 				ImportState:   true,
 				ImportStateId: staticBucket + "/docs",
-				// Two versions live in the bucket now: import asks which one is current.
-				ExpectError: regexp.MustCompile(`(?s)Cannot Import Static Site.*2 versions were found.*kamuidash-test-static/docs/<version>`),
+				// Three versions live in the bucket now: import asks which one is current.
+				ExpectError: regexp.MustCompile(`(?s)Cannot Import Static Site.*3 versions were found.*kamuidash-test-static/docs/<version>`),
 			},
 			{
 				ResourceName: "kamuidash_static_site.docs",
@@ -236,8 +243,10 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 					return staticBucket + "/docs/" + version(s), nil
 				},
 				ImportStateVerify: true,
-				// The configuration's, not the bucket's: the next apply takes them.
-				ImportStateVerifyIgnore: []string{"source_dir", "retain_versions", "versions"},
+				// The configuration's, not the bucket's: the next apply takes them. When a
+				// version started retiring is in no bucket: the next apply that finds the
+				// others starts their wait afresh.
+				ImportStateVerifyIgnore: []string{"source_dir", "retain_versions", "versions", "retiring_versions"},
 			},
 		},
 	})
