@@ -280,7 +280,9 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if err != nil {
 		// Nothing half-written: the prefix was empty, so no other version can share a key this
 		// apply started to upload, including those whose upload failed yet may have been stored.
-		if cleanupErr := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, touched); cleanupErr != nil {
+		cleanupCtx, cancel := cleanupContext(ctx)
+		defer cancel()
+		if cleanupErr := r.data.Client.R2DeleteObjects(cleanupCtx, r.data.AccountID, bucket, touched); cleanupErr != nil {
 			tflog.Warn(ctx, "Could not delete the objects of a failed upload", map[string]any{"error": cleanupErr.Error()})
 		}
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket), err))
@@ -531,6 +533,17 @@ func (r *staticSiteResource) readManifest(plan staticSiteModel, diags *diag.Diag
 	return manifest, true
 }
 
+// cleanupTimeout bounds the deletes that take back what a failed apply stored.
+const cleanupTimeout = time.Minute
+
+// cleanupContext is ctx without its cancellation, bounded by cleanupTimeout: the deletes that
+// take back a failed upload must run when the failure is the cancellation itself (Terraform
+// cancels the request when the user interrupts the apply, the errgroup when another upload
+// failed), or what was stored stays and the next create finds the prefix taken.
+func cleanupContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+}
+
 // uploadProgressEvery is how often an upload logs its progress.
 const uploadProgressEvery = 50
 
@@ -644,7 +657,9 @@ func (r *staticSiteResource) uploadFile(ctx context.Context, bucket, key string,
 		return fmt.Errorf("uploading %s: %w", f.Path, err)
 	}
 	if changed := content.Verify(); changed != nil {
-		if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, []string{key}); err != nil {
+		cleanupCtx, cancel := cleanupContext(ctx)
+		defer cancel()
+		if err := r.data.Client.R2DeleteObjects(cleanupCtx, r.data.AccountID, bucket, []string{key}); err != nil {
 			return fmt.Errorf("%w; deleting the object it left (%s) failed too: %w", changed, key, err)
 		}
 		return changed

@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +18,10 @@ import (
 	"testing"
 	"time"
 
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -23,6 +29,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -622,4 +629,58 @@ func TestAccStaticSite_TwoResourcesOfOneSiteAreRefused(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)Static Site Already Exists.*Another kamuidash_static_site of this configuration`),
 		}},
 	})
+}
+
+// TestStaticSiteCreate_InterruptedTakesBackWhatItStored: Terraform cancels the request's
+// context when the user interrupts an apply. A create interrupted after the store took an
+// object must still delete it (the cleanup cannot run on the cancelled context), or the
+// retry finds the prefix taken and import finds no version to import.
+func TestStaticSiteCreate_InterruptedTakesBackWhatItStored(t *testing.T) {
+	srv, err := cfapi.New(cfapi.Config{StateDir: t.TempDir(), ZoneName: "kamui.test", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, interrupt := context.WithCancel(context.Background())
+	defer interrupt()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), sha("c")) {
+			srv.ServeHTTP(httptest.NewRecorder(), r) // stored, and then the user interrupts
+			interrupt()
+			<-r.Context().Done() // the answer never comes: the client gave up on it
+			return
+		}
+		srv.ServeHTTP(w, r)
+	}))
+	defer hs.Close()
+	id := srv.Identity()
+	c, err := kdcf.New(kdcf.Config{APIToken: id.APIToken, BaseURL: hs.URL + cfapi.APIPrefix, UserAgent: "kamuidash-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>", "c.css": "c"})
+
+	r := &staticSiteResource{data: &providerData{Client: c, AccountID: id.AccountID}}
+	var schemaResp fwresource.SchemaResponse
+	r.Schema(ctx, fwresource.SchemaRequest{}, &schemaResp)
+	null := tftypes.NewValue(schemaResp.Schema.Type().TerraformType(ctx), nil)
+	plan := tfsdk.Plan{Schema: schemaResp.Schema, Raw: null}
+	if d := plan.Set(ctx, &staticSiteModel{
+		ID: types.StringUnknown(), Name: types.StringValue("docs"), Bucket: types.StringValue(staticBucket),
+		SourceDir: types.StringValue(dir), RetainVersions: types.Int64Value(defaultRetainVersions), Version: types.StringUnknown(),
+		Prefix: types.StringUnknown(), Manifest: types.StringUnknown(), Versions: types.ListUnknown(types.StringType),
+		Files: types.MapUnknown(types.StringType), Retiring: types.MapUnknown(types.StringType),
+	}); d.HasError() {
+		t.Fatal(d)
+	}
+	resp := &fwresource.CreateResponse{State: tfsdk.State{Schema: schemaResp.Schema, Raw: null}}
+	r.Create(ctx, fwresource.CreateRequest{Plan: plan}, resp)
+	if !resp.Diagnostics.HasError() {
+		t.Fatal("the interrupted create reported no error")
+	}
+	for _, b := range srv.R2Buckets() {
+		for k := range b.Objects {
+			t.Errorf("the interrupted create left %s: a retry would find the site's prefix taken", k)
+		}
+	}
 }
