@@ -41,7 +41,7 @@ func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (
 //
 // body is an io.ReadSeeker because of the retrying transport: go-retryablehttp rewinds a
 // seekable body for each attempt, but reads any other body whole into memory first. The
-// request declares its Content-Length, so it is not sent chunked.
+// request declares its Content-Length, so it is not sent chunked, an empty one included.
 func (c *Client) R2PutObject(ctx context.Context, accountID, bucket, key string, body io.ReadSeeker, size int64, contentType string) error {
 	return c.R2PutObjectSHA256(ctx, accountID, bucket, key, body, size, contentType, "")
 }
@@ -62,6 +62,11 @@ func (c *Client) R2PutObjectSHA256(ctx context.Context, accountID, bucket, key s
 		// cloudflare-go knows the length of a *bytes.Reader only.
 		option.WithMiddleware(func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
 			req.ContentLength = size
+			if size == 0 {
+				// Go's client takes a non-nil body with ContentLength 0 for one of unknown
+				// length and sends it chunked; http.NoBody is the empty body it declares.
+				req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
+			}
 			return next(req)
 		}))
 	return err

@@ -134,6 +134,29 @@ func TestR2PutObject_RetriesFromTheStart(t *testing.T) {
 	}
 }
 
+// TestR2PutObject_EmptyFileDeclaresItsLength: an empty file is sent with Content-Length: 0.
+// Go's client takes a body with a ContentLength of 0 for one of unknown length and would send
+// it chunked, which an object store may refuse or store differently from a plain empty PUT.
+func TestR2PutObject_EmptyFileDeclaresItsLength(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "empty.txt")
+	if err := os.WriteFile(p, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // the upload only reads it
+	srv, got := objectServer(t, false)
+	c := newTestClient(t, srv.URL, nil)
+	if err := c.R2PutObject(context.Background(), "acc", "site-bucket", "empty.txt", f, 0, "text/plain"); err != nil {
+		t.Fatal(err)
+	}
+	if r := got(); len(r) != 1 || r[0].size != 0 || r[0].contentLength != 0 || len(r[0].transferEncoding) != 0 {
+		t.Fatalf("the server received %+v, want one empty body declared with Content-Length: 0, not chunked", r)
+	}
+}
+
 type zeroReader struct{}
 
 func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
