@@ -94,7 +94,8 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"moves after both are in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them). " +
 			"A version that leaves that window is retiring (`retiring_versions`): the edge may serve it until every cache has let the old record go, " +
 			"so it and its objects are deleted by the first apply after it has been retiring longer than the longest freshness budget (one hour). The bucket is created when missing and never deleted. " +
-			"Hidden files (a leading `.`) are not uploaded.",
+			"Hidden files and directories (a leading `.`) are not uploaded, except the files of the site root's `.well-known/` directory " +
+			"(`security.txt`, `apple-app-site-association`, `assetlinks.json`).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The site's identity, `<bucket>/<name>`. Import an existing site by this value (or `<bucket>/<name>/<version>` when it holds several versions).",
@@ -115,7 +116,7 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"source_dir": schema.StringAttribute{
 				MarkdownDescription: "The directory holding the built site (for example `${path.module}/site`). It is read at plan time; " +
-					"hidden files are skipped, a symbolic link is uploaded under its own path only if it points at a file inside the directory, " +
+					"hidden files and directories are skipped (the root's `.well-known/` directory excepted, not the hidden files in it), a symbolic link is uploaded under its own path only if it points at a file inside the directory, " +
 					"and names the edge cannot serve (invalid UTF-8, control characters, backslashes, over 1,024 bytes) fail the plan.",
 				Required:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},

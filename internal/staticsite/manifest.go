@@ -99,7 +99,8 @@ func (m *Manifest) Objects() []File {
 }
 
 // Read walks dir and builds its manifest. Hidden files and directories (a leading ".") are
-// left out, so a checkout's .git never ships. Every name is checked (see checkName), so a path
+// left out, so a checkout's .git never ships, except the files of the site root's .well-known
+// directory (see hidden). Every name is checked (see checkName), so a path
 // the Worker would not serve fails the plan with that path instead of uploading a dead file.
 //
 // Symbolic links: dir itself may be one (a "current" release link); it is resolved once.
@@ -130,7 +131,7 @@ func Read(dir string) (*Manifest, error) {
 		if err != nil {
 			return fmt.Errorf("reading %q: %w", rel, err)
 		}
-		if strings.HasPrefix(d.Name(), ".") {
+		if hidden(rel) && !(d.IsDir() && rel == wellKnown) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -255,6 +256,22 @@ func resolve(root, p, rel string, d fs.DirEntry) (source string, size int64, err
 	}
 }
 
+// wellKnown is the one hidden directory a site ships: RFC 8615's, where security.txt,
+// apple-app-site-association and assetlinks.json are looked for and nowhere else.
+const wellKnown = ".well-known"
+
+// hidden reports whether rel, a slash-separated path under the site root, is left out: one of
+// its segments has a leading ".", other than a first .well-known segment with more after it.
+// A hidden file inside .well-known (an editor's backup, a .git) stays out.
+func hidden(rel string) bool {
+	for i, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") && !(i == 0 && seg == wellKnown && strings.Contains(rel, "/")) {
+			return true
+		}
+	}
+	return false
+}
+
 // resolveLink follows a link to its final target and accepts it only as a regular, visible
 // file inside root (see Read for why).
 func resolveLink(root, p, rel string) (string, int64, error) {
@@ -267,10 +284,8 @@ func resolveLink(root, p, rel string) (string, int64, error) {
 	if err != nil || inside == ".." || strings.HasPrefix(inside, ".."+string(filepath.Separator)) {
 		return "", 0, fmt.Errorf("%q is a symbolic link to %q, which is outside the site directory; only links to files inside it are followed, so copy the file in instead", rel, says)
 	}
-	for _, seg := range strings.Split(filepath.ToSlash(inside), "/") {
-		if strings.HasPrefix(seg, ".") && inside != "." { // "." is the site root itself
-			return "", 0, fmt.Errorf("%q is a symbolic link to %q, a hidden file; hidden files are not uploaded under any name", rel, says)
-		}
+	if inside != "." && hidden(filepath.ToSlash(inside)) { // "." is the site root itself
+		return "", 0, fmt.Errorf("%q is a symbolic link to %q, a hidden file; hidden files are not uploaded under any name", rel, says)
 	}
 	info, err := os.Stat(target)
 	if err != nil {

@@ -83,6 +83,55 @@ func TestRead_SkipsHiddenAndRefusesWhatIsNotASite(t *testing.T) {
 	}
 }
 
+// TestRead_ShipsWellKnown: the files of a leading .well-known/ directory are uploaded, since
+// security.txt, apple-app-site-association and assetlinks.json are only looked for there;
+// every other hidden path stays out, inside .well-known/ too, and so does a .well-known that
+// is not the site root's directory.
+func TestRead_ShipsWellKnown(t *testing.T) {
+	dir := writeSite(t, map[string]string{
+		"index.html":                             "x",
+		".well-known/security.txt":               "Contact: mailto:security@kamui.test",
+		".well-known/apple-app-site-association": "{}",
+		".well-known/.DS_Store":                  "junk",
+		".well-known/.git/config":                "secret",
+		"docs/.well-known/security.txt":          "not the site's",
+		".git/config":                            "secret",
+		".env":                                   "TOKEN=1",
+	})
+	m, err := Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range m.Files {
+		got = append(got, f.Path)
+	}
+	want := []string{".well-known/apple-app-site-association", ".well-known/security.txt", "index.html"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("files %q, want %q", got, want)
+	}
+	if f := fileAt(t, m, ".well-known/security.txt"); f.ContentType != "text/plain; charset=utf-8" {
+		t.Errorf("security.txt is served as %q", f.ContentType)
+	}
+	if !route.ValidSitePath(".well-known/security.txt") {
+		t.Error("the Worker would refuse to serve .well-known/security.txt")
+	}
+
+	// A link may point into .well-known/ but not at a hidden file there.
+	if err := os.Symlink(".well-known/security.txt", filepath.Join(dir, "security.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); err != nil {
+		t.Fatalf("a link to .well-known/security.txt was refused: %v", err)
+	}
+	if err := os.Symlink(".well-known/.DS_Store", filepath.Join(dir, "junk")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(dir); err == nil || !strings.Contains(err.Error(), `"junk" is a symbolic link to ".well-known/.DS_Store", a hidden file`) {
+		t.Fatalf("a link to a hidden file in .well-known/ was accepted: %v", err)
+	}
+}
+
 func TestContentType(t *testing.T) {
 	for p, want := range map[string]string{
 		"index.HTML": "text/html; charset=utf-8", "a/b.wasm": "application/wasm", "Makefile": "application/octet-stream", "x.unknown": "application/octet-stream",
