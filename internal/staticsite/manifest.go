@@ -408,6 +408,7 @@ func ContentType(p string) string {
 var contentTypes = map[string]string{
 	".html":        "text/html; charset=utf-8",
 	".htm":         "text/html; charset=utf-8",
+	".xhtml":       "application/xhtml+xml",
 	".css":         "text/css; charset=utf-8",
 	".js":          "text/javascript; charset=utf-8",
 	".mjs":         "text/javascript; charset=utf-8",
@@ -418,6 +419,7 @@ var contentTypes = map[string]string{
 	".md":          "text/markdown; charset=utf-8",
 	".xml":         "application/xml",
 	".csv":         "text/csv; charset=utf-8",
+	".vtt":         "text/vtt; charset=utf-8",
 	".svg":         "image/svg+xml",
 	".png":         "image/png",
 	".jpg":         "image/jpeg",

@@ -135,6 +135,9 @@ func TestRead_ShipsWellKnown(t *testing.T) {
 func TestContentType(t *testing.T) {
 	for p, want := range map[string]string{
 		"index.HTML": "text/html; charset=utf-8", "a/b.wasm": "application/wasm", "Makefile": "application/octet-stream", "x.unknown": "application/octet-stream",
+		// A <track>'s captions are ignored unless served as text/vtt; XHTML is parsed as XML
+		// only when served as application/xhtml+xml.
+		"media/captions.en.vtt": "text/vtt; charset=utf-8", "page.xhtml": "application/xhtml+xml",
 	} {
 		if got := ContentType(p); got != want {
 			t.Errorf("ContentType(%q) = %q, want %q", p, got, want)
