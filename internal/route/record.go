@@ -325,13 +325,17 @@ func revHash(content []byte) string {
 // mis-cased key (the encoder writes the known fields once each, spelled as declared) and
 // nothing after the object. So the value is first decoded leniently (json.Unmarshal, which
 // needs none of a Decoder's buffers) and, when it is valid and canonical, that is the answer:
-// one decode and one encode (which the rev check needs anyway). Anything else is decoded
-// again strictly, from zero, with the token scan for duplicated and mis-cased keys (badKey),
-// exactly as before the fast path (FuzzDecodeRecordFastPath holds the two to the same
-// answers).
-func decodeContent(b []byte, v any, rev *string, valid func() error) ([]byte, error) {
+// one decode and one encode without reflection (canonical.go), which the rev check needs
+// anyway. Anything else is decoded again strictly, from zero, with the token scan for
+// duplicated and mis-cased keys (badKey), exactly as before the fast path
+// (FuzzDecodeRecordFastPath holds the two to the same answers).
+func decodeContent(b []byte, v canonicalEncoder, rev *string, valid func() error) ([]byte, error) {
 	if json.Unmarshal(b, v) == nil && valid() == nil {
-		if canon := contentWithoutRev(v, rev); isCanonical(b, canon, *rev) {
+		read := *rev
+		*rev = ""
+		canon := v.appendCanonical(make([]byte, 0, len(b)))
+		*rev = read
+		if isCanonical(b, canon, read) {
 			return canon, nil
 		}
 	}

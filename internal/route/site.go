@@ -120,8 +120,7 @@ func DecodeSiteManifest(b []byte) (SiteManifest, error) {
 
 // encodes reports whether b is m's canonical encoding.
 func (m SiteManifest) encodes(b []byte) bool {
-	canon, err := json.Marshal(m)
-	return err == nil && bytes.Equal(canon, b)
+	return bytes.Equal(m.appendCanonical(make([]byte, 0, len(b))), b)
 }
 
 // validate reports the first invalid file in path order, so that the same manifest always
