@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"slices"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
 	"github.com/cloudflare/cloudflare-go/v7/option"
@@ -104,17 +103,6 @@ func readLimited(r io.Reader, limit int64, key string) ([]byte, error) {
 		err = fmt.Errorf("object %q is larger than %d bytes", key, limit)
 	}
 	return b, err
-}
-
-// R2ObjectExists says whether the bucket holds key. Over the S3 API it is one HeadObject; the
-// REST API has no HEAD and its GET would send the body, so it is one listing of the key as a
-// prefix, which holds it alone or nothing.
-func (c *Client) R2ObjectExists(ctx context.Context, accountID, bucket, key string) (bool, error) {
-	if c.r2s3 != nil {
-		return c.r2s3.exists(ctx, bucket, key)
-	}
-	objects, _, err := c.R2ListObjects(ctx, accountID, bucket, key)
-	return slices.ContainsFunc(objects, func(o R2Object) bool { return o.Key == key }), err
 }
 
 // R2DeleteObject deletes one object; a missing object is not an error.

@@ -83,16 +83,6 @@ func (s *r2S3) get(ctx context.Context, bucket, key string, limit int64) ([]byte
 	return b, err == nil, err
 }
 
-func (s *r2S3) exists(ctx context.Context, bucket, key string) (bool, error) {
-	_, err := s.c.HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
-	var notFound *s3types.NotFound
-	var apiErr smithy.APIError
-	if errors.As(err, &notFound) || errors.As(err, &apiErr) && (apiErr.ErrorCode() == "NotFound" || apiErr.ErrorCode() == "NoSuchKey") {
-		return false, nil // a HEAD's answer has no body: the code is the status's
-	}
-	return err == nil, err
-}
-
 func (s *r2S3) delete(ctx context.Context, bucket, key string) error {
 	_, err := s.c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	return err // S3 answers a missing key with success

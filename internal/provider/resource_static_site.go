@@ -277,7 +277,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if !ok {
 		return
 	}
-	touched, err := r.publish(ctx, bucket, name, manifest, nil, false, false)
+	touched, err := r.publish(ctx, bucket, name, manifest, nil, false)
 	if err != nil {
 		// Nothing half-written: the prefix was empty, so no other version can share a key this
 		// apply started to upload, including those whose upload failed yet may have been stored.
@@ -386,10 +386,12 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	if !ok {
 		return
 	}
-	// The current version's objects are in place (the refresh saw each one); anything else is
-	// looked up first and uploaded only when missing: an edit reverting to an older version's
-	// content finds its object there. Sending it again would overwrite an object other versions
-	// name, and over the REST API a file changing during that upload would have it deleted.
+	// The current version's objects are in place (the refresh saw each one), and so are those
+	// of the other versions the bucket still holds: an edit reverting to an older version's
+	// content finds its object in one listing of the site's objects (a page per 1,000, not a
+	// call per object) and uploads only what is missing. Sending such an object again would
+	// overwrite what other versions name, and over the REST API a file changing during that
+	// upload would have it deleted.
 	held := map[string]string{}
 	if state.Prefix.ValueString() == staticsite.SitePrefix(name) {
 		resp.Diagnostics.Append(state.Files.ElementsAs(ctx, &held, false)...)
@@ -398,11 +400,20 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	for _, sha := range held {
 		have[sha] = true
 	}
+	stored, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, route.SiteObjectsPrefix(staticsite.SitePrefix(name)))
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to List Static Site Objects", "Listing the objects site "+quote(name)+
+			" holds in bucket "+quote(bucket)+" (nothing was uploaded)", err))
+		return
+	}
+	for _, o := range stored {
+		have[strings.TrimPrefix(o.Key, route.SiteObjectsPrefix(staticsite.SitePrefix(name)))] = true
+	}
 	// The same version (an import taking its source_dir, an object put back) has its manifest
 	// already: the refresh found it, or it would have cleared the files.
 	published := manifest.Version == state.Version.ValueString() && len(held) > 0
 	before := stringList(ctx, state.Versions, &resp.Diagnostics)
-	if _, err := r.publish(ctx, bucket, name, manifest, have, true, published); err != nil {
+	if _, err := r.publish(ctx, bucket, name, manifest, have, published); err != nil {
 		// What was uploaded stays: a kept version may share it, and the next prune takes
 		// whatever no kept version names. The record still points at the old version.
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading version "+manifest.Version+" of site "+quote(name)+
@@ -585,13 +596,12 @@ func (c *siteClaims) claim(bucket, name string) (release func(), ok bool) {
 
 // publish uploads the objects of m that have does not name, then the manifest unless it is
 // published already: a record pointing at the manifest never names an object that is not
-// there yet. With lookUp (the site may hold objects have does not name: an update), an object
-// the bucket holds already is not uploaded; only one this call stored can then be found wrong
-// and deleted (uploadFile), never one another version names. touched lists every key an
-// upload was started for, for a caller that must take them back: an upload that failed may
-// still have been stored (an error answered after the write), and a key left behind would
-// make the next create refuse the prefix.
-func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, lookUp, published bool) (touched []string, err error) {
+// there yet. have must name every object the bucket holds for the site, so that only an
+// object this call stored can be found wrong and deleted (uploadFile), never one another
+// version names. touched lists every key an upload was started for, for a caller that must
+// take them back: an upload that failed may still have been stored (an error answered after
+// the write), and a key left behind would make the next create refuse the prefix.
+func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (touched []string, err error) {
 	var send []staticsite.File
 	for _, f := range m.Objects() {
 		if !have[f.SHA256] {
@@ -607,20 +617,11 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 	for _, f := range send {
 		g.Go(func() error {
 			key := staticsite.ObjectKey(name, f.SHA256)
-			held := false
-			if lookUp {
-				var err error
-				if held, err = r.data.Client.R2ObjectExists(gctx, r.data.AccountID, bucket, key); err != nil {
-					return fmt.Errorf("looking up %s for %s: %w", key, f.Path, err)
-				}
-			}
-			if !held {
-				mu.Lock()
-				touched = append(touched, key)
-				mu.Unlock()
-				if err := r.uploadFile(gctx, bucket, key, f); err != nil {
-					return err
-				}
+			mu.Lock()
+			touched = append(touched, key)
+			mu.Unlock()
+			if err := r.uploadFile(gctx, bucket, key, f); err != nil {
+				return err
 			}
 			mu.Lock()
 			defer mu.Unlock()
