@@ -6,11 +6,11 @@ import (
 )
 
 // A reader takes its fast path (decodeContent, DecodeSiteManifest) only for a value that is
-// byte for byte its canonical encoding: what encoding/json writes. Re-encoding each value read
-// with encoding/json was a third of the Go work of the Worker's pass after a record or manifest
-// read, where the reflective encoder runs cold, after an I/O wait (docs/PERFORMANCE.md,
-// "Canonical encodings without reflection"). These functions append the same bytes for the
-// contract's own types without reflection.
+// byte for byte its canonical encoding: what encoding/json writes. In the Worker that check
+// runs in the pass after a record's or a manifest's read, cold, after an I/O wait, where
+// encoding/json's reflective encoder cost more than the few lines it takes for the contract's
+// own types (docs/PERFORMANCE.md, "The Go work on the cold path"). These functions append the
+// same bytes without reflection.
 //
 // They must equal json.Marshal for every value, not only for the values the provider writes:
 // the fast path's rev check hashes what they write, so a difference would let a value through
