@@ -39,7 +39,11 @@ func (p *siteClockProvider) Resources(ctx context.Context) []func() fwresource.R
 }
 
 func providerFactoriesWithSiteClock(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
-	p := &siteClockProvider{kamuidashProvider: New("test", testSources)().(*kamuidashProvider), now: now}
+	base, ok := New("test", testSources)().(*kamuidashProvider)
+	if !ok {
+		panic("New does not return a *kamuidashProvider")
+	}
+	p := &siteClockProvider{kamuidashProvider: base, now: now}
 	return map[string]func() (tfprotov6.ProviderServer, error){"kamuidash": providerserver.NewProtocol6WithError(p)}
 }
 
@@ -54,7 +58,7 @@ func (e *testEdge) servedSiteProblems(ns, app string) []string {
 	if err != nil || rec.Static == nil {
 		return []string{fmt.Sprintf("the record of %s is not a static record (%v)", app, err)}
 	}
-	body := e.object(staticBucket, rec.Static.Manifest)
+	body := e.staticObject(rec.Static.Manifest)
 	if body == nil {
 		return []string{"the manifest " + rec.Static.Manifest + " the record names is gone"}
 	}
@@ -64,7 +68,7 @@ func (e *testEdge) servedSiteProblems(ns, app string) []string {
 	}
 	var problems []string
 	for p, f := range m.Files {
-		if e.object(staticBucket, route.SiteObjectKey(rec.Static.Prefix, f.Object)) == nil {
+		if e.staticObject(route.SiteObjectKey(rec.Static.Prefix, f.Object)) == nil {
 			problems = append(problems, "the object of "+p+" in the served "+rec.Static.Manifest+" is gone")
 		}
 	}

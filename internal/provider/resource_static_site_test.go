@@ -78,10 +78,11 @@ func (e *testEdge) objectKeys() []string {
 	return keys
 }
 
-// object is one object's content, straight from the local edge's state.
-func (e *testEdge) object(bucket, key string) []byte {
+// staticObject is one object's content in the static bucket, straight from the local edge's
+// state.
+func (e *testEdge) staticObject(key string) []byte {
 	for _, b := range e.R2Buckets() {
-		if o := b.Objects[key]; b.Name == bucket && o != nil {
+		if o := b.Objects[key]; b.Name == staticBucket && o != nil {
 			return o.Content
 		}
 	}
@@ -174,7 +175,7 @@ func testStaticSiteLifecycle(t *testing.T, overS3 bool) {
 					if got := edge.objectKeys(); !slices.Equal(got, want) {
 						return fmt.Errorf("bucket holds %v, want %v (hidden files never ship)", got, want)
 					}
-					m, err := route.DecodeSiteManifest(edge.object(staticBucket, siteManifest(versionV1)))
+					m, err := route.DecodeSiteManifest(edge.staticObject(siteManifest(versionV1)))
 					if err != nil {
 						return fmt.Errorf("the manifest does not decode: %v", err)
 					}
@@ -509,9 +510,9 @@ resource "kamuidash_static_site" "again" {
 func (e *testEdge) checkObjectsHoldTheirHash() error {
 	for _, k := range e.objectKeys() {
 		if obj, ok := strings.CutPrefix(k, "sites/docs/objects/"); ok {
-			sum := sha256.Sum256(e.object(staticBucket, k))
+			sum := sha256.Sum256(e.staticObject(k))
 			if got := hex.EncodeToString(sum[:]); got != obj {
-				return fmt.Errorf("%s holds %q (sha256 %s)", k, e.object(staticBucket, k), got)
+				return fmt.Errorf("%s holds %q (sha256 %s)", k, e.staticObject(k), got)
 			}
 		}
 	}
@@ -745,7 +746,7 @@ func TestAccStaticSite_RevertKeepsTheObjectAKeptVersionNames(t *testing.T) {
 						return fmt.Errorf("the revert uploaded %d objects, want 1 (the manifest)", n)
 					}
 					for _, key := range []string{manifestV1, siteObject("AAAA")} {
-						if edge.object(staticBucket, key) == nil {
+						if edge.staticObject(key) == nil {
 							return fmt.Errorf("the first version, still kept, lost %s", key)
 						}
 					}
