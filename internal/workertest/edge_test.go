@@ -353,6 +353,10 @@ func echoHandler() http.Handler {
 		w.Header().Set("Kamui-App", "leaked")
 		w.Header().Add("Set-Cookie", "a=1")
 		w.Header().Add("Set-Cookie", "b=2")
+		if r.URL.Path == "/status-999" {
+			w.WriteHeader(999) // a status no Response may carry
+			return
+		}
 		if r.URL.Path == "/public" {
 			w.Header().Set("Cache-Control", "public, max-age=30")
 		}

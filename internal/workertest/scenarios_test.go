@@ -428,6 +428,18 @@ func TestUpstreamConnectFailure(t *testing.T) {
 	assertFixed(t, r, 502, "down")
 }
 
+// TestUpstreamInvalidStatus: an upstream answering a status no response may carry (above
+// 599) is an upstream failure, answered and logged as one under the request's own id, not
+// the adapter's "misconfigured" answer under another.
+func TestUpstreamInvalidStatus(t *testing.T) {
+	r := do(t, "GET", "shop.kamui.test", "/status-999", nil, "")
+	assertFixed(t, r, 502)
+	l := logOf(t, r.header.Get("X-Request-Id"))
+	if l["outcome"] != "upstream-unreachable" || l["status"] != 502.0 {
+		t.Errorf("log line %v, want outcome upstream-unreachable and status 502", l)
+	}
+}
+
 func TestWebSocket(t *testing.T) {
 	u, _ := url.Parse(edgeURL)
 	c, err := net.DialTimeout("tcp", u.Host, 5*time.Second)

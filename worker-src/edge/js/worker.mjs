@@ -510,6 +510,15 @@ async function forward(request, a, ctx) {
   } finally {
     clearTimeout(timer);
   }
+  // A status no Response may carry (an upstream may send up to 999; only a WebSocket's 101
+  // is below 200) would make the answer throw after the core logged it as served: it is a
+  // failed upstream, answered and logged as one.
+  if (response && !response.webSocket && !(response.status >= 200 && response.status <= 599)) {
+    release(response);
+    outcome = "error";
+    detail = "upstream answered status " + response.status;
+    response = undefined;
+  }
   // The route-cache entries are asked for once the upstream has answered, so that making
   // and storing them never queues ahead of the request's own fetch.
   a.puts(ctx);
