@@ -7,9 +7,10 @@ import (
 )
 
 // PendingSlots bounds the exchanges kept between calls: token t lives in slot t mod
-// PendingSlots until a newer token takes the slot. A request whose client went away never
-// comes back for its token, and its slot is simply reused; a request still in flight
-// PendingSlots tokens later (far beyond what one isolate serves at once) is refused.
+// PendingSlots until Take frees it or, with every slot holding an exchange, a newer token
+// takes it. A request whose client went away never comes back for its token, and its slot
+// is reused once the table is full; a request still in flight then (far beyond what one
+// isolate serves at once) may be refused.
 const PendingSlots = 4096
 
 // maxToken keeps tokens small positive integers, exact in a JS number; 0 is never a token.
@@ -34,25 +35,43 @@ type Pending struct {
 	mu    sync.Mutex
 	next  int
 	slots [PendingSlots]*Exchange
+	used  int // slots holding an exchange
 }
 
-// Keep gives x a new token and stores it there.
+// Keep gives x a new token and stores it there. The token is the next one whose slot is
+// free: a request pending long (a long poll's upstream fetch) keeps its slot however many
+// requests come and go meanwhile. Only with every slot pending does an exchange give way:
+// the one in the next token's slot.
 func (p *Pending) Keep(x *Exchange) int {
 	p.mu.Lock()
-	p.next++
-	if p.next > maxToken {
-		p.next = 1
+	for {
+		p.next++
+		if p.next > maxToken {
+			p.next = 1
+		}
+		if p.used == PendingSlots || p.slots[slot(p.next)] == nil {
+			break
+		}
 	}
 	x.Token = p.next
-	p.slots[slot(x.Token)] = x
+	p.store(x)
 	p.mu.Unlock()
 	return x.Token
+}
+
+// store puts x in its token's slot and counts the slot used; p.mu must be held.
+func (p *Pending) store(x *Exchange) {
+	i := slot(x.Token)
+	if p.slots[i] == nil {
+		p.used++
+	}
+	p.slots[i] = x
 }
 
 // Put stores x again under its token, which Keep gave it and Take has since taken.
 func (p *Pending) Put(x *Exchange) {
 	p.mu.Lock()
-	p.slots[slot(x.Token)] = x
+	p.store(x)
 	p.mu.Unlock()
 }
 
@@ -67,6 +86,7 @@ func (p *Pending) Take(token int) *Exchange {
 		x = nil
 	} else {
 		p.slots[i] = nil
+		p.used--
 	}
 	p.mu.Unlock()
 	return x

@@ -277,19 +277,46 @@ func TestPending(t *testing.T) {
 	if p.Take(0) != nil || p.Take(-ta) != nil || p.Take(ta+1) != nil {
 		t.Error("a token never given found an exchange")
 	}
-	// PendingSlots tokens later a's slot belongs to a newer exchange: a's token is refused,
-	// the newer one is found.
-	var newer *Exchange
+	// With more than PendingSlots pending at once, an older exchange gives way: its token is
+	// refused, the newer ones are found.
+	kept := []*Exchange{a}
 	for i := 0; i < PendingSlots; i++ {
-		if x := (&Exchange{}); p.Keep(x) == ta+PendingSlots {
-			newer = x
+		x := &Exchange{}
+		p.Keep(x)
+		kept = append(kept, x)
+	}
+	found := 0
+	for i, x := range kept {
+		y := p.Take(x.Token)
+		switch {
+		case y == x:
+			found++
+		case y != nil:
+			t.Errorf("token %d found another exchange", x.Token)
+		case i == len(kept)-1:
+			t.Error("the newest exchange is not found")
 		}
 	}
-	if p.Take(ta) != nil {
-		t.Error("a token whose slot was reused still found an exchange")
+	if found != PendingSlots {
+		t.Errorf("%d of %d exchanges found, want the table's %d", found, len(kept), PendingSlots)
 	}
-	if newer == nil || p.Take(newer.Token) != newer {
-		t.Error("the token that reused the slot does not hold it")
+}
+
+// TestPendingKeepsALongRequest: an exchange waiting long (a long poll's upstream fetch) is
+// still found after many more requests than PendingSlots came and went meanwhile; only
+// PendingSlots exchanges pending at once reuse a slot.
+func TestPendingKeepsALongRequest(t *testing.T) {
+	var p Pending
+	long := &Exchange{}
+	tl := p.Keep(long)
+	for i := 0; i < 3*PendingSlots; i++ {
+		x := &Exchange{}
+		if p.Take(p.Keep(x)) != x {
+			t.Fatalf("request %d lost its exchange", i)
+		}
+	}
+	if p.Take(tl) != long {
+		t.Error("a request still pending lost its exchange to requests that had finished")
 	}
 }
 
