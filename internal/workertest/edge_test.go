@@ -222,6 +222,8 @@ func seedR2() map[string]map[string]Object {
 		"sites/docs/v1/cached.html":      {Text: "<h1>cached once</h1>", ContentType: "text/html"},
 		"sites/spa/v1/index.html":        {Text: "<div id=app>spa</div>", ContentType: "text/html"},
 		"sites/docs/v1/data.txt":         {Text: deliveryBody, ContentType: "text/plain"},
+		// Metadata no header may carry (the bucket takes it through the binding).
+		"sites/docs/v1/badtype.txt": {Text: "bad type", ContentType: "text/plain\r\nSet-Cookie: a=1"},
 	}}
 	for v := 1; v <= 2; v++ {
 		putSite(objects["STATIC"], casPrefix, "v"+strconv.Itoa(v), casFiles(v))

@@ -377,6 +377,24 @@ func TestStatic(t *testing.T) {
 	}
 }
 
+// TestStaticObjectBadContentType: an object whose Content-Type no header may carry (CR/LF
+// would split one) is a static-error 502 under the request's own id, as a manifest's bad type
+// is, on the first read and on one made with the route memoized; never the adapter's
+// "misconfigured" 500 under another id after a line saying it was served.
+func TestStaticObjectBadContentType(t *testing.T) {
+	for i := range 2 {
+		r := do(t, "GET", "docs.kamui.test", "/badtype.txt", nil, "")
+		assertFixed(t, r, 502, "Set-Cookie")
+		if c := r.header.Values("Set-Cookie"); len(c) != 0 {
+			t.Errorf("request %d: Set-Cookie %q", i, c)
+		}
+		l := logOf(t, r.header.Get("X-Request-Id"))
+		if l["outcome"] != "static-error" || l["status"] != 502.0 {
+			t.Errorf("request %d: log line %v, want outcome static-error and status 502", i, l)
+		}
+	}
+}
+
 func TestStaticContentCache(t *testing.T) {
 	first := do(t, "GET", "docs.kamui.test", "/cached.html", nil, "")
 	if first.status != 200 || first.body != "<h1>cached once</h1>" {

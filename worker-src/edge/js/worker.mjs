@@ -207,14 +207,25 @@ async function lookup(key) {
 }
 
 // objectFields are the metadata of a static object the core uses, in wire.ObjectHeader's
-// order: Content-Type, ETag, Last-Modified, Content-Length ("" when unknown).
+// order: Content-Type, ETag, Last-Modified, Content-Length ("" when unknown). A Content-Type
+// holding a control character (CR/LF would split a header; the bucket's binding stores one)
+// throws, its body released: the read fails, a static-error, as a manifest's bad type does,
+// rather than the response the core planned with it throwing after it was logged as served.
 function objectFields(o) {
   const ct = o.httpMetadata && typeof o.httpMetadata.contentType === "string" ? o.httpMetadata.contentType : "";
+  if (CONTROL.test(ct)) {
+    release(o);
+    throw new Error("the object's Content-Type is not a header value");
+  }
   const etag = typeof o.httpEtag === "string" ? o.httpEtag : "";
   const modified = o.uploaded instanceof Date ? o.uploaded.toUTCString() : "";
   const size = Number.isSafeInteger(o.size) ? String(o.size) : "";
   return [ct, etag, modified, size];
 }
+
+// CONTROL matches what no header value may hold (RFC 9110 §5.5: a control character, HTAB
+// aside).
+const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
 
 // readObject makes the static object read the core named (a site's file, with its body) and
 // returns its fields and the object, whose body stays here. The bucket is the one the core
