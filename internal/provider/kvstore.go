@@ -172,8 +172,9 @@ func (s kvStore[T]) create(ctx context.Context, namespaceID, key string, v T, im
 	return s.put(ctx, namespaceID, key, v, "", true)
 }
 
-// update rewrites the value, refusing one that another resource type owns.
-func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string, ownerSeen bool) (T, diag.Diagnostics) {
+// update rewrites the value, refusing one that another resource type owns, unless that owner
+// is the one the resource was imported over (imported, see ownerstamp.go).
+func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, purgeHost string, ownerSeen bool, imported string) (T, diag.Diagnostics) {
 	var zero T
 	if ownerSeen {
 		// The plan's own refresh found this resource type owning the key, within the
@@ -184,7 +185,7 @@ func (s kvStore[T]) update(ctx context.Context, namespaceID, key string, v T, pu
 	if diags.HasError() {
 		return zero, diags
 	}
-	if found && owner != "" && owner != s.owner {
+	if found && owner != "" && owner != s.owner && owner != imported {
 		diags.AddError(titleCase(s.codec.noun)+" Owned Elsewhere",
 			"The "+s.codec.noun+" "+quote(key)+" is now owned by "+owner+", not "+s.owner+". "+
 				"Nothing was overwritten. Remove one of the two resources from your configuration (terraform state rm) "+
@@ -202,7 +203,7 @@ func (s kvStore[T]) change(ctx context.Context, fromNS, toNS, key string, v T, p
 	if fromNS != toNS {
 		return s.move(ctx, fromNS, toNS, key, v, purgeHost)
 	}
-	return s.update(ctx, toNS, key, v, purgeHost, ownerRecentlySeen(ctx, private, s.owner, time.Now()))
+	return s.update(ctx, toNS, key, v, purgeHost, ownerRecentlySeen(ctx, private, s.owner, time.Now()), importedOwner(ctx, private))
 }
 
 // move writes v under key in toNS, for a resource whose namespace changed: the route data
@@ -281,13 +282,14 @@ func (s kvStore[T]) filterChanged(ctx context.Context, namespaceID, key string, 
 	return diags
 }
 
-// delete removes the value if this resource type owns it (or nobody claims it).
-func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost string) diag.Diagnostics {
+// delete removes the value if this resource type owns it (or nobody claims it, or the owner is
+// the one the resource was imported over: imported, see ownerstamp.go).
+func (s kvStore[T]) delete(ctx context.Context, namespaceID, key, purgeHost, imported string) diag.Diagnostics {
 	owner, found, diags := s.ownerOf(ctx, namespaceID, key, false)
 	if diags.HasError() || !found {
 		return diags
 	}
-	if owner != "" && owner != s.owner {
+	if owner != "" && owner != s.owner && owner != imported {
 		diags.AddWarning(titleCase(s.codec.noun)+" Left in Place",
 			"The "+s.codec.noun+" "+quote(key)+" is owned by "+owner+", so it was not deleted.")
 		return diags

@@ -54,3 +54,33 @@ func ownerRecentlySeen(ctx context.Context, private privateGetter, owner string,
 	age := now.Sub(time.UnixMilli(seen.At))
 	return age >= 0 && age <= kdcf.KVIndexMaxAge
 }
+
+// An import is how a key written elsewhere comes under this resource's management: a create
+// that finds the key refuses with the advice to import it. The owner the key had when it was
+// imported travels in private state, so that the imported resource may write and delete the
+// key while that owner still holds it (its first write stamps this resource type); a key that
+// another owner takes after the import is refused as before. Without it, an imported key of
+// "another tool" could be neither changed nor deleted.
+
+// importedOwnerKey names the private-state entry.
+const importedOwnerKey = "imported_owner"
+
+// noteImportedOwner records in private state that the import found owner holding the key.
+func noteImportedOwner(ctx context.Context, private privateSetter, owner string) diag.Diagnostics {
+	b, _ := json.Marshal(owner)
+	return private.SetKey(ctx, importedOwnerKey, b)
+}
+
+// importedOwner is the owner the key had when this resource imported it, "" when the resource
+// was not imported over another owner (or has written the key since).
+func importedOwner(ctx context.Context, private privateGetter) string {
+	if private == nil {
+		return ""
+	}
+	b, diags := private.GetKey(ctx, importedOwnerKey)
+	var owner string
+	if diags.HasError() || len(b) == 0 || json.Unmarshal(b, &owner) != nil {
+		return ""
+	}
+	return owner
+}

@@ -507,7 +507,7 @@ func (r *customDomainResource) Delete(ctx context.Context, req resource.DeleteRe
 	}
 	host := state.Hostname.ValueString()
 	// The mapping goes first: the edge stops routing the host before its certificate goes away.
-	resp.Diagnostics.Append(r.store().delete(ctx, state.DomainsNamespaceID.ValueString(), host, host)...)
+	resp.Diagnostics.Append(r.store().delete(ctx, state.DomainsNamespaceID.ValueString(), host, host, "")...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

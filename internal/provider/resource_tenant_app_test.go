@@ -304,3 +304,69 @@ func (e *testEdge) expectPurged(url string) error {
 	}
 	return fmt.Errorf("%s was not purged; purges: %+v", url, e.Purges())
 }
+
+// A record written elsewhere is taken over by importing it, as the create's refusal advises:
+// the imported app then changes and deletes the key like one it created, and its first write
+// stamps it as the owner.
+func TestAccTenantApp_ImportTakesOverARecordWrittenElsewhere(t *testing.T) {
+	edge := newTestEdge(t)
+	namespaceOnly := edge.providerBlock() + `resource "kamuidash_kv_namespace" "routes" { title = "kamuidash-test-routes" }`
+	writtenElsewhere := func(s *terraform.State) error {
+		ns := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+		value, rec, _ := route.EncodeRecord(route.Record{App: "shop", Status: route.StatusActive, Kind: route.KindDynamic,
+			Dynamic: &route.Dynamic{Origin: "origin.kamui.test", Upstream: "tenant-shop/web:8080", TimeoutMS: 30000}})
+		return edge.client(t).KVPut(context.Background(), edge.Identity().AccountID, ns, "shop", value, route.EncodeMetadata(rec.Rev, "other-tool"))
+	}
+	importBlock := `
+import {
+  to = kamuidash_tenant_app.shop
+  id = "${kamuidash_kv_namespace.routes.id}/shop"
+}`
+	t.Run("update", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{Config: namespaceOnly, Check: writtenElsewhere},
+				{
+					Config: tenantAppConfig(edge, 8081, "") + importBlock,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tenantAppAddr, plancheck.ResourceActionUpdate)},
+					},
+					Check: func(s *terraform.State) error {
+						rec, meta, err := edge.storedRecord(s, "shop")
+						if err != nil {
+							return err
+						}
+						if rec.Dynamic.Upstream != "tenant-shop/web:8081" || meta.Owner != ownerTenantApp {
+							return fmt.Errorf("stored = %+v %+v", rec.Dynamic, meta)
+						}
+						return nil
+					},
+				},
+			},
+		})
+	})
+	t.Run("delete", func(t *testing.T) {
+		resource.Test(t, resource.TestCase{
+			ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+			Steps: []resource.TestStep{
+				{Config: namespaceOnly, Check: writtenElsewhere},
+				{
+					Config: tenantAppConfig(edge, 8080, "") + importBlock,
+					ConfigPlanChecks: resource.ConfigPlanChecks{
+						PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tenantAppAddr, plancheck.ResourceActionNoop)},
+					},
+				},
+				{
+					Config: namespaceOnly,
+					Check: func(s *terraform.State) error {
+						if _, _, err := edge.storedRecord(s, "shop"); err == nil {
+							return fmt.Errorf("the imported app was destroyed, but its record is still there")
+						}
+						return nil
+					},
+				},
+			},
+		})
+	})
+}

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -125,6 +126,8 @@ func (c routeRecordCRUD[M]) Update(ctx context.Context, req resource.UpdateReque
 		return
 	}
 	c.written(&plan, written)
+	// The write stamped this resource type as the owner: the import's owner has no say any more.
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedOwnerKey, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(c.data.verifyRecord(ctx, written)...)
 }
@@ -137,10 +140,20 @@ func (c routeRecordCRUD[M]) Delete(ctx context.Context, req resource.DeleteReque
 	}
 	f := c.fields(&state)
 	key := f.Key.ValueString()
-	resp.Diagnostics.Append(c.store().delete(ctx, f.NamespaceID.ValueString(), key, c.data.platformHost(key))...)
+	resp.Diagnostics.Append(c.store().delete(ctx, f.NamespaceID.ValueString(), key, c.data.platformHost(key), importedOwner(ctx, req.Private))...)
 }
 
-// ImportState takes "<routes_namespace_id>/<key>"; the Read that follows fills in the rest.
+// ImportState takes "<routes_namespace_id>/<key>"; the Read that follows fills in the rest. A
+// key another owner wrote is taken over by the import (ownerstamp.go): it is what a create that
+// found the key advises.
 func (c routeRecordCRUD[M]) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importRouteKey(ctx, req, resp, c.keyAttr, c.what)
+	if importRouteKey(ctx, req, resp, c.keyAttr, c.what); resp.Diagnostics.HasError() || c.data == nil {
+		return
+	}
+	ns, key, _ := strings.Cut(req.ID, "/")
+	owner, found, diags := c.store().ownerOf(ctx, ns, key, false)
+	if resp.Diagnostics.Append(diags...); diags.HasError() || !found || owner == "" || owner == c.owner {
+		return
+	}
+	resp.Diagnostics.Append(noteImportedOwner(ctx, resp.Private, owner)...)
 }
