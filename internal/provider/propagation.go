@@ -209,3 +209,18 @@ func (d *providerData) checkProbeKey() diag.Diagnostics {
 func (d *providerData) verifyRecord(ctx context.Context, written route.Record) diag.Diagnostics {
 	return d.verifyPropagation(ctx, d.platformHost(written.App), written.Rev, written.Status == route.StatusActive)
 }
+
+// verifiedCreate is a verification's outcome right after a create. Terraform taints a resource
+// whose create reports an error, and its next apply replaces it: deletes what was just written
+// (and a custom domain's custom hostname, whose ownership and certificate the tenant then
+// validates anew) before writing it again, not the "apply again" the failure itself advises. So
+// a failed check of a create says so, and how to keep the write instead.
+func verifiedCreate(diags diag.Diagnostics, what string) diag.Diagnostics {
+	if diags.HasError() {
+		diags.AddError("Created "+titleCase(what)+" Is Tainted",
+			"The "+what+" was written, but its check above failed, so Terraform marks it tainted: the next apply replaces it, "+
+				"deleting what was just written before writing it again. If the route is right (or once what the check found is "+
+				"fixed), keep it with `terraform untaint <address>`; the next apply then only checks it again if it changes.")
+	}
+	return diags
+}

@@ -220,6 +220,43 @@ func TestAccTenantApp_VerifyPropagation(t *testing.T) {
 	})
 }
 
+// A create whose check fails leaves the resource tainted, and the next apply replaces it:
+// deletes the record it had just written and writes it again (a custom domain: deletes its
+// custom hostname and validates a new one). The failure says so, and how to keep what was
+// written, instead of only "apply again".
+func TestAccTenantApp_VerifyPropagationFailedCreateSaysItIsTainted(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	e := startFullEdge(t)
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedPort := tcpPort(t, closed)
+	if err := closed.Close(); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      propagationConfig(e, closedPort, "10s"),
+				ExpectError: regexp.MustCompile(`(?s)Request Through the New Route Failed.*HTTP 502.*tainted.*terraform untaint`),
+			},
+			{
+				// What the advice is about: the next plan replaces the app.
+				Config:             propagationConfig(e, closedPort, "10s"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_tenant_app.shop", plancheck.ResourceActionReplace)},
+				},
+			},
+		},
+	})
+}
+
 // TestAccTenantApp_VerifyPropagationNeedsProbeKey: without a probe key every probe would be an
 // ordinary request, so the plan is refused up front rather than an apply waiting in vain.
 func TestAccTenantApp_VerifyPropagationNeedsProbeKey(t *testing.T) {

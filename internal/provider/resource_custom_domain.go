@@ -289,7 +289,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	}
 	plan.Rev = types.StringValue(m.Rev)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive)...)
+	resp.Diagnostics.Append(verifiedCreate(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive), "custom domain")...)
 }
 
 // waitActive polls the hostname until it and its certificate are active, logging progress, or

@@ -75,7 +75,7 @@ func (c routeRecordCRUD[M]) Create(ctx context.Context, req resource.CreateReque
 	}
 	c.written(&plan, written)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(c.data.verifyRecord(ctx, written)...)
+	resp.Diagnostics.Append(verifiedCreate(c.data.verifyRecord(ctx, written), c.what)...)
 }
 
 // Read shows a record changed outside Terraform as drift, and one that is gone as a resource
