@@ -274,12 +274,43 @@ func (s kvStore[T]) put(ctx context.Context, namespaceID, key string, v T, purge
 func (s kvStore[T]) filterChanged(ctx context.Context, namespaceID, key string, deleted bool) diag.Diagnostics {
 	var diags diag.Diagnostics
 	if err := s.data.Client.NameFilters.Changed(ctx, s.data.AccountID, namespaceID, key, deleted); err != nil {
-		diags.AddWarning("Name Filter Not Rebuilt",
+		diags.AddWarning(filterNotRebuilt,
 			"The "+s.codec.noun+" "+quote(key)+" was written, but the namespace's name filter ("+route.FilterKey+
 				"), which lets the edge refuse unknown hosts without a KV read, could not be rebuilt to include it: "+
 				"until it is, the edge may answer 404 for this host. Apply again to rebuild it. Error: "+err.Error())
 	}
 	return diags
+}
+
+// filterNotRebuilt is the summary of filterChanged's warning, which noteFilterPending looks for.
+const filterNotRebuilt = "Name Filter Not Rebuilt"
+
+// filterPendingKey names the private-state entry of a resource whose write left its
+// namespace's name filter without its key (filterChanged's warning). Its next plan updates the
+// resource (rev unknown), and that update rebuilds the filter: the record itself has nothing to
+// change, so without it no apply would, until another key came to the namespace or left it,
+// and the edge would refuse the host all that while.
+const filterPendingKey = "filter_pending"
+
+// noteFilterPending records in private state whether diags, a write's, hold filterChanged's
+// warning.
+func noteFilterPending(ctx context.Context, private privateSetter, diags diag.Diagnostics) diag.Diagnostics {
+	var pending []byte
+	for _, d := range diags.Warnings() {
+		if d.Summary() == filterNotRebuilt {
+			pending = []byte("true")
+		}
+	}
+	return private.SetKey(ctx, filterPendingKey, pending)
+}
+
+// filterPending says whether the resource's last write left the name filter without its key.
+func filterPending(ctx context.Context, private privateGetter) bool {
+	if private == nil {
+		return false
+	}
+	b, diags := private.GetKey(ctx, filterPendingKey)
+	return !diags.HasError() && string(b) == "true"
 }
 
 // delete removes the value if this resource type owns it (or nobody claims it, or the owner is

@@ -284,7 +284,7 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 					"Set manifest = kamuidash_static_site.<name>.manifest beside prefix.")
 		}
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), rev)...)
+	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), r.records().planRev(ctx, req, rev))...)
 	if !plan.RoutesNamespaceID.IsUnknown() && !plan.App.IsUnknown() {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.RoutesNamespaceID.ValueString()+"/"+plan.App.ValueString())...)
 	}

@@ -198,6 +198,7 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 		plan.Rev = types.StringValue(enc.Rev)
 	}
+	plan.Rev = r.records().planRev(ctx, req, plan.Rev)
 	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 }
 

@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/compare"
@@ -368,5 +371,63 @@ import {
 				},
 			},
 		})
+	})
+}
+
+// A name filter that could not be rebuilt after a create is a warning that says to apply
+// again; the next apply must then rebuild it, though the record itself has nothing to change:
+// until then the edge refuses the app's host.
+func TestAccTenantApp_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
+	var failing atomic.Bool
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if failing.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
+				http.Error(w, `{"success":false,"errors":[{"code":10000,"message":"injected"}]}`, http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	admitted := func(s *terraform.State) bool {
+		ns := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
+		entry, ok := edge.KVValue(ns, route.FilterKey)
+		if !ok {
+			return false
+		}
+		f, err := route.DecodeFilter(entry.Value)
+		return err == nil && f.Has("shop")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { failing.Store(true) },
+				Config:    tenantAppConfig(edge, 8080, ""),
+				// The next plan updates the app, to rebuild the filter.
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if admitted(s) {
+						return fmt.Errorf("the filter admits the app although every write of it failed")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { failing.Store(false) },
+				Config:    tenantAppConfig(edge, 8080, ""),
+				Check: func(s *terraform.State) error {
+					if !admitted(s) {
+						return fmt.Errorf("after the next apply the name filter still refuses the app")
+					}
+					return nil
+				},
+			},
+			{
+				Config: tenantAppConfig(edge, 8080, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
 	})
 }

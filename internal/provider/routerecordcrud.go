@@ -74,8 +74,19 @@ func (c routeRecordCRUD[M]) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	c.written(&plan, written)
+	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(verifiedCreate(c.data.verifyRecord(ctx, written), c.what)...)
+}
+
+// planRev is the rev a plan shows for a record whose revision would be rev: unknown while the
+// resource's last write left the name filter without its key (filterPendingKey), so that the
+// plan updates it and the update rebuilds the filter.
+func (c routeRecordCRUD[M]) planRev(ctx context.Context, req resource.ModifyPlanRequest, rev types.String) types.String {
+	if !req.State.Raw.IsNull() && filterPending(ctx, req.Private) {
+		return types.StringUnknown()
+	}
+	return rev
 }
 
 // Read shows a record changed outside Terraform as drift, and one that is gone as a resource
@@ -122,10 +133,16 @@ func (c routeRecordCRUD[M]) Update(ctx context.Context, req resource.UpdateReque
 	rec, _ := c.record(plan)
 	fromNS, toNS := c.fields(&state).NamespaceID.ValueString(), c.fields(&plan).NamespaceID.ValueString()
 	written, diags := c.store().change(ctx, fromNS, toNS, rec.App, rec, c.data.platformHost(rec.App), req.Private)
+	if filterPending(ctx, req.Private) && !diags.HasError() {
+		// An earlier write left the name filter without the key; this update is planned to
+		// rebuild it (planRev).
+		diags.Append(c.store().filterChanged(ctx, toNS, rec.App, false)...)
+	}
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	c.written(&plan, written)
+	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	// The write stamped this resource type as the owner: the import's owner has no say any more.
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, importedOwnerKey, nil)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
