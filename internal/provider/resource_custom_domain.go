@@ -225,6 +225,9 @@ func (r *customDomainResource) ModifyPlan(ctx context.Context, req resource.Modi
 		}
 		rev = types.StringValue(m.Rev)
 	}
+	if !req.State.Raw.IsNull() && filterPending(ctx, req.Private) {
+		rev = types.StringUnknown() // the update rebuilds the name filter (filterPendingKey)
+	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("rev"), rev)...)
 }
 
@@ -288,6 +291,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 		return
 	}
 	plan.Rev = types.StringValue(m.Rev)
+	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(verifiedCreate(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive), "custom domain")...)
 }
@@ -491,10 +495,16 @@ func (r *customDomainResource) Update(ctx context.Context, req resource.UpdateRe
 		plan.setHostname(h)
 	}
 	m, diags := r.store().change(ctx, state.DomainsNamespaceID.ValueString(), plan.DomainsNamespaceID.ValueString(), host, plan.mapping(), host, req.Private)
+	if filterPending(ctx, req.Private) && !diags.HasError() {
+		// An earlier write left the name filter without the host; this update is planned to
+		// rebuild it (ModifyPlan).
+		diags.Append(r.store().filterChanged(ctx, plan.DomainsNamespaceID.ValueString(), host, false)...)
+	}
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return
 	}
 	plan.Rev = types.StringValue(m.Rev)
+	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive)...)
 }

@@ -3,8 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -412,5 +414,56 @@ resource "kamuidash_custom_domain" "www" {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`Hostname Under the Platform Domain`),
 		}},
+	})
+}
+
+// A DOMAINS filter that could not be rebuilt after the mapping's create is rebuilt by the
+// next apply, as the warning says, though the mapping has nothing to change.
+func TestAccCustomDomain_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
+	var failing atomic.Bool
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if failing.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
+				http.Error(w, `{"success":false,"errors":[{"code":10000,"message":"injected"}]}`, http.StatusBadRequest)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}, autoValidate(time.Second))
+	admitted := func(s *terraform.State) bool {
+		ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
+		entry, ok := edge.KVValue(ns, route.FilterKey)
+		if !ok {
+			return false
+		}
+		f, err := route.DecodeFilter(entry.Value)
+		return err == nil && f.Has("www.shop.example")
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { failing.Store(true) },
+				Config:    customDomainConfig(edge, "shop", ""),
+				// The next plan updates the domain, to rebuild the filter.
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if admitted(s) {
+						return fmt.Errorf("the filter admits the host although every write of it failed")
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig: func() { failing.Store(false) },
+				Config:    customDomainConfig(edge, "shop", ""),
+				Check: func(s *terraform.State) error {
+					if !admitted(s) {
+						return fmt.Errorf("after the next apply the name filter still refuses the host")
+					}
+					return nil
+				},
+			},
+		},
 	})
 }
