@@ -288,6 +288,13 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	// A new mapping needs no purge (see kvStore.create).
 	m, diags := r.store().put(ctx, ns, host, plan.mapping(), "", true)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
+		// Tainted, the domain would be replaced: its validated hostname deleted. Untainted, the
+		// next refresh finds the mapping missing and the next apply writes it alone.
+		resp.Diagnostics.AddError("Created Custom Domain Is Tainted",
+			"The custom hostname "+quote(host)+" is created and active, but its DOMAINS mapping was not written, so Terraform "+
+				"marks the domain tainted: the next apply would replace it, deleting the validated hostname and creating one whose "+
+				"ownership and certificate the tenant validates anew. To keep the hostname, run `terraform untaint <address>`: "+
+				"the next apply then writes the missing mapping alone.")
 		return
 	}
 	plan.Rev = types.StringValue(m.Rev)

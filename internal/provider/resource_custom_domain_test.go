@@ -467,3 +467,30 @@ func TestAccCustomDomain_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
 		},
 	})
 }
+
+// A mapping write that fails after the hostname was validated leaves the domain tainted, and
+// the next apply would delete the validated hostname and create one the tenant validates anew.
+// The failure says how to keep it: untainted, the next apply writes the missing mapping alone.
+func TestAccCustomDomain_FailedMappingWriteSaysHowToKeepTheHostname(t *testing.T) {
+	tap := newAPITap()
+	tap.failWrites("www.shop.example")
+	edge := newTestEdgeBehind(t, tap.wrap, autoValidate(time.Second))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:      customDomainConfig(edge, "shop", ""),
+				ExpectError: regexp.MustCompile(`(?s)Unable to Write KV Value.*tainted.*terraform untaint`),
+			},
+			{
+				// What the advice is about: the next plan replaces the domain.
+				Config:             customDomainConfig(edge, "shop", ""),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(customDomainAddr, plancheck.ResourceActionReplace)},
+				},
+			},
+		},
+	})
+}
