@@ -49,7 +49,10 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 		// Refused: an ordinary answer, and the connection is done.
 		_ = up.Close() // nothing more is read from it
 		copyResponseHead(&ctx.Response.Header, &res.Header)
-		ctx.Response.SetBodyRaw(res.Body())
+		// Copied: res goes back to its pool when this returns, its body buffer with it, and the
+		// server writes the client's response only after that, maybe slowly, while another
+		// exchange reads its own answer into that buffer.
+		ctx.Response.SetBody(res.Body())
 		rt.finish(ex, status, OutcomeProxied, int64(len(res.Body())))
 		return
 	}

@@ -8,10 +8,14 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
 )
 
 // websocketAccept is the RFC 6455 handshake answer for a client key.
@@ -128,4 +132,98 @@ func testWebSocketEcho(t *testing.T, interim string) {
 	if len(lines) != 1 || lines[0]["status"] != 101.0 || lines[0]["outcome"] != "proxied" {
 		t.Errorf("access lines %v, want one proxied 101", lines)
 	}
+}
+
+// An upstream's refusal to upgrade (an ordinary answer, read whole) reaches its own client
+// intact while the write to that client waits and other refusals are read meanwhile: the bytes
+// the client is sent must not live in a buffer the router gave back for reuse.
+func TestRouter_RefusedUpgradeBodyIsNotShared(t *testing.T) {
+	// One P: the buffer pools then hand a freed buffer to the next exchange deterministically.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	const size = 64 << 10 // larger than the server's write buffer: written from where it lies
+	h := newHarness(t, newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(size))
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, strings.Repeat(r.URL.Path[1:2], size))
+	}), nil)
+	// A second server of the same router, whose writes to its clients wait until released.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated := &gatedListener{Listener: ln, open: make(chan struct{}), writing: make(chan struct{}, 1)}
+	srv := router.NewServer(h.rt)
+	go func() { _ = srv.Serve(gated) }() // ends when the test shuts it down
+	t.Cleanup(func() { _ = srv.Shutdown() })
+
+	upgrade := func(addr, path string) (net.Conn, *http.Request) {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = conn.Close() })
+		if err := conn.SetDeadline(time.Now().Add(10 * time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		req := h.request(t, validContext(http.MethodGet, "req"+path), path, nil)
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Connection", "Upgrade")
+		if err := req.Write(conn); err != nil {
+			t.Fatal(err)
+		}
+		return conn, req
+	}
+	body := func(conn net.Conn, req *http.Request) string {
+		res, err := http.ReadResponse(bufio.NewReader(conn), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		if err != nil || res.StatusCode != http.StatusForbidden {
+			t.Fatalf("%s: %d %v, want the tenant's 403", req.URL.Path, res.StatusCode, err)
+		}
+		return string(b)
+	}
+
+	slow, slowReq := upgrade(ln.Addr().String(), "/a")
+	<-gated.writing // the router is writing a's refusal, and waits
+	for range 3 {
+		if got := body(upgrade(h.front.Listener.Addr().String(), "/b")); got != strings.Repeat("b", size) {
+			t.Fatalf("b's refusal is not b's own")
+		}
+	}
+	close(gated.open)
+	if got := body(slow, slowReq); got != strings.Repeat("a", size) {
+		t.Errorf("a's refusal holds %d bytes of another exchange's", size-strings.Count(got, "a"))
+	}
+}
+
+// gatedListener's connections hold every write until open is closed, telling writing when
+// the first one waits.
+type gatedListener struct {
+	net.Listener
+	open    chan struct{}
+	writing chan struct{}
+}
+
+func (l *gatedListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return gatedConn{Conn: c, l: l}, nil
+}
+
+type gatedConn struct {
+	net.Conn
+	l *gatedListener
+}
+
+func (c gatedConn) Write(p []byte) (int, error) {
+	select {
+	case c.l.writing <- struct{}{}:
+	default:
+	}
+	<-c.l.open
+	return c.Conn.Write(p)
 }
