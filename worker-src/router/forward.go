@@ -110,6 +110,16 @@ func (f *forwardRequest) namedByConnection(name []byte) bool {
 	return false
 }
 
+// streamBody makes the client's request body, if it has one, the upstream request's, streamed.
+func (f *forwardRequest) streamBody(ctx *fasthttp.RequestCtx) {
+	if length := ctx.Request.Header.ContentLength(); length > 0 || length == -1 {
+		// The server's read deadline covered the head; a body may take as long as it needs.
+		// A connection whose deadline cannot be changed is broken, which the body read reports.
+		_ = ctx.Conn().SetReadDeadline(time.Time{})
+		f.req.SetBodyStream(ctx.RequestBodyStream(), length)
+	}
+}
+
 // setContext adds what the verified context says: the public host, the request id.
 func (f *forwardRequest) setContext(c route.Context) {
 	// Tenants see their public host, as behind any ingress; the HostClient knows the address.
@@ -212,12 +222,7 @@ var errBadUpgrade = errors.New("upstream switched protocols without being asked 
 // forward sends the request upstream over the address's HostClient and relays the answer.
 func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequest) {
 	defer releaseForward(fwd)
-	if length := ctx.Request.Header.ContentLength(); length > 0 || length == -1 {
-		// The server's read deadline covered the head; a body may take as long as it needs.
-		// A connection whose deadline cannot be changed is broken, which the body read reports.
-		_ = ctx.Conn().SetReadDeadline(time.Time{})
-		fwd.req.SetBodyStream(ctx.RequestBodyStream(), length)
-	}
+	fwd.streamBody(ctx)
 	hc := rt.upstreams.client(ex.addr)
 	res := fasthttp.AcquireResponse()
 	// The transport watches the client while the head is awaited and relays interim

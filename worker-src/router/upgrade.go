@@ -31,6 +31,9 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 		rt.fail(ctx, ex, &Failure{Status: status, Outcome: outcome, RequestID: ex.ctx.RequestID, Err: err})
 		return
 	}
+	// The tenant may answer as to an ordinary request (RFC 9110 §7.8), which its body is part
+	// of; sent before the answer is read, as forwarded requests' bodies are.
+	fwd.streamBody(ctx)
 	res := fasthttp.AcquireResponse()
 	defer fasthttp.ReleaseResponse(res)
 	br, err := rt.sendUpgrade(ctx, up, &fwd.req, res)

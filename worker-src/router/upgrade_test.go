@@ -227,3 +227,21 @@ func (c gatedConn) Write(p []byte) (int, error) {
 	<-c.l.open
 	return c.Conn.Write(p)
 }
+
+// A request that asks for an upgrade and carries a body (h2c's upgrade may come on a POST)
+// reaches the tenant with its body, whether the tenant switches or, as here, answers it as an
+// ordinary request.
+func TestRouter_UpgradeRequestKeepsItsBody(t *testing.T) {
+	h := newHarness(t, newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body) // a short read shows in the echo
+		_, _ = io.WriteString(w, "got "+string(b))
+	}), nil)
+	req := h.request(t, validContext(http.MethodPost, "req-upgrade-body"), "/upload", strings.NewReader("form=1"))
+	req.Header.Set("Upgrade", "h2c")
+	req.Header.Set("Connection", "Upgrade, HTTP2-Settings")
+	req.Header.Set("HTTP2-Settings", "AAMAAABkAAQCAAAAAAIAAAAA")
+	res, body := do(t, req)
+	if res.StatusCode != http.StatusOK || body != "got form=1" {
+		t.Errorf("got %d %q, want the tenant's echo of the body", res.StatusCode, body)
+	}
+}
