@@ -90,7 +90,12 @@ func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fastht
 	if err := readHead(br, &res.Header, ctx, &watch, deadline); err != nil {
 		return nil, err
 	}
-	if res.StatusCode() != http.StatusSwitchingProtocols {
+	if status := res.StatusCode(); status != http.StatusSwitchingProtocols {
+		// An answer to HEAD, a 204 and a 304 have no body, whatever their Content-Length says
+		// (ReadBody would wait for one).
+		if req.Header.IsHead() || status == http.StatusNoContent || status == http.StatusNotModified {
+			return br, nil
+		}
 		if err := res.ReadBody(br, upgradeRefusalLimit); err != nil {
 			return nil, err
 		}

@@ -245,3 +245,26 @@ func TestRouter_UpgradeRequestKeepsItsBody(t *testing.T) {
 		t.Errorf("got %d %q, want the tenant's echo of the body", res.StatusCode, body)
 	}
 }
+
+// An upgrade request answered without a body (a HEAD's answer, a 304) gets the tenant's answer:
+// the body a Content-Length announces never comes, and is not waited for.
+func TestRouter_RefusedUpgradeWithoutBodyIsAnswered(t *testing.T) {
+	up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
+		status := "200 OK"
+		if req.Method == http.MethodGet {
+			status = "304 Not Modified"
+		}
+		_, _ = io.WriteString(conn, "HTTP/1.1 "+status+"\r\nContent-Length: 15\r\n\r\n")
+	})
+	h := newHarnessTo(t, up.url(), func(c *router.Config) {
+		c.ResponseHeaderTimeout = 3 * time.Second // a wait for that body ends in a 504 instead of a hang
+	})
+	for method, want := range map[string]int{http.MethodHead: http.StatusOK, http.MethodGet: http.StatusNotModified} {
+		req := h.request(t, validContext(method, "req-upgrade-"+method), "/", nil)
+		req.Header.Set("Upgrade", "websocket")
+		req.Header.Set("Connection", "Upgrade")
+		if res, _ := do(t, req); res.StatusCode != want {
+			t.Errorf("%s: got %d, want the tenant's %d", method, res.StatusCode, want)
+		}
+	}
+}
