@@ -2,6 +2,7 @@ package router
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -63,7 +64,12 @@ func (rt *Router) upgrade(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 	copyResponseHead(&ctx.Response.Header, &res.Header)
 	ctx.Response.Header.Set("Connection", "Upgrade")
 	ctx.Response.Header.SetBytesV("Upgrade", keepUpgrade)
-	ctx.Hijack(func(client net.Conn) { rt.tunnel(ex, client, up, br) })
+	// The tunnel writes the 101 itself: the server runs a hijack handler only after it wrote
+	// the response, and never when that write fails (a client gone), which would leave up open
+	// and the exchange in flight for ever.
+	head := bytes.Clone(ctx.Response.Header.Header())
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(client net.Conn) { rt.tunnel(ex, client, head, up, br) })
 }
 
 // sendUpgrade writes req on up and reads the answer's head (and, for a refusal, its body)
@@ -104,9 +110,10 @@ func (rt *Router) sendUpgrade(ctx *fasthttp.RequestCtx, up net.Conn, req *fastht
 	return br, up.SetReadDeadline(time.Time{})
 }
 
-// tunnel copies bytes both ways between the client and the upstream until either side is done,
-// then closes both and records the exchange.
-func (rt *Router) tunnel(ex *exchange, client, up net.Conn, upBuffered *bufio.Reader) {
+// tunnel writes the response head (the 101) to the client, then copies bytes both ways between
+// the client and the upstream until either side is done, then closes both and records the
+// exchange.
+func (rt *Router) tunnel(ex *exchange, client net.Conn, head []byte, up net.Conn, upBuffered *bufio.Reader) {
 	rt.tunnels.Store(client, up)
 	defer rt.tunnels.Delete(client)
 	var once sync.Once
@@ -115,6 +122,12 @@ func (rt *Router) tunnel(ex *exchange, client, up net.Conn, upBuffered *bufio.Re
 			_ = client.Close() // ending the tunnel: how each close went changes nothing
 			_ = up.Close()
 		})
+	}
+	if _, err := client.Write(head); err != nil {
+		closeBoth()
+		ex.reason = err
+		rt.finish(ex, http.StatusSwitchingProtocols, OutcomeAborted, 0)
+		return
 	}
 	var wg sync.WaitGroup
 	var upErr error

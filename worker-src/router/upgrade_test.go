@@ -268,3 +268,54 @@ func TestRouter_RefusedUpgradeWithoutBodyIsAnswered(t *testing.T) {
 		}
 	}
 }
+
+// An upgrade whose 101 cannot be written to the client (it is gone) ends there: the tenant's
+// connection is closed and the exchange is recorded, so it does not count as in flight for
+// ever (and hold every drain to its timeout).
+func TestRouter_UpgradeWhoseClientIsGoneEnds(t *testing.T) {
+	upstreamClosed := make(chan struct{})
+	h := newHarness(t, newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		echoWebSocket("")(w, r) // returns when the router closes the tunnel's upstream side
+		close(upstreamClosed)
+	}), nil)
+	// A second server of the same router, whose clients' connections refuse every write.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := router.NewServer(h.rt)
+	go func() { _ = srv.Serve(brokenWritesListener{ln}) }() // ends when the test shuts it down
+	t.Cleanup(func() { _ = srv.Shutdown() })
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	req := h.request(t, validContext(http.MethodGet, "req-ws-gone"), "/chat", nil)
+	req.Header.Set("Upgrade", "websocket")
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ==")
+	req.Header.Set("Sec-WebSocket-Version", "13")
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-upstreamClosed:
+	case <-time.After(10 * time.Second): // a hang fails the test instead of the run
+		t.Fatal("the tenant's side of an upgrade whose client is gone stayed open")
+	}
+	eventually(t, "the exchange recorded", func() bool { return h.rt.InFlight() == 0 })
+}
+
+// brokenWritesListener's connections fail every write, as a connection the client reset does.
+type brokenWritesListener struct{ net.Listener }
+
+func (l brokenWritesListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	return brokenWritesConn{c}, err
+}
+
+type brokenWritesConn struct{ net.Conn }
+
+func (brokenWritesConn) Write([]byte) (int, error) { return 0, net.ErrClosed }
