@@ -101,11 +101,14 @@ variable "freshness_budget" {
   type        = string
   default     = "2m0s"
 
+  # try: && does not short-circuit, so the sums are evaluated for a spelling the regex refuses
+  # too, and their regex() call would fail the validation with its own error instead of this
+  # message.
   validation {
-    condition = can(regex("^([0-9]+h)?([0-9]+m)?([0-9]+s)?$", var.freshness_budget)) && var.freshness_budget != "" && (
-      sum([for i, n in regex("^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$", var.freshness_budget) : tonumber(coalesce(n, "0")) * [3600, 60, 1][i]]) >= 45
-      ) && (
-      sum([for i, n in regex("^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$", var.freshness_budget) : tonumber(coalesce(n, "0")) * [3600, 60, 1][i]]) <= 3600
+    condition = var.freshness_budget != "" && try(
+      sum([for i, n in regex("^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$", var.freshness_budget) : tonumber(coalesce(n, "0")) * [3600, 60, 1][i]]) >= 45 &&
+      sum([for i, n in regex("^(?:([0-9]+)h)?(?:([0-9]+)m)?(?:([0-9]+)s)?$", var.freshness_budget) : tonumber(coalesce(n, "0")) * [3600, 60, 1][i]]) <= 3600,
+      false
     )
     error_message = "The freshness budget must be a duration of hours, minutes and whole seconds (such as \"45s\", \"2m0s\" or \"1h\") between 45s and 1h."
   }
