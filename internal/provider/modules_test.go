@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
@@ -56,6 +57,79 @@ module "edge" {
 }
 `, budget))
 			step.ExpectError = regexp.MustCompile(`The freshness budget must be a duration of hours, minutes and whole`)
+			resource.Test(t, resource.TestCase{Steps: []resource.TestStep{step}})
+		})
+	}
+}
+
+// TestAccModules_NullInputMeansDefault: a module input with a default, passed null (as a
+// wrapping module does to mean "not set"), takes its default instead of failing the plan with
+// an error about a null function argument or a null count.
+func TestAccModules_NullInputMeansDefault(t *testing.T) {
+	clearProviderEnv(t)
+	edge := newTestEdge(t)
+	for name, call := range map[string]struct {
+		module, body string
+		// expectError, when set, is the error the plan must stop at: a later one than the
+		// null input's, which shows the default was taken.
+		expectError *regexp.Regexp
+	}{
+		"edge": {"edge", `
+  environment     = "test"
+  log_sample_rate = null
+  # Obviously fake test values.
+  signing_secret = "0123456789abcdef0123456789abcdef-test"
+  cache_marker   = "marker-0123456789-test"
+`, regexp.MustCompile(`The provider has no platform domain`)},
+		"tenant": {"tenant", `
+  name                = "shop"
+  kind                = "dynamic"
+  platform_domain     = "kamui.test"
+  routes_namespace_id = "0123456789abcdef0123456789abcdef"
+  dynamic = {
+    origin    = "origin.kamui.test"
+    namespace = "tenant-shop"
+    service   = "web"
+    port      = 8080
+  }
+  status     = null
+  smoke_path = null
+`, nil},
+		"cluster-ingress": {"cluster-ingress", `
+  tunnel_name     = "kamuidash-test"
+  origin_hostname = "origin.kamui.test"
+  router = {
+    image = "registry.example.internal/kamuidash/router@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+  }
+  manage_network_policy = false
+  connector_pod_labels  = null
+`, nil},
+		"cluster-ingress network policy": {"cluster-ingress", `
+  tunnel_name     = "kamuidash-test"
+  origin_hostname = "origin.kamui.test"
+  router = {
+    image = "registry.example.internal/kamuidash/router@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+  }
+  manage_network_policy = null
+`,
+			// The default (true): Terraform manages the policy, so the plan needs a cluster,
+			// and this provider has none.
+			regexp.MustCompile(`Kubernetes Cluster Not Configured`),
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			provider := edge.providerBlock()
+			if call.module == "edge" {
+				// Without a platform domain the plan stops at the Worker's precondition,
+				// after every variable's validation and before the Worker is built.
+				provider = strings.Replace(provider, `platform_domain = "kamui.test"`, "", 1)
+			}
+			step := moduleStep(t, call.module, provider+`
+module "m" {
+  source = %[1]q
+`+call.body+`}
+`)
+			step.PlanOnly, step.ExpectNonEmptyPlan, step.ExpectError = true, true, call.expectError
 			resource.Test(t, resource.TestCase{Steps: []resource.TestStep{step}})
 		})
 	}

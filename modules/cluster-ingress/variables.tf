@@ -82,6 +82,7 @@ variable "connector_pod_labels" {
   default = {
     "app.kubernetes.io/name" = "cloudflared"
   }
+  nullable = false
 
   validation {
     condition     = length(var.connector_pod_labels) > 0
@@ -110,6 +111,7 @@ variable "manage_network_policy" {
   description = "Whether Terraform owns the router's NetworkPolicy (`kamuidash_router_network_policy`, which needs the provider's kubernetes block or KUBECONFIG). False leaves it in `router_manifests` for the cluster's tooling."
   type        = bool
   default     = true
+  nullable    = false
 }
 
 variable "metrics_scraper" {

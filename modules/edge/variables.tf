@@ -151,6 +151,7 @@ variable "log_sample_rate" {
   description = "The fraction of successful requests that get a log line, between 0 and 1; errors are always logged."
   type        = number
   default     = 0.01
+  nullable    = false
 
   validation {
     condition     = var.log_sample_rate >= 0 && var.log_sample_rate <= 1

@@ -101,6 +101,7 @@ variable "status" {
   description = "`active` routes the app; `provisioning` and `disabled` make the edge answer 503 (and the app's smoke checks then expect 503)."
   type        = string
   default     = "active"
+  nullable    = false
 
   validation {
     condition     = contains(["active", "provisioning", "disabled"], var.status)
@@ -182,6 +183,7 @@ variable "smoke_path" {
   description = "The path the smoke checks request on every host of the app."
   type        = string
   default     = "/"
+  nullable    = false
 
   validation {
     condition     = startswith(var.smoke_path, "/") && !strcontains(var.smoke_path, " ")
