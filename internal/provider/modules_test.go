@@ -134,3 +134,29 @@ module "m" {
 		})
 	}
 }
+
+// TestAccModuleClusterIngress_MetricsScraperNamespace: the metrics scraper's namespace must
+// be a namespace name, as connector_namespace must; any other value is a valid label value
+// the NetworkPolicy would accept and never match, silently shutting the scraper out.
+func TestAccModuleClusterIngress_MetricsScraperNamespace(t *testing.T) {
+	for _, namespace := range []string{"", "Monitoring", "monitoring.system"} {
+		t.Run(namespace, func(t *testing.T) {
+			step := moduleStep(t, "cluster-ingress", fmt.Sprintf(`
+module "m" {
+  source          = %%[1]q
+  tunnel_name     = "kamuidash-test"
+  origin_hostname = "origin.kamui.test"
+  router = {
+    image = "registry.example.internal/kamuidash/router@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+  }
+  metrics_scraper = {
+    pod_labels = { "app.kubernetes.io/name" = "prometheus" }
+    namespace  = %q
+  }
+}
+`, namespace))
+			step.ExpectError = regexp.MustCompile(`metrics_scraper.namespace must be a DNS label`)
+			resource.Test(t, resource.TestCase{Steps: []resource.TestStep{step}})
+		})
+	}
+}

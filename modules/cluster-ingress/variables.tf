@@ -126,4 +126,11 @@ variable "metrics_scraper" {
     condition     = var.metrics_scraper == null || try(length(var.metrics_scraper.pod_labels) > 0, false)
     error_message = "metrics_scraper.pod_labels must not be empty: an empty selector would admit every pod of the namespace."
   }
+
+  # The namespace is matched by its kubernetes.io/metadata.name label: a value that is no
+  # namespace name is still a valid label value, and the rule would admit nobody.
+  validation {
+    condition     = var.metrics_scraper == null || try(can(regex("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$", var.metrics_scraper.namespace)), false)
+    error_message = "metrics_scraper.namespace must be a DNS label: the name of the namespace the scraper runs in."
+  }
 }
