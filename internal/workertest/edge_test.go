@@ -248,6 +248,7 @@ func casFiles(version int) map[string]siteContent {
 	files := map[string]siteContent{
 		"index.html":       {"text/html; charset=utf-8", "<h1>cas home</h1>"},
 		"guide/start.html": {"text/html; charset=utf-8", "<h1>cas start</h1>"},
+		"guide/index.html": {"text/html; charset=utf-8", "<h1>cas guide</h1>"},
 		"404.html":         {"text/html; charset=utf-8", "<h1>cas 404</h1>"},
 		"data.txt":         {"text/plain; charset=utf-8", deliveryBody},
 	}

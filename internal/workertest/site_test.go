@@ -76,6 +76,15 @@ func TestSiteRevalidationAndHEADReadNoObject(t *testing.T) {
 	if nf.status != 404 || nf.body != "<h1>cas 404</h1>" {
 		t.Errorf("404 page: %d %q", nf.status, nf.body)
 	}
+	// A directory's path without its slash: redirected to the directory, the query kept,
+	// from the manifest alone.
+	d := do(t, "GET", "cas.kamui.test", "/guide?rv=dir", nil, "")
+	if d.status != 308 || d.header.Get("Location") != "/guide/?rv=dir" || d.body != "" {
+		t.Errorf("directory without its slash: %d Location %q %q", d.status, d.header.Get("Location"), d.body)
+	}
+	if l := logOf(t, d.header.Get("X-Request-Id")); num(l, "r2_reads") != 0 || l["outcome"] != "ok" {
+		t.Errorf("directory without its slash: log %v", l)
+	}
 }
 
 // The record moves to a new version (one file changed): the old ETag of that file gets the

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"strings"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -44,7 +45,7 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	}
 	now := h.now()
 	h.mu.Lock()
-	file, found := h.sites.known(st.Manifest, rel, st.Index, st.SPA)
+	file, found := h.sites.known(st.Manifest, rel, st.Index, st.SPA, strings.HasSuffix(u.path, "/"))
 	live := h.sites.live(st.Manifest, now)
 	h.mu.Unlock()
 	if found {
@@ -67,10 +68,11 @@ func (m *siteMemo) live(key string, now time.Time) bool {
 // known is the file the manifest under key maps rel to, as serveSite maps it (siteFiles.at),
 // from its entry live or expired, without marking it used: a hint for readAhead. h.mu must be
 // held.
-func (m *siteMemo) known(key, rel, index string, spa bool) (siteFile, bool) {
+func (m *siteMemo) known(key, rel, index string, spa, slash bool) (siteFile, bool) {
 	e, ok := m.entries[key]
 	if !ok {
 		return siteFile{}, false
 	}
-	return e.files.at(rel, index, spa)
+	f, found, _ := e.files.at(rel, index, spa, slash)
+	return f, found
 }

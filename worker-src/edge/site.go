@@ -3,6 +3,7 @@ package edge
 import (
 	"encoding/hex"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -41,14 +42,23 @@ func (f siteFile) object() string { return hex.EncodeToString(f.sum[:]) }
 // siteFiles are one manifest's files by path.
 type siteFiles map[string]siteFile
 
-// at is the file that answers rel: its own, or for a route of a single-page app (spa,
-// spaRoute) its index. Never the 404 page.
-func (files siteFiles) at(rel, index string, spa bool) (siteFile, bool) {
-	f, found := files[rel]
-	if !found && spa && spaRoute(rel, index) {
+// at is the file that answers rel, staticPath's reading of a request path (slash: that path
+// ended in "/"): its own; for a route of a single-page app (spa, spaRoute) its index. Never
+// the 404 page. A directory's path without its slash names no file but a redirect to the
+// directory (redirect), as a file server answers, so that the relative links of the
+// directory's index resolve under it; a single-page app would otherwise answer it with its
+// root index.
+func (files siteFiles) at(rel, index string, spa, slash bool) (f siteFile, found, redirect bool) {
+	if f, found = files[rel]; found {
+		return f, true, false
+	}
+	if _, dir := files[rel+"/"+index]; dir && !slash {
+		return siteFile{}, false, true
+	}
+	if spa && spaRoute(rel, index) {
 		f, found = files[index]
 	}
-	return f, found
+	return f, found, false
 }
 
 // compactSite converts a decoded manifest (whose objects DecodeSiteManifest checked to be
@@ -332,7 +342,10 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	var file siteFile
 	found := false
 	if ok {
-		file, found = files.at(rel, st.Index, st.SPA)
+		var redirect bool
+		if file, found, redirect = files.at(rel, st.Index, st.SPA, strings.HasSuffix(u.path, "/")); redirect {
+			return h.directoryRedirect(ex, u)
+		}
 	}
 	if !found && st.NotFound != "" {
 		file, found = files[st.NotFound]
@@ -393,6 +406,22 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 	}
 	ex.line.Outcome = OutcomeStaticError
 	return ex.fixed(fixedStaticError)
+}
+
+// directoryRedirect answers a directory's path without its slash with a permanent redirect
+// to the path with it, the query kept: only a path staticPath accepted gets here (relative,
+// without empty or dot segments), so the location stays on this host.
+func (h *Handler) directoryRedirect(ex *Exchange, u urlParts) Plan {
+	ex.line.Outcome = OutcomeOK
+	location := u.path + "/"
+	if u.query != "" {
+		location += "?" + u.query
+	}
+	hdr := append(make(Header, 0, 3), // not a literal: see Exchange.fixed
+		Field{"Location", location},
+		Field{"Cache-Control", clientStaticCacheControl},
+		Field{"X-Request-Id", ex.id})
+	return Plan{Status: 308, Header: hdr}
 }
 
 // objectBack is the outcome of the read of key the adapter made for an earlier Decide, if it

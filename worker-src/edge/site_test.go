@@ -699,3 +699,49 @@ func TestSiteManifestReadAgainUnchangedIsNotDecodedAgain(t *testing.T) {
 		t.Errorf("manifest above the kept bound: %d decodes for two reads, want 2", got)
 	}
 }
+
+// A directory's path without its slash is redirected to the directory (308, the query kept),
+// as a file server answers, so that the relative links of its index resolve under it; for a
+// single-page app too, where the path would otherwise get the app's root index. Nothing is
+// read but the manifest, and nothing is stored.
+func TestSiteDirectoryRedirect(t *testing.T) {
+	w := newWorld(t)
+	for _, spa := range []bool{false, true} {
+		app := "dirs"
+		if spa {
+			app = "dirsspa"
+		}
+		w.routes.data[app] = record(t, siteRecord(app, putSite(t, w.objects.data, "sites/"+app+"/", "v1", map[string]siteContent{
+			"index.html":          {"text/html; charset=utf-8", "home"},
+			"docs/index.html":     {"text/html; charset=utf-8", "docs index"},
+			"docs/a b/index.html": {"text/html; charset=utf-8", "spaced"},
+			"notes":               {"text/plain; charset=utf-8", "a file, not a directory"},
+			"notes/index.html":    {"text/html; charset=utf-8", "shadowed"},
+		}), "", spa))
+		host := app + ".kamui.test"
+		for _, c := range []struct{ path, location string }{
+			{"/docs", "/docs/"},
+			{"/docs?x=1&y", "/docs/?x=1&y"},
+			{"/docs/a%20b", "/docs/a%20b/"},
+		} {
+			o0, _ := w.objects.counts()
+			for _, method := range []string{"GET", "HEAD"} {
+				ex := w.serve(w.h, request(host, method, c.path))
+				p := ex.Plan
+				if p.Status != 308 || p.Header.Get("Location") != c.location || p.Body != nil || p.Store != nil || ex.line.Outcome != OutcomeOK {
+					t.Errorf("spa=%v %s %s: %d Location %q body %v store %v outcome %v", spa, method, c.path, p.Status, p.Header.Get("Location"), p.Body != nil, p.Store, ex.line.Outcome)
+				}
+			}
+			if objects, _ := w.objects.counts(); objects != o0 {
+				t.Errorf("spa=%v %s: %d object reads for a redirect", spa, c.path, objects-o0)
+			}
+		}
+		// The directory itself, and a file that shares a directory's name, are served.
+		if p := w.serve(w.h, get(host, "/docs/")).Plan; p.Status != 200 || sent(t, p) != "docs index" {
+			t.Errorf("spa=%v /docs/: %d %q", spa, p.Status, sent(t, p))
+		}
+		if p := w.serve(w.h, get(host, "/notes")).Plan; p.Status != 200 || sent(t, p) != "a file, not a directory" {
+			t.Errorf("spa=%v /notes: %d %q", spa, p.Status, sent(t, p))
+		}
+	}
+}
