@@ -320,8 +320,10 @@ func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHos
 			diags.AddError("Custom Hostname Not Active",
 				"The custom hostname "+quote(h.Hostname)+" was created but did not become active within "+timeout.String()+
 					" (hostname "+h.Status+", certificate "+h.SSL.Status+"). Publish the TXT records shown in ownership_verification "+
-					"and ssl_validation at the tenant's DNS provider, then apply again (the resource is tainted and will be recreated), "+
-					"or raise timeouts.create. "+strings.Join(h.VerificationErrors, "; "))
+					"and ssl_validation at the tenant's DNS provider. Terraform now marks the domain tainted, and applying again as it is "+
+					"would replace it: this hostname deleted and another created, whose records differ from those being published. To keep "+
+					"it, run `terraform untaint <address>`: the hostname becomes active once its records are published, and the next apply "+
+					"writes its mapping. Or raise timeouts.create. "+strings.Join(h.VerificationErrors, "; "))
 			return h, diags
 		}
 		next, found, err := r.data.pollCustomHostname(ctx, h.ID)
