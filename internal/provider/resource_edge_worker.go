@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"regexp"
@@ -382,10 +383,16 @@ func bindingValueField(k route.BindingKind) string {
 	return "text"
 }
 
-// syncRoutes makes the zone's routes to this script exactly the configured patterns. With
-// repair (an update), a configured pattern whose route was pointed elsewhere outside Terraform
-// is pointed back; a create never takes a route over from another script.
-func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, repair bool) diag.Diagnostics {
+// repointedRoutesKey is the private state key where Read records, as a JSON list, the patterns
+// of this Worker's zone routes that were pointed at another script (or none) outside
+// Terraform. Only those are pointed back: a pattern another script owned all along is never
+// taken over.
+const repointedRoutesKey = "repointed_routes"
+
+// syncRoutes makes the zone's routes to this script exactly the configured patterns. A
+// configured pattern in repair (an update's repointed routes) whose route points elsewhere is
+// pointed back; any other pattern routed elsewhere is left alone, and creating it fails.
+func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, repair []string) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var want []string
 	diags.Append(m.Routes.ElementsAs(ctx, &want, false)...)
@@ -401,9 +408,9 @@ func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, 
 	have := map[string]bool{}
 	for _, rt := range existing {
 		if rt.Script != name {
-			// A configured pattern pointed elsewhere outside Terraform (another script, or
-			// none): the zone allows one route per pattern, so it is pointed back.
-			if repair && slices.Contains(want, rt.Pattern) && !have[rt.Pattern] {
+			// A configured pattern of ours pointed elsewhere outside Terraform (another
+			// script, or none): the zone allows one route per pattern, so it is pointed back.
+			if slices.Contains(repair, rt.Pattern) && slices.Contains(want, rt.Pattern) && !have[rt.Pattern] {
 				if err := r.data.Client.UpdateWorkerRoute(ctx, r.data.ZoneID, rt.ID, rt.Pattern, name); err != nil {
 					diags.Append(apiErrorDiag("Unable to Update Worker Route", "Routing "+quote(rt.Pattern)+" back to "+quote(name), err))
 					return diags
@@ -455,7 +462,7 @@ func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	plan.ID = plan.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, false)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, nil)...)
 }
 
 func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -529,12 +536,24 @@ func (r *edgeWorkerResource) Read(ctx context.Context, req resource.ReadRequest,
 			resp.Diagnostics.Append(apiErrorDiag("Unable to List Worker Routes", "Listing the zone's Worker routes", err))
 			return
 		}
+		// Ours until now: the patterns state had, and those already found re-pointed.
+		var ours, repointed []string
+		resp.Diagnostics.Append(state.Routes.ElementsAs(ctx, &ours, false)...)
+		ours = append(ours, privateRoutes(ctx, req.Private, &resp.Diagnostics)...)
 		patterns := []string{}
 		for _, rt := range routes {
-			if rt.Script == name {
+			switch {
+			case rt.Script == name:
 				patterns = append(patterns, rt.Pattern)
+			case slices.Contains(ours, rt.Pattern):
+				repointed = append(repointed, rt.Pattern)
 			}
 		}
+		var b []byte
+		if len(repointed) > 0 {
+			b, _ = json.Marshal(repointed)
+		}
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, repointedRoutesKey, b)...)
 		// No routes stays null when the configuration sets none.
 		if len(patterns) > 0 || !state.Routes.IsNull() {
 			v, d := types.SetValueFrom(ctx, types.StringType, patterns)
@@ -562,7 +581,26 @@ func (r *edgeWorkerResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, true)...)
+	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, privateRoutes(ctx, req.Private, &resp.Diagnostics))...)
+	if !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.Private.SetKey(ctx, repointedRoutesKey, nil)...)
+	}
+}
+
+// privateStore is the part of a request's private state this resource reads.
+type privateStore interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// privateRoutes returns the patterns Read recorded as re-pointed away from this Worker.
+func privateRoutes(ctx context.Context, private privateStore, diags *diag.Diagnostics) []string {
+	b, d := private.GetKey(ctx, repointedRoutesKey)
+	diags.Append(d...)
+	var patterns []string
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &patterns) // written by Read; anything else repairs nothing
+	}
+	return patterns
 }
 
 func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
@@ -572,7 +610,7 @@ func (r *edgeWorkerResource) Delete(ctx context.Context, req resource.DeleteRequ
 		return
 	}
 	state.Routes = types.SetNull(types.StringType)
-	resp.Diagnostics.Append(r.syncRoutes(ctx, state, false)...) // routes first: nothing may point at a missing script
+	resp.Diagnostics.Append(r.syncRoutes(ctx, state, nil)...) // routes first: nothing may point at a missing script
 	if resp.Diagnostics.HasError() {
 		return
 	}

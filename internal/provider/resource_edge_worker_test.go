@@ -555,3 +555,37 @@ func TestAccEdgeWorker_RouteRepointedInDashboardIsRepaired(t *testing.T) {
 		},
 	})
 }
+
+// TestAccEdgeWorker_AddedRouteOfAnotherWorkerIsNotTakenOver: a pattern added to routes that
+// another script already owns (and never was this Worker's) fails the apply, as on a create,
+// and the other script keeps its route: only a route re-pointed away from this Worker is
+// pointed back.
+func TestAccEdgeWorker_AddedRouteOfAnotherWorkerIsNotTakenOver(t *testing.T) {
+	edge := newTestEdge(t)
+	const foreign = "api.kamui.test/*"
+	if err := edge.client(t).CreateWorkerRoute(context.Background(), edge.Identity().ZoneID, foreign, "someone-elses-worker"); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: edgeWorkerConfig(edge, "")},
+			{
+				Config: strings.Replace(edgeWorkerConfig(edge, ""), `"kamui.test/*"]`, `"kamui.test/*", "`+foreign+`"]`, 1),
+				// The apply fails; the foreign route is checked after the test.
+				ExpectError: regexp.MustCompile(`(?s)Unable to Create Worker Route.*already exists`),
+			},
+		},
+	})
+	routes, err := edge.client(t).ListWorkerRoutes(context.Background(), edge.Identity().ZoneID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := false
+	for _, rt := range routes {
+		kept = kept || rt.Pattern == foreign && rt.Script == "someone-elses-worker"
+	}
+	if !kept {
+		t.Fatalf("the route %s of someone-elses-worker was taken over: the zone has %+v", foreign, routes)
+	}
+}
