@@ -155,6 +155,9 @@ type providerData struct {
 	Kube *kubeConnection
 	// siteClaims are the static sites this process has started to create (resource_static_site.go).
 	siteClaims siteClaims
+	// workerClaims are the edge Worker scripts this process has started to create, keyed by
+	// ("", script name) (resource_edge_worker.go).
+	workerClaims siteClaims
 }
 
 // ConfigValidators refuses, at validation, a provider block that names the zone both ways.

@@ -447,6 +447,22 @@ func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	name := plan.Name.ValueString()
+	// Two resources of one configuration naming the same script are created in parallel and
+	// would both find the name free, each upload then overwriting the other's: the first to
+	// get here claims it for this process.
+	release, claimed := r.data.workerClaims.claim("", name)
+	if !claimed {
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Edge Worker Already Exists",
+			"Another kamuidash_edge_worker of this configuration creates the script "+quote(name)+" too; a script has one "+
+				"resource. Nothing was uploaded.")
+		return
+	}
+	uploaded := false
+	defer func() {
+		if !uploaded {
+			release() // nothing of it stayed: another attempt may create it
+		}
+	}()
 	if _, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Edge Worker", "Looking for script "+quote(name), err))
 		return
@@ -460,6 +476,7 @@ func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequ
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	uploaded = true
 	plan.ID = plan.Name
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(r.syncRoutes(ctx, plan, nil)...)

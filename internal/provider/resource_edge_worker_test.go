@@ -589,3 +589,27 @@ func TestAccEdgeWorker_AddedRouteOfAnotherWorkerIsNotTakenOver(t *testing.T) {
 		t.Fatalf("the route %s of someone-elses-worker was taken over: the zone has %+v", foreign, routes)
 	}
 }
+
+// TestAccEdgeWorker_TwoResourcesOfOneNameAreRefused: two resources of one configuration naming
+// the same script are created in parallel; both would find the name free, and each upload
+// would overwrite the other's, every plan after re-uploading one of them. The second is
+// refused.
+func TestAccEdgeWorker_TwoResourcesOfOneNameAreRefused(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: edgeWorkerConfig(edge, "") + `
+resource "kamuidash_edge_worker" "twin" {
+  name                 = "kamuidash-edge-test"
+  routes_namespace_id  = kamuidash_kv_namespace.routes.id
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  static_bucket        = "kamuidash-test-static"
+  signing_secret       = "fedcba9876543210fedcba9876543210-twin"
+  cache_marker         = "marker-9876543210-twin"
+}
+`,
+			ExpectError: regexp.MustCompile(`Edge Worker Already Exists`),
+		}},
+	})
+}
