@@ -179,6 +179,15 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	c, account, zone := r.data.Client, r.data.AccountID, r.data.ZoneID
 	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
 	id, err := c.CreateTunnel(ctx, account, name)
+	if isConflict(err) {
+		// Names are unique in the account: the tunnel is one made outside Terraform, or one an
+		// earlier apply created without learning its ID.
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Tunnel Already Exists",
+			"The account already has a tunnel named "+quote(name)+". Nothing was created. To manage it here, import it by "+
+				"its ID (the dashboard and cloudflared tunnel list show it): terraform import <address> <tunnel id>. "+
+				"Or choose another name.\n\nError: "+err.Error())
+		return
+	}
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
 		return

@@ -312,3 +312,20 @@ func TestAccTunnel_DeletedInDashboardIsRecreatedCleanly(t *testing.T) {
 		},
 	})
 }
+
+// TestAccTunnel_ExistingNameAsksForImport: a tunnel of the same name already in the account
+// (left by an apply whose answer was lost, or made in the dashboard) is refused with the
+// import that manages it, not only the API's conflict.
+func TestAccTunnel_ExistingNameAsksForImport(t *testing.T) {
+	edge := newTestEdge(t)
+	if _, err := edge.client(t).CreateTunnel(context.Background(), edge.Identity().AccountID, "kamuidash-test"); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      tunnelConfig(edge, "origin.kamui.test"),
+			ExpectError: regexp.MustCompile(`(?s)Tunnel Already Exists.*terraform\s+import`),
+		}},
+	})
+}
