@@ -604,13 +604,8 @@ func (r *edgeWorkerResource) Update(ctx context.Context, req resource.UpdateRequ
 	}
 }
 
-// privateStore is the part of a request's private state this resource reads.
-type privateStore interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 // privateRoutes returns the patterns Read recorded as re-pointed away from this Worker.
-func privateRoutes(ctx context.Context, private privateStore, diags *diag.Diagnostics) []string {
+func privateRoutes(ctx context.Context, private privateGetter, diags *diag.Diagnostics) []string {
 	b, d := private.GetKey(ctx, repointedRoutesKey)
 	diags.Append(d...)
 	var patterns []string
