@@ -11,6 +11,7 @@ package kubeaccess
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -35,8 +36,9 @@ var ErrNotConfigured = errors.New("no Kubernetes cluster is configured: the kube
 	"KUBECONFIG is unset, ~/.kube/config does not exist and the provider does not run in a pod")
 
 // requestTimeout bounds every API call: the resources here make a few small calls each, and
-// a cluster that does not answer within it should fail the plan, not hang it.
-const requestTimeout = 30 * time.Second
+// a cluster that does not answer within it should fail the plan, not hang it. A variable for
+// the tests.
+var requestTimeout = 30 * time.Second
 
 // RESTConfig resolves s into a client-go configuration.
 func (s Settings) RESTConfig() (*rest.Config, error) {
@@ -75,16 +77,49 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 }
 
 // Client builds a clientset from s.
-func (s Settings) Client() (kubernetes.Interface, error) {
+func (s Settings) Client() (c kubernetes.Interface, err error) {
 	cfg, err := s.RESTConfig()
 	if err != nil {
 		return nil, err
 	}
-	c, err := kubernetes.NewForConfig(cfg)
+	hc, err := rest.HTTPClientFor(cfg)
+	if err == nil {
+		hc.Transport = contextBound{hc.Transport}
+		c, err = kubernetes.NewForConfigAndClient(cfg, hc)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("building the Kubernetes client (check cluster_ca_certificate and the kubeconfig's certificates): %w", err)
 	}
 	return c, nil
+}
+
+// contextBound returns when the request's context ends (requestTimeout at the latest) even if
+// the transport it wraps does not: client-go runs a kubeconfig's exec credential plugin with no
+// deadline and without looking at the context, so a plugin waiting on a login prompt or a
+// stuck network call would hang the plan for good. The abandoned call ends when the plugin does.
+type contextBound struct{ rt http.RoundTripper }
+
+func (b contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
+	type result struct {
+		resp *http.Response
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		resp, err := b.rt.RoundTrip(req)
+		done <- result{resp, err}
+	}()
+	select {
+	case r := <-done:
+		return r.resp, r.err
+	case <-req.Context().Done():
+		go func() {
+			if r := <-done; r.resp != nil {
+				r.resp.Body.Close()
+			}
+		}()
+		return nil, fmt.Errorf("no answer from the API server, credentials included (a kubeconfig exec plugin may be waiting): %w", req.Context().Err())
+	}
 }
 
 func isMissingContext(rules *clientcmd.ClientConfigLoadingRules, name string) bool {

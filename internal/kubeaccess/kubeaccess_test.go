@@ -1,13 +1,18 @@
 package kubeaccess
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // isolate points every fallback at nothing: no KUBECONFIG, an empty home, not in a pod.
@@ -96,5 +101,46 @@ func TestRESTConfig_Errors(t *testing.T) {
 				t.Fatalf("err = %v, want it to mention %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A kubeconfig's exec credential plugin that never answers (a cloud CLI waiting on a login
+// prompt, a stuck network call) must fail the call within requestTimeout, not hang the plan:
+// client-go runs the plugin with no deadline of its own.
+func TestClient_HangingExecPluginTimesOut(t *testing.T) {
+	isolate(t)
+	saved := requestTimeout
+	requestTimeout = time.Second
+	t.Cleanup(func() { requestTimeout = saved })
+
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["c"] = &clientcmdapi.Cluster{Server: "https://127.0.0.1:1", InsecureSkipTLSVerify: true}
+	kc.AuthInfos["c"] = &clientcmdapi.AuthInfo{Exec: &clientcmdapi.ExecConfig{
+		APIVersion: "client.authentication.k8s.io/v1", Command: "sleep", Args: []string{"5"},
+		InteractiveMode: clientcmdapi.NeverExecInteractiveMode,
+	}}
+	kc.Contexts["c"] = &clientcmdapi.Context{Cluster: "c", AuthInfo: "c"}
+	kc.CurrentContext = "c"
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Settings{ConfigPath: path}.Client()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.CoreV1().Namespaces().List(context.Background(), metav1.ListOptions{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("the call succeeded without credentials")
+		}
+		t.Logf("error: %v", err)
+	case <-time.After(4 * time.Second):
+		t.Fatal("the call still waits on the exec plugin 4s after a 1s request timeout")
 	}
 }
