@@ -11,7 +11,10 @@ package kubeaccess
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -65,6 +68,12 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 	switch {
 	case err == nil:
 	case clientcmd.IsEmptyConfig(err):
+		// client-go calls a kubeconfig without a current-context empty too; saying that none
+		// was found would send the operator looking for the wrong thing.
+		if contexts := contextNames(rules); len(contexts) > 0 {
+			return nil, fmt.Errorf("the kubeconfig (%s) has no current-context: set config_context to one of its contexts (%s)",
+				describe(rules), strings.Join(contexts, ", "))
+		}
 		return nil, ErrNotConfigured
 	case s.ConfigContext != "" && isMissingContext(rules, s.ConfigContext):
 		return nil, fmt.Errorf("config_context %q is not a context of the kubeconfig (%s)", s.ConfigContext, describe(rules))
@@ -129,6 +138,15 @@ func isMissingContext(rules *clientcmd.ClientConfigLoadingRules, name string) bo
 	}
 	_, ok := merged.Contexts[name]
 	return !ok
+}
+
+// contextNames are the kubeconfig's contexts, sorted; none when it cannot be read.
+func contextNames(rules *clientcmd.ClientConfigLoadingRules) []string {
+	merged, err := rules.Load()
+	if err != nil {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(merged.Contexts))
 }
 
 // describe names where the kubeconfig came from, for an error message.

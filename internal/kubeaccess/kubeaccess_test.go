@@ -144,3 +144,29 @@ func TestClient_HangingExecPluginTimesOut(t *testing.T) {
 		t.Fatal("the call still waits on the exec plugin 4s after a 1s request timeout")
 	}
 }
+
+// A kubeconfig with several contexts and no current-context is a kubeconfig all the same: the
+// error must say to pick a context, not that no kubeconfig or config_path was given.
+func TestRESTConfig_NoCurrentContext(t *testing.T) {
+	isolate(t)
+	kc := clientcmdapi.NewConfig()
+	for _, name := range []string{"dev", "prod"} {
+		kc.Clusters[name] = &clientcmdapi.Cluster{Server: "https://" + name + ".example:6443"}
+		kc.AuthInfos[name] = &clientcmdapi.AuthInfo{Token: "token-" + name}
+		kc.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name}
+	}
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*kc, path); err != nil {
+		t.Fatal(err)
+	}
+	check := func(how string, s Settings) {
+		_, err := s.RESTConfig()
+		if err == nil || errors.Is(err, ErrNotConfigured) || !strings.Contains(err.Error(), "config_context") ||
+			!strings.Contains(err.Error(), "dev, prod") {
+			t.Errorf("%s: err = %v, want it to ask for config_context and list the contexts", how, err)
+		}
+	}
+	check("config_path", Settings{ConfigPath: path})
+	t.Setenv("KUBECONFIG", path)
+	check("KUBECONFIG", Settings{})
+}
