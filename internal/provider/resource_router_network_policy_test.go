@@ -262,3 +262,42 @@ func TestAccRouterNetworkPolicy_NoCluster(t *testing.T) {
 		},
 	})
 }
+
+// A policy the provider applied, labelled since by another tool (kubectl label, a GitOps
+// controller's tracking label), imports with an empty plan: the other tool's label is not one
+// this resource manages, and a plan that shows it removed would be false, since the apply
+// leaves it alone.
+func TestAccRouterNetworkPolicy_ImportKeepsForeignLabelsOut(t *testing.T) {
+	edge := newTestEdge(t)
+	cluster := newTestCluster(t, defaultRouterNamespace, "monitoring")
+	ctx := context.Background()
+	p := routerpolicy.Policy{
+		Namespace: defaultRouterNamespace, Name: defaultRouterPolicyName,
+		Labels:          map[string]string{"app.kubernetes.io/part-of": "kamuidash"},
+		RouterPodLabels: defaultRouterPodLabels,
+		Connector:       routerpolicy.Peer{PodLabels: defaultConnectorPodLabels, NamespaceLabels: map[string]string{namespaceNameLabel: defaultRouterNamespace}, Port: 8080},
+		Metrics: &routerpolicy.Peer{PodLabels: map[string]string{"app.kubernetes.io/name": "prometheus"},
+			NamespaceLabels: map[string]string{namespaceNameLabel: "monitoring"}, Port: 9090},
+	}
+	if _, _, err := routerpolicy.Apply(ctx, cluster.client, p); err != nil {
+		t.Fatal(err)
+	}
+	np := cluster.policy(t, defaultRouterNamespace, defaultRouterPolicyName)
+	np.Labels["team"] = "platform"
+	if _, err := cluster.client.NetworkingV1().NetworkPolicies(defaultRouterNamespace).Update(ctx, np, metav1.UpdateOptions{FieldManager: "kubectl-label"}); err != nil {
+		t.Fatal(err)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: cluster.providerBlock(edge) + routerPolicyBody + `
+import {
+  to = kamuidash_router_network_policy.this
+  id = "` + defaultRouterNamespace + "/" + defaultRouterPolicyName + `"
+}`,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(routerPolicyAddr, plancheck.ResourceActionNoop)},
+			},
+		}},
+	})
+}

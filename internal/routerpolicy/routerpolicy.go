@@ -128,16 +128,22 @@ type Observed struct {
 }
 
 // Observe reads obj against desired, the policy last applied (nil when there is none, as in an
-// import). Only desired's labels are read back; without desired, every label is.
+// import). Only desired's labels are read back; without desired, the labels FieldManager owns,
+// or every label of an object it never applied.
 func Observe(obj *networkingv1.NetworkPolicy, desired *Policy) Observed {
 	var labelKeys []string
 	if desired != nil {
 		labelKeys = slices.Collect(maps.Keys(desired.Labels))
+	} else {
+		// Labels another tool added (kubectl label, a GitOps controller's tracking label) are
+		// not ours to manage: read back on import, the plan would show them removed, which
+		// the apply never does.
+		labelKeys = ownLabels(obj)
 	}
 	spec := obj.Spec
 	p := Policy{Namespace: obj.Namespace, Name: obj.Name, RouterPodLabels: spec.PodSelector.MatchLabels, Labels: map[string]string{}}
 	for k, v := range obj.Labels {
-		if desired == nil || slices.Contains(labelKeys, k) {
+		if labelKeys == nil || slices.Contains(labelKeys, k) {
 			p.Labels[k] = v
 		}
 	}
@@ -171,6 +177,28 @@ func Observe(obj *networkingv1.NetworkPolicy, desired *Policy) Observed {
 		o.ForeignFields = foreignSpecFields(obj.ManagedFields)
 	}
 	return o
+}
+
+// ownLabels are the keys of obj's labels that FieldManager owns; nil when FieldManager owns no
+// field of obj at all.
+func ownLabels(obj *networkingv1.NetworkPolicy) []string {
+	for _, e := range obj.ManagedFields {
+		if e.Manager != FieldManager || e.Operation != metav1.ManagedFieldsOperationApply || e.FieldsV1 == nil {
+			continue
+		}
+		set := &fieldpath.Set{}
+		if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			return nil
+		}
+		keys := []string{}
+		for k := range obj.Labels {
+			if set.Has(fieldpath.MakePathOrDie("metadata", "labels", k)) {
+				keys = append(keys, k)
+			}
+		}
+		return keys
+	}
+	return nil
 }
 
 // foreignSpecFields lists the spec fields owned by managers other than ours, as
