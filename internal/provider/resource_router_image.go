@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -205,8 +206,37 @@ func (r *routerImageResource) registryOptions(ctx context.Context) []remote.Opti
 	return []remote.Option{
 		remote.WithContext(ctx),
 		remote.WithTransport(registryTransport()),
-		remote.WithAuthFromKeychain(authn.DefaultKeychain),
+		remote.WithAuthFromKeychain(boundedKeychain{authn.DefaultKeychain}),
 		remote.WithUserAgent("terraform-provider-kamuidash/" + r.data.Version),
+	}
+}
+
+// registryCredentialsTimeout bounds how long the Docker configuration's credential helper may
+// take to hand over the credentials. A variable for the tests.
+var registryCredentialsTimeout = 60 * time.Second
+
+// boundedKeychain gives up on a credential helper that does not answer within
+// registryCredentialsTimeout: go-containerregistry runs the helper with no deadline and without
+// looking at the context, so a helper waiting on a locked keyring or a login prompt no one sees
+// would hang the plan for good. The abandoned helper ends on its own.
+type boundedKeychain struct{ keychain authn.Keychain }
+
+func (k boundedKeychain) Resolve(target authn.Resource) (authn.Authenticator, error) {
+	type result struct {
+		auth authn.Authenticator
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		auth, err := k.keychain.Resolve(target)
+		done <- result{auth, err}
+	}()
+	select {
+	case r := <-done:
+		return r.auth, r.err
+	case <-time.After(registryCredentialsTimeout):
+		return nil, fmt.Errorf("the Docker configuration's credential helper for %s did not answer within %s",
+			target.RegistryStr(), registryCredentialsTimeout)
 	}
 }
 

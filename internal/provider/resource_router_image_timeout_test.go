@@ -2,8 +2,11 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -42,5 +45,43 @@ func TestRouterImage_RegistryThatNeverAnswersTimesOut(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the registry lookup still waits after 30s: a stuck registry hangs the plan")
+	}
+}
+
+// A Docker credential helper that never answers (waiting on a locked keyring or a login
+// prompt no one sees) must fail the refresh too: go-containerregistry runs the helper with no
+// deadline and without looking at the context.
+func TestRouterImage_CredentialHelperThatNeverAnswersTimesOut(t *testing.T) {
+	host := newTestRegistry(t, nil)
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "docker-credential-stuck"), []byte("#!/bin/sh\nsleep 5\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	config := fmt.Sprintf(`{"credHelpers": {%q: "stuck"}}`, host)
+	if err := os.WriteFile(filepath.Join(os.Getenv("DOCKER_CONFIG"), "config.json"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	saved := registryCredentialsTimeout
+	registryCredentialsTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { registryCredentialsTimeout = saved })
+
+	ref, err := name.NewDigest(host + "/kamuidash/router@sha256:" + strings.Repeat("0", 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &routerImageResource{data: &providerData{Version: "test"}}
+	done := make(chan error, 1)
+	go func() {
+		_, err := remote.Head(ref, r.registryOptions(context.Background())...)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "credential helper") {
+			t.Fatalf("err = %v, want the stuck credential helper named", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the registry lookup still waits on the credential helper after 3s: a stuck helper hangs the plan")
 	}
 }
