@@ -81,6 +81,11 @@ func (s Settings) RESTConfig() (*rest.Config, error) {
 		// client-go's messages name the file and what is wrong with it, never a credential.
 		return nil, fmt.Errorf("the kubeconfig (%s) is not usable: %w", describe(rules), err)
 	}
+	// Checked here, where it can be named: NewForConfig's error would come under the
+	// certificates hint of Client.
+	if _, _, err := rest.DefaultServerUrlFor(cfg); err != nil {
+		return nil, fmt.Errorf("host %q (the kubernetes block's, or the kubeconfig's server) is not an API server URL: %w", cfg.Host, err)
+	}
 	cfg.Timeout = requestTimeout
 	return cfg, nil
 }

@@ -94,6 +94,7 @@ func TestRESTConfig_Errors(t *testing.T) {
 		"missing explicit file": {Settings{ConfigPath: filepath.Join(t.TempDir(), "nope")}, "config_path"},
 		"unknown context":       {Settings{ConfigPath: path, ConfigContext: "prod"}, `config_context "prod"`},
 		"bad CA":                {Settings{Host: "https://x:6443", ClusterCACertificate: "not a pem"}, "cluster_ca_certificate"},
+		"bad host":              {Settings{Host: "https://x:port/"}, `host "https://x:port/"`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := tc.s.Client()
