@@ -129,7 +129,7 @@ func (b contextBound) RoundTrip(req *http.Request) (*http.Response, error) {
 	case <-req.Context().Done():
 		go func() {
 			if r := <-done; r.resp != nil {
-				r.resp.Body.Close()
+				_ = r.resp.Body.Close()
 			}
 		}()
 		return nil, fmt.Errorf("no answer from the API server, credentials included (a kubeconfig exec plugin may be waiting): %w", req.Context().Err())
