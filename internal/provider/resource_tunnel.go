@@ -273,6 +273,14 @@ func (r *tunnelResource) Read(ctx context.Context, req resource.ReadRequest, res
 		rec, found, err = c.GetDNSRecord(ctx, r.data.ZoneID, recID)
 	} else { // imported, or lost: look for the record by name
 		rec, found, err = c.FindDNSRecord(ctx, r.data.ZoneID, "CNAME", state.OriginHostname.ValueString())
+		if err == nil && found {
+			// A record routing into another tunnel that is alive is that tunnel's: adopted, it
+			// would be re-pointed here by the next apply and deleted by a destroy.
+			var theirs bool
+			if theirs, err = r.routesIntoAnotherLiveTunnel(ctx, rec, t.ID); theirs {
+				found = false
+			}
+		}
 	}
 	if err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Origin DNS Record", "Reading the CNAME of tunnel "+id, err))
@@ -377,8 +385,7 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 // longer exists (left behind by a tunnel deleted outside Terraform), or "" when there is none.
 // A record that routes anywhere else is not touched.
 func (r *tunnelResource) deadTunnelCNAME(ctx context.Context, host string) (string, error) {
-	c := r.data.Client
-	rec, found, err := c.FindDNSRecord(ctx, r.data.ZoneID, "CNAME", host)
+	rec, found, err := r.data.Client.FindDNSRecord(ctx, r.data.ZoneID, "CNAME", host)
 	if err != nil || !found {
 		return "", err
 	}
@@ -386,11 +393,25 @@ func (r *tunnelResource) deadTunnelCNAME(ctx context.Context, host string) (stri
 	if !ok || other == "" {
 		return "", nil
 	}
-	_, alive, err := c.GetTunnel(ctx, r.data.AccountID, other)
-	if err != nil || alive {
+	if alive, err := r.tunnelAlive(ctx, other); err != nil || alive {
 		return "", err
 	}
 	return rec.ID, nil
+}
+
+// routesIntoAnotherLiveTunnel reports whether rec routes into a tunnel other than ours that
+// still exists.
+func (r *tunnelResource) routesIntoAnotherLiveTunnel(ctx context.Context, rec *kdcf.DNSRecord, ours string) (bool, error) {
+	other, ok := strings.CutSuffix(rec.Content, kdcf.TunnelTargetSuffix)
+	if !ok || other == "" || other == ours {
+		return false, nil
+	}
+	return r.tunnelAlive(ctx, other)
+}
+
+func (r *tunnelResource) tunnelAlive(ctx context.Context, id string) (bool, error) {
+	_, alive, err := r.data.Client.GetTunnel(ctx, r.data.AccountID, id)
+	return alive, err
 }
 
 // ensureCacheRule rewrites the tunnel's Cache Rule (found by ID or ref) to want, or adds it

@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
+	kdcf "github.com/kamuidash/terraform-provider-kamuidash/internal/cloudflare"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 )
 
@@ -327,5 +328,59 @@ func TestAccTunnel_ExistingNameAsksForImport(t *testing.T) {
 			Config:      tunnelConfig(edge, "origin.kamui.test"),
 			ExpectError: regexp.MustCompile(`(?s)Tunnel Already Exists.*terraform\s+import`),
 		}},
+	})
+}
+
+// TestAccTunnel_ImportLeavesAnotherTunnelsCNAME: an imported tunnel has no record ID, so its
+// origin hostname's CNAME is looked up by name. One that routes into another live tunnel (the
+// hostname is that tunnel's) is not this tunnel's record: adopting it would show it as drift,
+// re-point it on the next apply, taking the other tunnel's traffic, and delete it on destroy.
+func TestAccTunnel_ImportLeavesAnotherTunnelsCNAME(t *testing.T) {
+	edge := newTestEdge(t)
+	ctx, c, account := context.Background(), edge.client(t), edge.Identity().AccountID
+	const origin = "origin.kamui.test"
+	const service = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
+	other, err := c.CreateTunnel(ctx, account, "another-platform")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.UpsertTunnelCNAME(ctx, edge.Identity().ZoneID, "", origin, other); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := c.CreateTunnel(ctx, account, "kamuidash-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetTunnelIngress(ctx, account, ours, origin, service); err != nil {
+		t.Fatal(err)
+	}
+	otherTarget := other + kdcf.TunnelTargetSuffix
+	stillTheOthers := func(*terraform.State) error {
+		for _, rec := range edge.DNSRecords() {
+			if rec.Name == origin && rec.Content == otherTarget {
+				return nil
+			}
+		}
+		return fmt.Errorf("the CNAME of %s into the other tunnel is gone: %v", origin, edge.DNSRecords())
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:             tunnelConfig(edge, origin),
+				ResourceName:       tunnelAddr,
+				ImportState:        true,
+				ImportStateId:      ours,
+				ImportStatePersist: true,
+				Check:              stillTheOthers,
+			},
+			{
+				// The apply that would route the hostname into this tunnel is refused by the
+				// record the other tunnel holds; it is not taken over.
+				Config:      tunnelConfig(edge, origin),
+				ExpectError: regexp.MustCompile(`(?s)Origin DNS Record`),
+			},
+		},
+		CheckDestroy: stillTheOthers,
 	})
 }

@@ -213,6 +213,11 @@ func (s *Server) createDNSRecord(r *http.Request) (any, any, func(), error) {
 		if other.Name == rec.Name && other.Type == rec.Type && other.Content == rec.Content {
 			return nil, nil, nil, &apiError{Status: http.StatusBadRequest, Code: 81058, Message: "An identical record already exists."}
 		}
+		// A CNAME is the only record of its name, as in DNS itself: the API refuses one beside
+		// any other record of the name, and any record beside a CNAME.
+		if other.Name == rec.Name && (other.Type == "CNAME" || rec.Type == "CNAME") {
+			return nil, nil, nil, &apiError{Status: http.StatusBadRequest, Code: 81053, Message: "An A, AAAA, or CNAME record with that host already exists."}
+		}
 	}
 	s.zone.DNSRecords[rec.ID] = rec
 	s.refreshValidation()
