@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -423,23 +422,9 @@ resource "kamuidash_custom_domain" "www" {
 // next apply, as the warning says, though the mapping has nothing to change.
 func TestAccCustomDomain_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
 	var failing atomic.Bool
-	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if failing.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
-				http.Error(w, `{"success":false,"errors":[{"code":10000,"message":"injected"}]}`, http.StatusBadRequest)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}, autoValidate(time.Second))
+	edge := newTestEdgeBehind(t, failFilterWrites(&failing), autoValidate(time.Second))
 	admitted := func(s *terraform.State) bool {
-		ns := s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID
-		entry, ok := edge.KVValue(ns, route.FilterKey)
-		if !ok {
-			return false
-		}
-		f, err := route.DecodeFilter(entry.Value)
-		return err == nil && f.Has("www.shop.example")
+		return edge.filterAdmits(s.RootModule().Resources["kamuidash_kv_namespace.domains"].Primary.ID, "www.shop.example")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,

@@ -28,16 +28,7 @@ func TestRouterImage_RegistryThatNeverAnswersTimesOut(t *testing.T) {
 	registryResponseTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { registryResponseTimeout = saved })
 
-	ref, err := name.NewDigest(strings.TrimPrefix(srv.URL, "http://") + "/kamuidash/router@sha256:" + strings.Repeat("0", 64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &routerImageResource{data: &providerData{Version: "test"}}
-	done := make(chan error, 1)
-	go func() {
-		_, err := remote.Head(ref, r.registryOptions(context.Background())...)
-		done <- err
-	}()
+	done := headImage(t, strings.TrimPrefix(srv.URL, "http://"))
 	select {
 	case err := <-done:
 		if err == nil {
@@ -66,6 +57,21 @@ func TestRouterImage_CredentialHelperThatNeverAnswersTimesOut(t *testing.T) {
 	registryCredentialsTimeout = 200 * time.Millisecond
 	t.Cleanup(func() { registryCredentialsTimeout = saved })
 
+	done := headImage(t, host)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "credential helper") {
+			t.Fatalf("err = %v, want the stuck credential helper named", err)
+		}
+	case <-time.After(3 * time.Second):
+		t.Fatal("the registry lookup still waits on the credential helper after 3s: a stuck helper hangs the plan")
+	}
+}
+
+// headImage looks an image up in the registry at host as the resource does, and hands the
+// lookup's error over once it ends: a caller waits for it only as long as it likes.
+func headImage(t *testing.T, host string) <-chan error {
+	t.Helper()
 	ref, err := name.NewDigest(host + "/kamuidash/router@sha256:" + strings.Repeat("0", 64))
 	if err != nil {
 		t.Fatal(err)
@@ -76,12 +82,5 @@ func TestRouterImage_CredentialHelperThatNeverAnswersTimesOut(t *testing.T) {
 		_, err := remote.Head(ref, r.registryOptions(context.Background())...)
 		done <- err
 	}()
-	select {
-	case err := <-done:
-		if err == nil || !strings.Contains(err.Error(), "credential helper") {
-			t.Fatalf("err = %v, want the stuck credential helper named", err)
-		}
-	case <-time.After(3 * time.Second):
-		t.Fatal("the registry lookup still waits on the credential helper after 3s: a stuck helper hangs the plan")
-	}
+	return done
 }

@@ -374,12 +374,10 @@ import {
 	})
 }
 
-// A name filter that could not be rebuilt after a create is a warning that says to apply
-// again; the next apply must then rebuild it, though the record itself has nothing to change:
-// until then the edge refuses the app's host.
-func TestAccTenantApp_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
-	var failing atomic.Bool
-	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+// failFilterWrites is a local edge middleware that refuses every write of a namespace's name
+// filter while failing is set.
+func failFilterWrites(failing *atomic.Bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if failing.Load() && r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/values/"+route.FilterKey) {
 				http.Error(w, `{"success":false,"errors":[{"code":10000,"message":"injected"}]}`, http.StatusBadRequest)
@@ -387,15 +385,27 @@ func TestAccTenantApp_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
 			}
 			next.ServeHTTP(w, r)
 		})
-	})
+	}
+}
+
+// filterAdmits reports whether namespace ns holds a name filter that admits name.
+func (e *testEdge) filterAdmits(ns, name string) bool {
+	entry, ok := e.KVValue(ns, route.FilterKey)
+	if !ok {
+		return false
+	}
+	f, err := route.DecodeFilter(entry.Value)
+	return err == nil && f.Has(name)
+}
+
+// A name filter that could not be rebuilt after a create is a warning that says to apply
+// again; the next apply must then rebuild it, though the record itself has nothing to change:
+// until then the edge refuses the app's host.
+func TestAccTenantApp_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
+	var failing atomic.Bool
+	edge := newTestEdgeBehind(t, failFilterWrites(&failing))
 	admitted := func(s *terraform.State) bool {
-		ns := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID
-		entry, ok := edge.KVValue(ns, route.FilterKey)
-		if !ok {
-			return false
-		}
-		f, err := route.DecodeFilter(entry.Value)
-		return err == nil && f.Has("shop")
+		return edge.filterAdmits(s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID, "shop")
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
