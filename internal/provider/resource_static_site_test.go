@@ -529,25 +529,7 @@ func TestAccStaticSite_FileChangedDuringTheUploadIsNotStoredUnderItsOldHash(t *t
 	for _, overS3 := range []bool{false, true} {
 		t.Run(map[bool]string{false: "rest", true: "s3"}[overS3], func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "site")
-			var once sync.Once
-			edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					if r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), sha("AAAA")) {
-						failed := false
-						once.Do(func() {
-							if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte("BBBB"), 0o644); err != nil {
-								t.Error(err)
-							}
-							failed = true
-						})
-						if failed {
-							http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"injected"}]}`, http.StatusInternalServerError)
-							return
-						}
-					}
-					next.ServeHTTP(w, r)
-				})
-			})
+			edge := newTestEdgeBehind(t, rewriteDuringUpload(t, dir, "AAAA", "BBBB", func() bool { return true }))
 			config := func() string {
 				block := edge.providerBlock()
 				if overS3 {
@@ -693,29 +675,9 @@ func TestStaticSiteCreate_InterruptedTakesBackWhatItStored(t *testing.T) {
 // would have served an error for that path.
 func TestAccStaticSite_RevertKeepsTheObjectAKeptVersionNames(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "site")
-	var (
-		rewriting bool
-		once      sync.Once
-	)
-	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if rewriting && r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), sha("AAAA")) {
-				// The build rewrites app.js while its upload is under way; the retry reads it.
-				failed := false
-				once.Do(func() {
-					if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte("CCCC"), 0o644); err != nil {
-						t.Error(err)
-					}
-					failed = true
-				})
-				if failed {
-					http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"injected"}]}`, http.StatusInternalServerError)
-					return
-				}
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
+	// The build rewrites app.js while its upload is under way; the retry reads it.
+	var rewriting bool
+	edge := newTestEdgeBehind(t, rewriteDuringUpload(t, dir, "AAAA", "CCCC", func() bool { return rewriting }))
 	var manifestV1 string
 	var opsBefore map[string]int
 	resource.Test(t, resource.TestCase{
@@ -755,4 +717,29 @@ func TestAccStaticSite_RevertKeepsTheObjectAKeptVersionNames(t *testing.T) {
 			},
 		},
 	})
+}
+
+// rewriteDuringUpload is a local edge middleware for a build that rewrites dir's app.js while
+// it is uploaded: the first upload of the object holding from (while during says so) rewrites
+// the file to to and fails, as an upload cut off by the change would.
+func rewriteDuringUpload(t *testing.T, dir, from, to string, during func() bool) func(http.Handler) http.Handler {
+	var once sync.Once
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if during() && r.Method == http.MethodPut && strings.Contains(r.URL.EscapedPath(), sha(from)) {
+				failed := false
+				once.Do(func() {
+					if err := os.WriteFile(filepath.Join(dir, "app.js"), []byte(to), 0o644); err != nil {
+						t.Error(err)
+					}
+					failed = true
+				})
+				if failed {
+					http.Error(w, `{"success":false,"errors":[{"code":10001,"message":"injected"}]}`, http.StatusInternalServerError)
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }
