@@ -63,10 +63,18 @@ func (m *DomainMapping) appendCanonical(b []byte) []byte {
 func (m *SiteManifest) appendCanonical(b []byte) []byte {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(m.V), 10)
-	if m.Files == nil {
-		return append(b, `,"files":null}`...)
+	if len(m.Files) > 0 {
+		b = m.appendFiles(append(b, `,"files":{`...))
 	}
-	b = append(b, `,"files":{`...)
+	if m.Shards != 0 {
+		b = append(b, `,"shards":`...)
+		b = strconv.AppendInt(b, int64(m.Shards), 10)
+	}
+	return append(b, '}')
+}
+
+// appendFiles appends the files of m, and the brace that closes them.
+func (m *SiteManifest) appendFiles(b []byte) []byte {
 	paths := make([]string, 0, len(m.Files))
 	for p := range m.Files {
 		paths = append(paths, p)
@@ -83,7 +91,7 @@ func (m *SiteManifest) appendCanonical(b []byte) []byte {
 		b = strconv.AppendInt(b, f.Size, 10)
 		b = append(b, '}')
 	}
-	return append(b, "}}"...)
+	return append(b, '}')
 }
 
 // canonicalEncoder is a contract type with its own canonical encoder.

@@ -87,6 +87,7 @@ func FuzzCanonicalEncodings(f *testing.F) {
 		assertCanonical(t, &SiteManifest{V: int(n), Files: map[string]SiteFile{
 			a: {Object: b, Type: c, Size: n}, b: {Object: c, Type: a, Size: -n}, a + c: {},
 		}})
+		assertCanonical(t, &SiteManifest{V: int(n), Shards: int(n)})
 	})
 }
 
