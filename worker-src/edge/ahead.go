@@ -27,6 +27,10 @@ import (
 // GET whose content lookup missed reads ahead: a content hit needs no object, a HEAD or a
 // conditional request may need none, and a host the isolate never resolved, or last resolved
 // to a dynamic app, gives no guess.
+//
+// For a split version (route.SplitSiteManifest) the guess goes through the shard of each path
+// the memo holds, and the manifest read ahead is the version's manifest when the memo let it
+// go, else the shard of the request's path when it let that go.
 func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string) {
 	missed := req.Content != nil && req.Content.Err == nil && !req.Content.Found
 	hostLookup := ex.needRoute != "" && ex.needRoute != ex.appEntry.key
@@ -43,36 +47,57 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	if !ok {
 		return
 	}
-	now := h.now()
 	h.mu.Lock()
 	file, found := h.sites.known(st.Manifest, rel, st.Index, st.SPA, strings.HasSuffix(u.path, "/"))
-	live := h.sites.live(st.Manifest, now)
+	stale := h.sites.stale(st.Manifest, rel, h.now())
 	h.mu.Unlock()
 	if found {
 		ex.needObject = route.SiteObjectKey(st.Prefix, file.object())
 	}
-	if m := manifestRead(st.Manifest); !live && ex.madeRead(m) == nil {
-		// The memo let the version go (the freshness budget): the record most likely names
-		// it again, and its read need not wait for the record's.
+	if m := manifestRead(stale); stale != "" && ex.madeRead(m) == nil {
+		// The memo let the version go (the freshness budget), or the shard of the path: the
+		// record most likely names the version again, and the read need not wait for it.
 		ex.needAhead = *m
 	}
 }
 
-// live reports whether the manifest under key is held and not expired, without marking it
-// used. h.mu must be held.
-func (m *siteMemo) live(key string, now time.Time) bool {
+// stale is the first manifest the memo would have to read again to look rel up in the version
+// under key: the version's manifest when it is not held live, else for a split version the
+// shard of rel when that is not; "" when neither. h.mu must be held.
+func (m *siteMemo) stale(key, rel string, now time.Time) string {
 	e, ok := m.entries[key]
-	return ok && now.Before(e.exp)
+	switch {
+	case !ok || !now.Before(e.exp):
+		return key
+	case e.shards == 0:
+		return ""
+	}
+	shard := route.SiteShardKey(key, route.SiteShard(key, rel, e.shards))
+	if s, ok := m.entries[shard]; ok && now.Before(s.exp) {
+		return ""
+	}
+	return shard
 }
 
-// known is the file the manifest under key maps rel to, as serveSite maps it (siteFiles.at),
-// from its entry live or expired, without marking it used: a hint for readAhead. h.mu must be
-// held.
+// known is the file the version under key maps rel to, as serveSite maps it (fileAt.at),
+// from its entries live or expired, without marking them used: a hint for readAhead. For a
+// split version, nothing is known once a lookup needs a shard the memo does not hold (the
+// path may be in it, so a later lookup's answer would be a guess). h.mu must be held.
 func (m *siteMemo) known(key, rel, index string, spa, slash bool) (siteFile, bool) {
 	e, ok := m.entries[key]
 	if !ok {
 		return siteFile{}, false
 	}
-	f, found, _ := e.files.at(rel, index, spa, slash)
-	return f, found
+	file, unheld := e.files.at, false
+	if e.shards != 0 {
+		file = func(path string) (siteFile, bool) {
+			s, ok := m.entries[route.SiteShardKey(key, route.SiteShard(key, path, e.shards))]
+			if unheld = unheld || !ok; unheld {
+				return siteFile{}, false
+			}
+			return s.files.at(path)
+		}
+	}
+	f, found, _ := fileAt(file).at(rel, index, spa, slash)
+	return f, found && !unheld
 }

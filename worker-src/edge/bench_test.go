@@ -140,18 +140,18 @@ func BenchmarkColdSiteGET(b *testing.B) {
 func BenchmarkSiteMemoPutFull(b *testing.B) {
 	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	var m siteMemo
-	files := siteFiles{"index.html": siteFile{}}
+	site := siteManifest{files: siteFiles{"index.html": siteFile{}}}
 	keys := make([]string, 4*defaultMaxSiteManifests)
 	for i := range keys {
 		keys[i] = "sites/s" + strconv.Itoa(i) + "/manifests/v1.json"
 	}
 	for _, k := range keys[:defaultMaxSiteManifests] {
-		m.put(k, files, "", exp)
+		m.put(k, site, "", exp)
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		m.put(keys[i%len(keys)], files, "", exp)
+		m.put(keys[i%len(keys)], site, "", exp)
 		i++
 	}
 }

@@ -42,23 +42,46 @@ func (f siteFile) object() string { return hex.EncodeToString(f.sum[:]) }
 // siteFiles are one manifest's files by path.
 type siteFiles map[string]siteFile
 
+// siteManifest is a manifest as the memo holds it: a version's files, or a shard's, or the
+// shard count of a split version (route.SplitSiteManifest), whose files are in its shards.
+type siteManifest struct {
+	files  siteFiles
+	shards int
+}
+
+// fileAt is a lookup of one path of a site version: its file, if it has one.
+type fileAt func(path string) (siteFile, bool)
+
 // at is the file that answers rel, staticPath's reading of a request path (slash: that path
 // ended in "/"): its own; for a route of a single-page app (spa, spaRoute) its index. Never
 // the 404 page. A directory's path without its slash names no file but a redirect to the
 // directory (redirect), as a file server answers, so that the relative links of the
 // directory's index resolve under it; a single-page app would otherwise answer it with its
 // root index.
-func (files siteFiles) at(rel, index string, spa, slash bool) (f siteFile, found, redirect bool) {
-	if f, found = files[rel]; found {
+func (file fileAt) at(rel, index string, spa, slash bool) (f siteFile, found, redirect bool) {
+	if f, found = file(rel); found {
 		return f, true, false
 	}
-	if _, dir := files[rel+"/"+index]; dir && !slash {
+	if _, dir := file(rel + "/" + index); dir && !slash {
 		return siteFile{}, false, true
 	}
 	if spa && spaRoute(rel, index) {
-		f, found = files[index]
+		f, found = file(index)
 	}
 	return f, found, false
+}
+
+// at looks a path up in files.
+func (files siteFiles) at(path string) (siteFile, bool) {
+	f, ok := files[path]
+	return f, ok
+}
+
+// siteShard says which manifest a read is of: a version's (the zero value), or shard i of
+// the n shards of the version's manifest under root.
+type siteShard struct {
+	root string
+	i, n int
 }
 
 // compactSite converts a decoded manifest (whose objects DecodeSiteManifest checked to be
@@ -106,9 +129,9 @@ type siteMemo struct {
 }
 
 type siteEntry struct {
-	key   string
-	files siteFiles
-	exp   time.Time
+	key string
+	siteManifest
+	exp time.Time
 	// prev and next link the entries in order of use (siteMemo.recent), in a ring.
 	prev, next *siteEntry
 	// text is the manifest as read, when it is at most maxKeptSiteText bytes ("" otherwise):
@@ -120,26 +143,26 @@ type siteEntry struct {
 // for it rather than read it again, as route lookups do (see resolve).
 type siteFlight struct {
 	done    chan struct{}
-	files   siteFiles
+	site    siteManifest
 	err     string
 	started time.Time
 }
 
 // get returns the live entry of key, marking it used. An expired one is never returned; it
 // is dropped unless it kept its text, for unchanged.
-func (m *siteMemo) get(key string, now time.Time) (siteFiles, bool) {
+func (m *siteMemo) get(key string, now time.Time) (siteManifest, bool) {
 	e, ok := m.entries[key]
 	if !ok {
-		return nil, false
+		return siteManifest{}, false
 	}
 	if !now.Before(e.exp) {
 		if e.text == "" {
 			m.drop(key)
 		}
-		return nil, false
+		return siteManifest{}, false
 	}
 	m.use(e)
-	return e.files, true
+	return e.siteManifest, true
 }
 
 // use makes e, linked or not, the most recently used entry.
@@ -172,14 +195,15 @@ func (m *siteMemo) unlink(e *siteEntry) {
 	e.prev, e.next = nil, nil
 }
 
-// unchanged returns the files of key's entry, live or expired, when it kept text as its
-// manifest's: the manifest just read again is the one decoded before.
-func (m *siteMemo) unchanged(key, text string) (siteFiles, bool) {
+// unchanged returns key's entry, live or expired, when it kept text as its manifest's: the
+// manifest just read again is the one decoded before (and a shard's key says which shard it
+// is, so the same bytes under it passed the same checks).
+func (m *siteMemo) unchanged(key, text string) (siteManifest, bool) {
 	e, ok := m.entries[key]
 	if !ok || e.text == "" || e.text != text {
-		return nil, false
+		return siteManifest{}, false
 	}
-	return e.files, true
+	return e.siteManifest, true
 }
 
 func (m *siteMemo) drop(key string) {
@@ -190,10 +214,11 @@ func (m *siteMemo) drop(key string) {
 	}
 }
 
-// put remembers files (read from text) under key until exp, first evicting the least recently
+// put remembers site (read from text) under key until exp, first evicting the least recently
 // used entries until both bounds hold. A manifest larger than the whole file bound is not
 // remembered; its text is kept only up to maxKeptSiteText.
-func (m *siteMemo) put(key string, files siteFiles, text string, exp time.Time) {
+func (m *siteMemo) put(key string, site siteManifest, text string, exp time.Time) {
+	files := site.files
 	maxManifests, maxFiles := m.maxManifests, m.maxFiles
 	if maxManifests <= 0 {
 		maxManifests = defaultMaxSiteManifests
@@ -214,44 +239,44 @@ func (m *siteMemo) put(key string, files siteFiles, text string, exp time.Time) 
 	if len(text) > maxKeptSiteText {
 		text = ""
 	}
-	e := &siteEntry{key: key, files: files, exp: exp, text: text}
+	e := &siteEntry{key: key, siteManifest: site, exp: exp, text: text}
 	m.entries[key] = e
 	m.use(e)
 	m.files += len(files)
 }
 
-// manifestFiles returns the files of the manifest under key: from the memo, from a concurrent
-// read of it, or read from the static bucket now. A failure is a problem to log ("" when
-// none) and is never remembered. In a Decide the read is named for the adapter (ex.pending)
-// and the exchange leads the manifest's flight until it is back; a concurrent read of the
-// same manifest is waited for in Run.
-func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
+// manifestFiles returns the manifest under key (shard says which: a version's, or one of its
+// shards): from the memo, from a concurrent read of it, or read from the static bucket now. A
+// failure is a problem to log ("" when none) and is never remembered. In a Decide the read is
+// named for the adapter (ex.pending) and the exchange leads the manifest's flight until it
+// is back; a concurrent read of the same manifest is waited for in Run.
+func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (siteManifest, string) {
 	now := h.now()
 	h.mu.Lock()
-	if files, ok := h.sites.get(key, now); ok {
+	if site, ok := h.sites.get(key, now); ok {
 		h.mu.Unlock()
-		return files, ""
+		return site, ""
 	}
 	f, held := h.sites.flights[key]
 	inFlight := held && f != ex.siteFlight && now.Sub(f.started) < flightTimeout
 	if inFlight && !ex.blocking {
 		h.mu.Unlock()
 		ex.wait()
-		return nil, ""
+		return siteManifest{}, ""
 	}
 	if inFlight {
 		h.mu.Unlock()
 		h.waitShared(f.done)
 		select {
 		case <-f.done:
-			return f.files, f.err
+			return f.site, f.err
 		default:
 			// The other request gave no answer in time: read on our own.
-			files, text, problem := h.readSite(ex, key)
+			site, text, problem := h.readSite(ex, key, shard)
 			h.mu.Lock()
-			h.rememberSite(key, files, text, problem)
+			h.rememberSite(key, site, text, problem)
 			h.mu.Unlock()
-			return files, problem
+			return site, problem
 		}
 	}
 	if !held || f != ex.siteFlight {
@@ -264,58 +289,94 @@ func (h *Handler) manifestFiles(ex *Exchange, key string) (siteFiles, string) {
 	}
 	h.mu.Unlock()
 
-	files, text, problem := h.readSite(ex, key)
+	site, text, problem := h.readSite(ex, key, shard)
 	if ex.pending {
-		return nil, "" // a named read is out; the flight stays ours until it is back
+		return siteManifest{}, "" // a named read is out; the flight stays ours until it is back
 	}
-	f.files, f.err = files, problem
+	f.site, f.err = site, problem
 	h.mu.Lock()
 	if h.sites.flights[key] == f {
 		delete(h.sites.flights, key)
 	}
-	h.rememberSite(key, f.files, text, f.err)
+	h.rememberSite(key, f.site, text, f.err)
 	h.mu.Unlock()
 	ex.siteFlight = nil
 	close(f.done)
-	return f.files, f.err
+	return f.site, f.err
 }
 
 // rememberSite puts a manifest read without a problem into the memo for the freshness
 // budget; h.mu must be held.
-func (h *Handler) rememberSite(key string, files siteFiles, text, problem string) {
+func (h *Handler) rememberSite(key string, site siteManifest, text, problem string) {
 	if problem == "" && h.Config.TTLs.Budget > 0 {
-		h.sites.put(key, files, text, h.now().Add(h.Config.TTLs.Budget))
+		h.sites.put(key, site, text, h.now().Add(h.Config.TTLs.Budget))
 	}
 }
 
-// readSite reads one manifest and strictly decodes it, unless the memo kept the same text
-// from an earlier read (siteMemo.unchanged): the same bytes decode to the same files. It
-// returns the text read too, for the memo. The problem names the manifest and what is wrong
-// with it, never its content beyond what the decoder's error says.
-func (h *Handler) readSite(ex *Exchange, key string) (siteFiles, string, string) {
+// readSite reads one manifest and strictly decodes it (as a version's manifest, or as the
+// shard it is), unless the memo kept the same text from an earlier read
+// (siteMemo.unchanged): the same bytes decode to the same files. It returns the text read
+// too, for the memo. The problem names the manifest and what is wrong with it, never its
+// content beyond what the decoder's error says.
+func (h *Handler) readSite(ex *Exchange, key string, shard siteShard) (siteManifest, string, string) {
 	text, found, err := h.manifestText(ex, key)
 	switch {
 	case ex.pending:
-		return nil, "", ""
+		return siteManifest{}, "", ""
 	case err != nil:
-		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
+		return siteManifest{}, "", "STATIC: manifest " + key + ": " + err.Error()
 	case !found:
-		return nil, "", "STATIC: manifest " + key + ": not found"
+		return siteManifest{}, "", "STATIC: manifest " + key + ": not found"
 	}
 	h.mu.Lock()
-	files, same := h.sites.unchanged(key, text)
+	site, same := h.sites.unchanged(key, text)
 	if !same {
 		h.sites.decodes++
 	}
 	h.mu.Unlock()
 	if same {
-		return files, text, ""
+		return site, text, ""
 	}
-	m, err := route.DecodeSiteManifest([]byte(text))
+	var m route.SiteManifest
+	if shard.n == 0 {
+		m, err = route.DecodeSiteManifest([]byte(text))
+	} else {
+		m, err = route.DecodeSiteShard([]byte(text), shard.root, shard.i, shard.n)
+	}
 	if err != nil {
-		return nil, "", "STATIC: manifest " + key + ": " + err.Error()
+		return siteManifest{}, "", "STATIC: manifest " + key + ": " + err.Error()
 	}
-	return compactSite(m), text, ""
+	return siteManifest{files: compactSite(m), shards: m.Shards}, text, ""
+}
+
+// siteLookup looks paths up in one version of a site: in its manifest, or for a split
+// version in the shard of each path, read as the lookup needs it (a request reads only the
+// shards of the paths it looks up). A lookup that needs a read the exchange must wait for,
+// or that failed, finds nothing, and so does every lookup after it: the caller checks waiting
+// and problem before it trusts any answer.
+type siteLookup struct {
+	h    *Handler
+	ex   *Exchange
+	key  string
+	site siteManifest
+	// waiting: a shard's read is out (ex.pending); problem: a shard could not be read.
+	waiting bool
+	problem string
+}
+
+func (l *siteLookup) file(path string) (siteFile, bool) {
+	if l.site.shards == 0 {
+		return l.site.files.at(path)
+	}
+	if l.waiting || l.problem != "" {
+		return siteFile{}, false
+	}
+	shard := siteShard{root: l.key, i: route.SiteShard(l.key, path, l.site.shards), n: l.site.shards}
+	site, problem := l.h.manifestFiles(l.ex, route.SiteShardKey(l.key, shard.i), shard)
+	if l.waiting, l.problem = l.ex.pending, problem; l.waiting || problem != "" {
+		return siteFile{}, false
+	}
+	return site.files.at(path)
 }
 
 // serveSite answers a GET or HEAD of a content-addressed site (Static.Manifest set): the
@@ -329,7 +390,7 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		ex.line.Outcome = OutcomeStaticNotFound
 		return ex.fixed(fixedStaticNotFound)
 	}
-	files, problem := h.manifestFiles(ex, st.Manifest)
+	site, problem := h.manifestFiles(ex, st.Manifest, siteShard{})
 	if ex.pending {
 		return Plan{}
 	}
@@ -338,20 +399,27 @@ func (h *Handler) serveSite(ex *Exchange, req *Request, u urlParts, res resoluti
 		ex.line.Error = problem
 		return ex.fixed(fixedStaticError)
 	}
+	lookup := &siteLookup{h: h, ex: ex, key: st.Manifest, site: site}
 	status := 200
 	var file siteFile
-	found := false
+	found, redirect := false, false
 	if ok {
-		var redirect bool
-		if file, found, redirect = files.at(rel, st.Index, st.SPA, strings.HasSuffix(u.path, "/")); redirect {
-			return h.directoryRedirect(ex, u)
-		}
+		file, found, redirect = fileAt(lookup.file).at(rel, st.Index, st.SPA, strings.HasSuffix(u.path, "/"))
 	}
-	if !found && st.NotFound != "" {
-		file, found = files[st.NotFound]
+	if !found && !redirect && st.NotFound != "" {
+		file, found = lookup.file(st.NotFound)
 		status = 404
 	}
-	if !found {
+	switch {
+	case lookup.waiting:
+		return Plan{}
+	case lookup.problem != "":
+		ex.line.Outcome = OutcomeStaticError
+		ex.line.Error = lookup.problem
+		return ex.fixed(fixedStaticError)
+	case redirect:
+		return h.directoryRedirect(ex, u)
+	case !found:
 		ex.line.Outcome = OutcomeStaticNotFound
 		return ex.fixed(fixedStaticNotFound)
 	}

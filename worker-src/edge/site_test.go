@@ -303,12 +303,12 @@ func TestSiteConcurrentMissesShareOneRead(t *testing.T) {
 func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
 	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := exp.Add(-time.Hour)
-	files := func(n int) siteFiles {
+	files := func(n int) siteManifest {
 		f := siteFiles{}
 		for i := 0; i < n; i++ {
 			f[strconv.Itoa(i)] = siteFile{}
 		}
-		return f
+		return siteManifest{files: f}
 	}
 	has := func(m *siteMemo, keys ...string) string {
 		var in []string
@@ -404,7 +404,7 @@ func TestSiteMemoEvictionMatchesAScanForTheLeastRecentlyUsed(t *testing.T) {
 			for i := 0; i < n; i++ {
 				f[strconv.Itoa(i)] = siteFile{}
 			}
-			m.put(key, f, "", exp)
+			m.put(key, siteManifest{files: f}, "", exp)
 			if e := model[key]; e != nil {
 				modelFiles -= e.files
 				delete(model, key)
