@@ -195,7 +195,10 @@ func seedKV() map[string]map[string]string {
 				Static: &route.Static{Prefix: "sites/docs/v1/", Index: "index.html", NotFound: "404.html"}}),
 			"cachefail": mustRecord(dyn("cachefail", "tunnel.kamui.test", 5000)),
 			"cas":       mustRecord(casRecord(casManifest(1))),
-			"casbad":    mustRecord(brokenSite("casbad")),
+			"casshard": mustRecord(route.Record{App: "casshard", Status: route.StatusActive, Kind: route.KindStatic,
+				Static: &route.Static{Prefix: "sites/casshard/", Index: "index.html", NotFound: "404.html",
+					Manifest: route.SiteManifestKey("sites/casshard/", "v1")}}),
+			"casbad": mustRecord(brokenSite("casbad")),
 			"casbig":    mustRecord(brokenSite("casbig")),
 			"casnul":    mustRecord(brokenSite("casnul")),
 			"spa": mustRecord(route.Record{App: "spa", Status: route.StatusActive, Kind: route.KindStatic,
@@ -228,6 +231,7 @@ func seedR2() map[string]map[string]Object {
 	for v := 1; v <= 2; v++ {
 		putSite(objects["STATIC"], casPrefix, "v"+strconv.Itoa(v), casFiles(v))
 	}
+	putSite(objects["STATIC"], "sites/casshard/", "v1", casShardFiles())
 	// Manifests the Worker must refuse: a type that would split a header, one larger than
 	// route.MaxSiteManifestBytes (refused by worker.mjs from R2's size), one holding a NUL.
 	obj := siteObject("x")
@@ -285,7 +289,7 @@ func siteObject(body string) string {
 
 // putSite adds one site version to a bucket's seed: each content once under objects/ (with
 // a type of its own, which the Worker must not serve: the manifest's is the path's), then
-// the manifest.
+// the manifest, split into shards as the provider splits it when the site is large.
 func putSite(bucket map[string]Object, prefix, version string, files map[string]siteContent) {
 	m := route.SiteManifest{Files: map[string]route.SiteFile{}}
 	for p, c := range files {
@@ -293,11 +297,32 @@ func putSite(bucket map[string]Object, prefix, version string, files map[string]
 		bucket[route.SiteObjectKey(prefix, obj)] = Object{Text: c.body, ContentType: "application/octet-stream"}
 		m.Files[p] = route.SiteFile{Object: obj, Type: c.typ, Size: int64(len(c.body))}
 	}
-	b, err := route.EncodeSiteManifest(m)
+	key := route.SiteManifestKey(prefix, version)
+	root, shards, err := route.SplitSiteManifest(key, m)
 	if err != nil {
 		panic(err)
 	}
-	bucket[route.SiteManifestKey(prefix, version)] = Object{Text: string(b), ContentType: "application/json"}
+	for i, s := range shards {
+		b, err := route.EncodeSiteShard(s, key, i, len(shards))
+		if err != nil {
+			panic(err)
+		}
+		bucket[route.SiteShardKey(key, i)] = Object{Text: string(b), ContentType: "application/json"}
+	}
+	b, err := route.EncodeSiteManifest(root)
+	if err != nil {
+		panic(err)
+	}
+	bucket[key] = Object{Text: string(b), ContentType: "application/json"}
+}
+
+// casShardFiles is a site large enough to be split into shards: cas's files and pages.
+func casShardFiles() map[string]siteContent {
+	files := casFiles(1)
+	for i := range 2 * route.SiteShardFiles {
+		files["pages/"+strconv.Itoa(i)+".html"] = siteContent{"text/html; charset=utf-8", "<p>page " + strconv.Itoa(i) + "</p>"}
+	}
+	return files
 }
 
 func seedCache() map[string]CacheEntry {

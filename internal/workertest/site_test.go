@@ -286,3 +286,40 @@ func TestSiteManifestReadAheadPastTheBudget(t *testing.T) {
 		t.Errorf("the bucket was read %d times and KV %d; want 2 (the manifest, the object) and 1", d.R2Reads, d.Reads)
 	}
 }
+
+// A split site in workerd: each request reads the version's manifest once per isolate and
+// the shard of each path it looks up, and what it looks up beyond its path (a directory's
+// index, the 404 page) is found in whichever shard holds it.
+func TestSplitSiteReadsTheShardsItNeeds(t *testing.T) {
+	h := startOwnHost(t, hostConfig, time.Minute) // a fresh isolate: nothing of the site read yet
+	useHost(t, h)
+	first := do(t, "GET", "casshard.kamui.test", "/pages/7.html", nil, "")
+	if first.status != 200 || first.body != "<p>page 7</p>" {
+		t.Fatalf("/pages/7.html: %d %q", first.status, first.body)
+	}
+	if l := logOf(t, first.header.Get("X-Request-Id")); num(l, "manifest_reads") != 2 || num(l, "r2_reads") != 1 {
+		t.Errorf("first GET: log %v; want the manifest and one shard read, then the object", l)
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/", 200, "<h1>cas home</h1>"},
+		{"/guide/", 200, "<h1>cas guide</h1>"},
+		{"/guide", 308, ""},
+		{"/pages/none.html", 404, "<h1>cas 404</h1>"},
+		{"/pages/300.html", 200, "<p>page 300</p>"},
+	} {
+		r := do(t, "GET", "casshard.kamui.test", c.path, nil, "")
+		if r.status != c.status || r.body != c.body {
+			t.Errorf("%s: %d %q, want %d %q", c.path, r.status, r.body, c.status, c.body)
+		}
+		// Never the whole site: the version's manifest was read once, and a request reads
+		// at most the shards of the paths it looks up (its own, a directory's index, the
+		// 404 page).
+		if l := logOf(t, r.header.Get("X-Request-Id")); num(l, "manifest_reads") > 3 {
+			t.Errorf("%s: %d manifest reads", c.path, num(l, "manifest_reads"))
+		}
+	}
+}
