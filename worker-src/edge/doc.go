@@ -65,10 +65,16 @@
 //     body) and holds it by key in a memo bounded by entries and files, least recently used
 //     out, for at most the freshness budget; concurrent misses share one read, and a read
 //     after the budget that finds the text decoded before (kept up to 8 KB) is not decoded
-//     again. It resolves the path (staticPath, then the SPA index, then the 404 page) and
-//     makes every header from the entry, so a 304, a HEAD, a 416 and a missing path without
-//     a 404 page read no object; only a body the client gets is read, and an object missing
-//     or of another size than the entry says is a 502 before any byte is sent;
+//     again. A large version's manifest names only how many shards hold its files
+//     (route.SplitSiteManifest): each path is then looked up in its own shard
+//     (route.SiteShard), read and held like a manifest and judged by route.DecodeSiteShard
+//     (a path another shard should hold is refused), so a request reads the shards of the
+//     paths it looks up, never the whole site, and no read holds the isolate (one thread,
+//     every tenant) for longer than a shard's decode. It resolves the path (staticPath, then
+//     a directory's index, then the SPA index, then the 404 page) and makes every header
+//     from the entry, so a 304, a HEAD, a 416 and a missing path without a 404 page read no
+//     object; only a body the client gets is read, and an object missing or of another size
+//     than the entry says is a 502 before any byte is sent;
 //   - the content cache stores the full 200 with the entry's headers, so its hits
 //     revalidate against the same ETag.
 //

@@ -157,9 +157,9 @@ func TestSplitSiteLooksUpAcrossShards(t *testing.T) {
 // remembered: the version is served as soon as the shard is put right.
 func TestSplitSiteBadShard(t *testing.T) {
 	for _, c := range []struct {
-		name  string
+		name   string
 		break_ func(objects map[string]string, shard, other string)
-		want  string
+		want   string
 	}{
 		{"missing", func(o map[string]string, shard, _ string) { delete(o, shard) }, "not found"},
 		{"of another shard", func(o map[string]string, shard, other string) { o[shard] = o[other] }, "another shard"},
