@@ -14,12 +14,13 @@ GOTOOLCHAIN=$(cat internal/bundle/go-toolchain)
 export GOTOOLCHAIN
 
 # Pinned flags: no paths, no VCS stamp, no build id, no symbol tables; the hostdigest tag (the
-# runtime's SHA-256 and HMAC, internal/route/digest.go). Inlining in the
+# runtime's SHA-256 and HMAC, internal/route/digest.go), and for a test build the tags in
+# KAMUIDASH_WORKER_TAGS (kamuidash_fault: worker-src/edge/wasm/fault_injected.go). Inlining in the
 # standard library except runtime, fmt, reflect and encoding/json, and not in this repository's
 # packages: internal/bundle/worker.go (workerGCFlags) says why; it builds with the same flags,
 # and a test compares the bytes.
 export GOOS=js GOARCH=wasm CGO_ENABLED=0 GOFLAGS=-mod=readonly
-go build -trimpath -buildvcs=false -tags=hostdigest -gcflags=all=-l -gcflags=std= -gcflags=runtime=-l \
+go build -trimpath -buildvcs=false -tags="hostdigest${KAMUIDASH_WORKER_TAGS:+,$KAMUIDASH_WORKER_TAGS}" -gcflags=all=-l -gcflags=std= -gcflags=runtime=-l \
 	-gcflags=fmt=-l -gcflags=reflect=-l -gcflags=encoding/json=-l -ldflags='-s -w -buildid=' \
 	-o "$out/edge.wasm.tmp" ./worker-src/edge/wasm
 mv "$out/edge.wasm.tmp" "$out/edge.wasm"

@@ -78,6 +78,10 @@ func run(m *testing.M) int {
 	defer func() { _ = echo.Close() }()
 	slow := startServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
+		case slowArrivals <- r.URL.Path:
+		default:
+		}
+		select {
 		case <-time.After(5 * time.Second):
 		case <-r.Context().Done():
 		}
@@ -355,6 +359,10 @@ func routeEntry(host string) CacheEntry {
 		"Kamui-Route-Entry":     base64.RawURLEncoding.EncodeToString(entry),
 		route.CacheMarkerHeader: testMarker, "Cache-Control": "max-age=3600"}}
 }
+
+// slowArrivals receives the path of each request the slow origin gets, when a test is
+// listening: a request known to be waiting on its upstream.
+var slowArrivals = make(chan string)
 
 func startServer(h http.Handler) net.Listener {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -114,9 +114,14 @@ func CheckNodeModules(root string) error {
 }
 
 // BuildWorker runs scripts/build-worker.sh into outDir and returns its output.
-func BuildWorker(root, outDir string) (string, error) {
+func BuildWorker(root, outDir string) (string, error) { return BuildTestWorker(root, outDir, "") }
+
+// BuildTestWorker is BuildWorker with build tags of a test build added (tags, comma-separated:
+// kamuidash_fault, worker-src/edge/wasm/fault_injected.go). Such a build is never uploaded.
+func BuildTestWorker(root, outDir, tags string) (string, error) {
 	cmd := exec.Command("bash", filepath.Join(root, "scripts", "build-worker.sh"), outDir)
 	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "KAMUIDASH_WORKER_TAGS="+tags)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return string(out), errors.New("workertest: build-worker.sh failed: " + err.Error() + "\n" + string(out))

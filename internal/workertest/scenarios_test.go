@@ -380,7 +380,7 @@ func TestStatic(t *testing.T) {
 // TestStaticObjectBadContentType: an object whose Content-Type no header may carry (CR/LF
 // would split one) is a static-error 502 under the request's own id, as a manifest's bad type
 // is, on the first read and on one made with the route memoized; never the adapter's
-// "misconfigured" 500 under another id after a line saying it was served.
+// 500 (adapter-failure) under another id after a line saying it was served.
 func TestStaticObjectBadContentType(t *testing.T) {
 	for i := range 2 {
 		r := do(t, "GET", "docs.kamui.test", "/badtype.txt", nil, "")
@@ -448,7 +448,7 @@ func TestUpstreamConnectFailure(t *testing.T) {
 
 // TestUpstreamInvalidStatus: an upstream answering a status no response may carry (above
 // 599) is an upstream failure, answered and logged as one under the request's own id, not
-// the adapter's "misconfigured" answer under another.
+// the adapter-failure 500 under another.
 func TestUpstreamInvalidStatus(t *testing.T) {
 	r := do(t, "GET", "shop.kamui.test", "/status-999", nil, "")
 	assertFixed(t, r, 502)

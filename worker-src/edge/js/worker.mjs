@@ -1,8 +1,9 @@
 // The ES-module entry of the KamuiDash edge Worker. It instantiates the Go Wasm once per
-// isolate (lazily, on the first request, behind one shared promise) and carries out the Go
-// core's plans. Go decides; this file does the I/O that a warm request needs (Cache API
-// lookups, the upstream fetch) and is the only place that touches bodies: it passes streams
-// from one JS object to another, so bytes never enter Go.
+// isolate (lazily, on the first request, behind one shared promise; again only when that
+// instance has stopped, see GoInstance) and carries out the Go core's plans. Go decides; this
+// file does the I/O that a warm request needs (Cache API lookups, the upstream fetch) and is
+// the only place that touches bodies: it passes streams from one JS object to another, so
+// bytes never enter Go.
 //
 // Protocol with the Go adapter (worker-src/edge/wasm; its codec, with a named constant for each
 // kind below, is worker-src/edge/wire and must change with this file): requests and answers
@@ -52,103 +53,204 @@ import { createHash, createHmac } from "node:crypto";
 import "./wasm_exec.js";
 import compiled from "./edge.wasm";
 
-let ready;
-let edge; // globalThis.__kamuiEdge once the Wasm runs
-let wasm; // its exports: the synchronous calls and the memory
-let configured = false;
+let current; // the GoInstance new requests go to, once started
+let starting; // the promise of its start, while it starts
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-// Requests a runner decides, by token: token → resolve([fields, bodyObject]).
-const running = new Map();
 // The exports never run the goroutines they make ready (the garbage collector's workers, the
 // finalizers) other than a request's runner; poke, an event, lets them run once in this many
 // calls.
 const POKE_EVERY = 32;
-let syncCalls = 0;
 
-// ran takes what run or settle returned: nothing while the runner waits, else its answer,
-// read now (the next call into Go may reuse the memory) and handed to the request by token.
-function ran(n) {
-  if (n === 0) {
-    tick();
-    return;
-  }
-  const fields = answer(n);
-  const object = io.object;
-  io.object = null;
-  const resolve = running.get(Number(fields[1]));
-  if (!resolve) return;
-  running.delete(Number(fields[1]));
-  resolve([fields, object]);
-}
-
-// The runtime's SHA-256 and HMAC-SHA256, which the Go code imports from module "kamuidash"
-// (internal/route/digest_host.go) instead of linking the standard library's: each reads its
-// input at the addresses given in the Wasm's memory and writes the 32-byte digest at out.
-// (node:crypto, the runtime's synchronous crypto, needs the nodejs_compat flag:
-// route.WorkerCompatibilityFlags.)
-const digests = {
-  sha256(msg, msgLen, out) {
-    bytesAt(out, 32).set(createHash("sha256").update(bytesAt(msg, msgLen)).digest());
-  },
-  hmac_sha256(key, keyLen, msg, msgLen, out) {
-    bytesAt(out, 32).set(createHmac("sha256", bytesAt(key, keyLen)).update(bytesAt(msg, msgLen)).digest());
-  },
-};
-
+// start returns the Go instance to serve a request with, starting one when there is none (the
+// first request, or the first after the last one stopped).
 function start() {
-  if (!ready) {
-    ready = (async () => {
-      const go = new globalThis.Go();
-      const instance = await WebAssembly.instantiate(compiled, { ...go.importObject, kamuidash: digests });
-      // Before go.run: the digests read the memory from the first Go call on.
-      wasm = instance.exports;
-      // go.run resolves only when the program exits, which it never does: main blocks in
-      // select{} after registering __kamuiEdge.
-      go.run(instance);
-      if (typeof globalThis.__kamuiEdge !== "object" || globalThis.__kamuiEdge === null) {
-        throw new Error("edge wasm did not register its entry point");
-      }
-      edge = globalThis.__kamuiEdge;
-    })();
+  if (current) return Promise.resolve(current);
+  if (!starting) {
+    starting = GoInstance.start().then((g) => {
+      current = g;
+      return g;
+    });
     // A failed start must not poison the isolate forever: the next request retries.
-    ready.catch(() => { ready = undefined; });
+    starting.catch(() => {}).finally(() => { starting = undefined; });
   }
-  return ready;
+  return starting;
 }
 
-// bytesAt is a view of length bytes of Go's memory at address. It is made afresh each time:
-// the memory's buffer is replaced whenever it grows.
-function bytesAt(address, length) {
-  return new Uint8Array(wasm.mem.buffer, address, length);
-}
-
-// write encodes a message into Go's input buffer and returns its length in bytes. UTF-8 takes
-// at most three bytes per UTF-16 unit, so room for three per unit always holds it.
-function write(fields) {
-  const text = fields.join("\0") + "\0";
-  const room = text.length * 3;
-  const address = wasm.kamuiIn(room); // first: growing the memory detaches its old buffer
-  return encoder.encodeInto(text, bytesAt(address, room)).written;
-}
-
-// answer reads the answer of n bytes a synchronous call just returned.
-function answer(n) {
-  const fields = readAt(wasm.kamuiOut(), n);
-  tick();
-  return fields;
-}
-
-// tick counts a call into Go and pokes once in POKE_EVERY.
-function tick() {
-  if (++syncCalls >= POKE_EVERY) {
-    syncCalls = 0;
-    edge.poke();
+// GoInstance is one running instance of the Go Wasm: its exports, its memory, and the state
+// of the requests it is deciding. A request makes every call of its own into the instance it
+// began with (its tokens and waits mean nothing to another).
+//
+// An instance that stops is never called again. A panic or a fatal error (out of memory,
+// say) in Go ends the program: wasm_exec.js marks it exited, and the call that was running
+// returns whatever was on the stack, while its answer buffer still holds another request's
+// last answer. So every call checks that the program still runs before its result is read;
+// an instance found stopped is retired: its requests fail (the adapter's 500), and the next
+// request starts a new instance, so that one failure costs the isolate a restart, not every
+// request until the runtime recycles it.
+class GoInstance {
+  static async start() {
+    const go = new globalThis.Go();
+    const g = new GoInstance(go);
+    // The runtime's SHA-256 and HMAC-SHA256, which the Go code imports from module
+    // "kamuidash" (internal/route/digest_host.go) instead of linking the standard library's:
+    // each reads its input at the addresses given in the Wasm's memory and writes the 32-byte
+    // digest at out. (node:crypto, the runtime's synchronous crypto, needs the nodejs_compat
+    // flag: route.WorkerCompatibilityFlags.)
+    const digests = {
+      sha256(msg, msgLen, out) {
+        g.bytes(out, 32).set(createHash("sha256").update(g.bytes(msg, msgLen)).digest());
+      },
+      hmac_sha256(key, keyLen, msg, msgLen, out) {
+        g.bytes(out, 32).set(createHmac("sha256", g.bytes(key, keyLen)).update(g.bytes(msg, msgLen)).digest());
+      },
+    };
+    const instance = await WebAssembly.instantiate(compiled, { ...go.importObject, kamuidash: digests });
+    // Before go.run: the digests read the memory from the first Go call on.
+    g.exports = instance.exports;
+    // go.run resolves only when the program exits, which it does only when it fails: main
+    // blocks in select{} after registering __kamuiEdge.
+    const exited = () => g.retire("the Go program exited");
+    go.run(instance).then(exited, exited);
+    if (typeof globalThis.__kamuiEdge !== "object" || globalThis.__kamuiEdge === null) {
+      throw new Error("edge wasm did not register its entry point");
+    }
+    g.api = globalThis.__kamuiEdge;
+    globalThis.__kamuiEdge = undefined;
+    return g;
   }
-}
 
-function readAt(address, n) {
-  return decoder.decode(bytesAt(address, n)).split("\0");
+  constructor(go) {
+    this.go = go;
+    this.exports = undefined;
+    this.api = undefined; // what main registered: init and poke
+    this.configured = false;
+    this.retired = false;
+    this.syncCalls = 0;
+    // Requests a runner decides, by token: token → { resolve, reject }.
+    this.running = new Map();
+    this.io = settling(this, ioHelpers);
+  }
+
+  // retire takes the instance out of service for good, once: its waiting requests fail, and
+  // new ones go to a new instance.
+  retire(reason) {
+    if (this.retired) return;
+    this.retired = true;
+    if (current === this) current = undefined;
+    console.log(JSON.stringify({ msg: "edge.instance_retired", reason }));
+    const waiting = [...this.running.values()];
+    this.running.clear();
+    for (const w of waiting) w.reject(new Error("the edge's Go instance was retired"));
+  }
+
+  // call makes one call into the instance; a call into a retired instance, or that finds the
+  // program stopped, throws rather than hand anything back.
+  call(name, ...args) {
+    if (this.retired) throw new Error("the edge's Go instance was retired");
+    let n;
+    try {
+      n = this.exports[name](...args);
+    } catch (err) {
+      this.retire("a call into Go threw: " + (err && err.name ? err.name : "error"));
+      throw err;
+    }
+    if (this.go.exited) {
+      this.retire("the Go program exited during " + name);
+      throw new Error("the edge's Go instance exited");
+    }
+    return n;
+  }
+
+  // configure hands the instance its configuration and the binding helpers, once.
+  configure(env) {
+    if (this.configured) return;
+    this.api.init(env, this.io);
+    if (this.go.exited) {
+      this.retire("the Go program exited during init");
+      throw new Error("the edge's Go instance exited");
+    }
+    this.configured = true;
+  }
+
+  // bytes is a view of length bytes of Go's memory at address. It is made afresh each time:
+  // the memory's buffer is replaced whenever it grows.
+  bytes(address, length) {
+    return new Uint8Array(this.exports.mem.buffer, address, length);
+  }
+
+  // write encodes a message into Go's input buffer and returns its length in bytes. UTF-8
+  // takes at most three bytes per UTF-16 unit, so room for three per unit always holds it.
+  write(fields) {
+    const text = fields.join("\0") + "\0";
+    const room = text.length * 3;
+    const address = this.call("kamuiIn", room); // first: growing the memory detaches its old buffer
+    return encoder.encodeInto(text, this.bytes(address, room)).written;
+  }
+
+  // answer reads the answer of n bytes a synchronous call just returned.
+  answer(n) {
+    const fields = decoder.decode(this.bytes(this.call("kamuiOut"), n)).split("\0");
+    this.tick();
+    return fields;
+  }
+
+  // tick counts a call into Go and pokes once in POKE_EVERY.
+  tick() {
+    if (++this.syncCalls >= POKE_EVERY) {
+      this.syncCalls = 0;
+      if (!this.retired) this.api.poke();
+    }
+  }
+
+  decide(fields) { return new Answer(this.answer(this.call("kamuiDecide", this.write(fields)))); }
+  lookups(token, fields) { return new Answer(this.answer(this.call("kamuiLookups", token, this.write(fields)))); }
+  finish(token, fields) { return new Answer(this.answer(this.call("kamuiFinish", token, this.write(fields)))); }
+  puts() { return new Answer(this.answer(this.call("kamuiPuts"))); }
+  remember(fields) {
+    this.call("kamuiRemember", this.write(fields));
+    this.tick();
+  }
+
+  // run hands token's exchange to a runner and resolves with its answer's fields and body
+  // object once it is done.
+  run(token) {
+    const done = new Promise((resolve, reject) => this.running.set(token, { resolve, reject }));
+    this.ran(this.call("kamuiRun", token));
+    return done;
+  }
+
+  // ran takes what run or settle returned: nothing while the runner waits, else its answer,
+  // read now (the next call into Go may reuse the memory) and handed to the request by token.
+  ran(n) {
+    if (n === 0) {
+      this.tick();
+      return;
+    }
+    const fields = this.answer(n);
+    const object = this.io.object;
+    this.io.object = null;
+    const waiter = this.running.get(Number(fields[1]));
+    if (!waiter) return;
+    this.running.delete(Number(fields[1]));
+    waiter.resolve([fields, object]);
+  }
+
+  // settle completes a binding read a runner waits for. A read that comes back to a retired
+  // instance is dropped: its request has already failed.
+  settle(id, ok, value) {
+    if (this.retired) return;
+    this.io.value = value;
+    let n;
+    try {
+      n = this.call("kamuiSettle", id, ok ? 1 : 0);
+    } catch {
+      return; // retired by the call: its waiting requests have failed
+    } finally {
+      this.io.value = null;
+    }
+    this.ran(n);
+  }
 }
 
 // Answer is a cursor over an answer's fields; the constructor prints its log lines.
@@ -171,8 +273,8 @@ class Answer {
   }
   // puts reads the count of route-cache entries waiting in Go and, if there are any, asks for
   // them once the response is on its way.
-  puts(ctx) {
-    if (this.int() > 0) ctx.waitUntil(afterResponse().then(storeWaiting).catch(logPutFailure));
+  puts(g, ctx) {
+    if (this.int() > 0) ctx.waitUntil(afterResponse().then(() => storeWaiting(g)).catch(logPutFailure));
   }
 }
 
@@ -230,7 +332,7 @@ const CONTROL = /[\0-\x08\x0a-\x1f\x7f]/;
 // readObject makes the static object read the core named (a site's file, with its body) and
 // returns its fields and the object, whose body stays here. The bucket is the one the core
 // reads too (io.static, set by init from the binding contract).
-async function readObject(key) {
+async function readObject(io, key) {
   try {
     const o = await io.static.get(key);
     if (!o) return { f: ["M"] };
@@ -282,12 +384,11 @@ async function objectText(bucket, key, limit) {
 // rememberLater hands the core a route lookup its request was answered without, in the
 // background: a hit only (the core has nothing to remember of a miss or a failure). Its
 // failure costs no more than the route lookup it would have saved, and is not surfaced.
-function rememberLater(ctx, key, lookup) {
+function rememberLater(g, ctx, key, lookup) {
   ctx.waitUntil(lookup.then(([, r]) => {
     release(r.hit);
     if (r.f[0] !== "H") return;
-    wasm.kamuiRemember(write([key, ...r.f]));
-    tick();
+    g.remember([key, ...r.f]);
   }).catch(() => {}));
 }
 
@@ -297,12 +398,12 @@ function release(source) {
   if (source && source.body && !source.bodyUsed) source.body.cancel().catch(() => {});
 }
 
-// io is what the Go adapter reads the bindings through when it runs a request with I/O.
-// Go calls each helper with the id of its wait last; the helper returns nothing and settles
-// the wait through settle (the kamuiSettle export) with io.value holding the answer (null for
-// none) or, when not ok, the rejection's message. io.object carries a finished run's body
-// object out of Go.
-const io = settling({
+// ioHelpers are what the Go adapter reads the bindings through when it runs a request with
+// I/O, as each instance's io (settling). Go calls each helper with the id of its wait last;
+// the helper returns nothing and settles the wait through the instance's settle (the
+// kamuiSettle export) with io.value holding the answer (null for none) or, when not ok, the
+// rejection's message. io.object carries a finished run's body object out of Go.
+const ioHelpers = {
   // sleep lets a Go goroutine wait on a timer of its own request context.
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
   // kv reads one key as text, as kvText does.
@@ -328,9 +429,10 @@ const io = settling({
   },
   // text reads a whole object as text (a site manifest), as objectText does.
   text: objectText,
-});
+};
 
-function settling(helpers) {
+// settling is g's io: the helpers, each settling its wait in g.
+function settling(g, helpers) {
   const out = { value: null, object: null };
   for (const [name, f] of Object.entries(helpers)) {
     out[name] = (...args) => {
@@ -342,29 +444,19 @@ function settling(helpers) {
         p = Promise.reject(err);
       }
       p.then(
-        (v) => settle(id, true, v === undefined ? null : v),
-        (err) => settle(id, false, err && err.message ? String(err.message) : "rejected"),
+        (v) => g.settle(id, true, v === undefined ? null : v),
+        (err) => g.settle(id, false, err && err.message ? String(err.message) : "rejected"),
       );
     };
   }
   return out;
 }
 
-function settle(id, ok, value) {
-  io.value = value;
-  const n = wasm.kamuiSettle(id, ok ? 1 : 0);
-  io.value = null;
-  ran(n);
-}
-
-async function serve(request, env, ctx) {
-  if (!configured) {
-    edge.init(env, io);
-    configured = true;
-  }
+async function serve(g, request, env, ctx) {
+  g.configure(env);
   const fields = [crypto.randomUUID(), request.method, request.url];
   pushHeaders(fields, request.headers);
-  let a = new Answer(answer(wasm.kamuiDecide(write(fields))));
+  let a = g.decide(fields);
   // The lookups the core names run side by side; the core hears of each as soon as it
   // is back, so a content hit or a dynamic route-cache entry need not wait for the other.
   // The object read comes last, once the core knows everything else about the answer, or
@@ -391,7 +483,7 @@ async function serve(request, env, ctx) {
       release(object);
       object = undefined;
       if (pending[2]) pending[2].then(([, r]) => release(r.o));
-      pending[2] = readObject(keys[2]).then((r) => [2, r]);
+      pending[2] = readObject(g.io, keys[2]).then((r) => [2, r]);
     }
     // A read still out is the one named again (the core names its next read only once it
     // has this one's text).
@@ -416,19 +508,16 @@ async function serve(request, env, ctx) {
     }
     if (i === 0 && r.hit) cached = r.hit;
     if (i === 2 && r.o) object = r.o;
-    a = new Answer(answer(wasm.kamuiLookups(a.token, write(parts.flat()))));
+    a = g.lookups(a.token, parts.flat());
   }
   // A route lookup the answer came without (a content hit is served as soon as it is back)
   // goes to the core once it is back, so that the host's next requests need none.
-  if (pending[1]) rememberLater(ctx, routeKey, pending[1]);
+  if (pending[1]) rememberLater(g, ctx, routeKey, pending[1]);
   // An object read still out is one the answer does without (one read ahead, when the record
   // turned out to name something else): its body is released once it is back.
   if (pending[2]) pending[2].then(([, r]) => release(r.o));
   if (a.kind === "W") {
-    const token = a.token;
-    const done = new Promise((resolve) => running.set(token, resolve));
-    ran(wasm.kamuiRun(token));
-    const [fields, obj] = await done;
+    const [fields, obj] = await g.run(a.token);
     a = new Answer(fields);
     if (obj) {
       if (obj !== object) release(object);
@@ -437,18 +526,18 @@ async function serve(request, env, ctx) {
   }
   if (a.kind === "F") {
     release(object);
-    return forward(request, a, ctx);
+    return forward(g, request, a, ctx);
   }
-  return respond(a, cached, object, ctx);
+  return respond(g, a, cached, object, ctx);
 }
 
 // respond builds the core's own, cached or static response; with a store key it also puts
 // a copy (a tee of the stream) into the content cache with the core's stored headers.
-function respond(a, cached, object, ctx) {
+function respond(g, a, cached, object, ctx) {
   const status = a.int(), bodyKind = a.next(), text = a.next();
   const offset = a.next(), length = a.next();
   const headers = a.header(), storeKey = a.next(), storeHeaders = a.header();
-  a.puts(ctx);
+  a.puts(g, ctx);
   let body = null;
   if (bodyKind === "T") body = text;
   else if (bodyKind === "C" && cached) body = cached.body;
@@ -500,7 +589,7 @@ function slice(stream, offset, length) {
 // forward carries out the core's upstream plan with the received body stream and an
 // AbortController timeout that covers the wait for response headers, then applies the
 // core's header edits; the body (or the WebSocket) passes through untouched.
-async function forward(request, a, ctx) {
+async function forward(g, request, a, ctx) {
   const token = a.token;
   const method = a.next(), url = a.next(), timeoutMs = a.int(), webSocket = a.next() === "1";
   const headers = a.header();
@@ -532,7 +621,7 @@ async function forward(request, a, ctx) {
   }
   // The route-cache entries are asked for once the upstream has answered, so that making
   // and storing them never queues ahead of the request's own fetch.
-  a.puts(ctx);
+  a.puts(g, ctx);
   const fields = [outcome, response ? String(response.status) : "0", detail];
   const at = fields.length;
   fields.push("0");
@@ -540,8 +629,8 @@ async function forward(request, a, ctx) {
     for (const [name] of response.headers) fields.push(name);
     fields[at] = String(fields.length - at - 1);
   }
-  const e = new Answer(answer(wasm.kamuiFinish(token, write(fields))));
-  if (e.kind === "R") return respond(e, undefined, undefined, ctx);
+  const e = g.finish(token, fields);
+  if (e.kind === "R") return respond(g, e, undefined, undefined, ctx);
   const edited = new Headers(response.headers);
   for (let k = e.int(); k > 0; k--) edited.delete(e.next());
   for (const [name, value] of e.header()) edited.set(name, value);
@@ -554,8 +643,8 @@ async function forward(request, a, ctx) {
 // storeWaiting has Go make the route-cache entries its answers planned (every one waiting,
 // whichever request planned it) and stores them. Making an entry is Go work a request's own
 // passes no longer wait for: it runs here, after the response.
-function storeWaiting() {
-  const a = new Answer(answer(wasm.kamuiPuts()));
+function storeWaiting(g) {
+  const a = g.puts();
   const stored = [];
   for (let k = a.int(); k > 0; k--) {
     const key = a.next(), status = a.int(), headers = a.header(), body = a.next();
@@ -584,10 +673,11 @@ function logPutFailure(err) {
 }
 
 function failClosed() {
-  // The Go core could not run at all: a fixed answer, never a routed request.
+  // The Go core could not run (it failed to start, lost the request, or stopped while
+  // deciding it): a fixed answer, never a routed request.
   const id = crypto.randomUUID();
   console.log(JSON.stringify({ msg: "edge.request", request_id: id, outcome: "adapter-failure", status: 500 }));
-  return new Response("Internal error: the edge is misconfigured.\nRequest ID: " + id + "\n", {
+  return new Response("Internal error at the edge.\nRequest ID: " + id + "\n", {
     status: 500,
     headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", "X-Request-Id": id },
   });
@@ -596,8 +686,7 @@ function failClosed() {
 export default {
   async fetch(request, env, ctx) {
     try {
-      if (!edge) await start();
-      return await serve(request, env, ctx);
+      return await serve(await start(), request, env, ctx);
     } catch {
       return failClosed();
     }

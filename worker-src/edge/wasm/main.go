@@ -274,6 +274,7 @@ func decide(msg []byte) int32 {
 	if err != nil {
 		return lost(0)
 	}
+	fault(req.URL)
 	ex := handler.Begin(req)
 	return settle(&wire.Exchange{Ex: ex, Req: req}, 0, ex.Decide())
 }
