@@ -103,7 +103,7 @@ func TestCrowdedShardDoublesTheShards(t *testing.T) {
 // with it, and a Worker that placed a path elsewhere would not find it.
 func TestSiteShardIsStable(t *testing.T) {
 	for _, tc := range []struct {
-		key, path  string
+		key, path    string
 		shards, want int
 	}{
 		{testManifestKey, "index.html", 79, 32},

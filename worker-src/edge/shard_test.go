@@ -23,18 +23,19 @@ func splitFiles() map[string]siteContent {
 	return files
 }
 
-// putSplitSite writes one version of a site as the provider does when it has more than
-// route.SiteShardFiles files: each content once, then the shards, then the version's
+// putSplitSite writes version v1 of the site under sites/big/ as the provider does when it has
+// more than route.SiteShardFiles files: each content once, then the shards, then the version's
 // manifest naming their count. It returns the manifest key and the count.
-func putSplitSite(t testing.TB, objects map[string]string, prefix, version string, files map[string]siteContent) (string, int) {
+func putSplitSite(t testing.TB, objects map[string]string, files map[string]siteContent) (string, int) {
 	t.Helper()
+	const prefix = "sites/big/"
 	m := route.SiteManifest{Files: map[string]route.SiteFile{}}
 	for p, c := range files {
 		obj := objectOf(c.body)
 		objects[route.SiteObjectKey(prefix, obj)] = c.body
 		m.Files[p] = route.SiteFile{Object: obj, Type: c.typ, Size: int64(len(c.body))}
 	}
-	key := route.SiteManifestKey(prefix, version)
+	key := route.SiteManifestKey(prefix, "v1")
 	root, shards, err := route.SplitSiteManifest(key, m)
 	if err != nil || len(shards) < 2 {
 		t.Fatalf("split into %d shards: %v", len(shards), err)
@@ -70,7 +71,7 @@ func TestSplitSiteReadsOnlyTheShardOfThePath(t *testing.T) {
 	for _, d := range drivers {
 		t.Run(d.name, func(t *testing.T) {
 			w := newWorld(t)
-			key, n := putSplitSite(t, w.objects.data, "sites/big/", "v1", splitFiles())
+			key, n := putSplitSite(t, w.objects.data, splitFiles())
 			w.routes.data["big"] = record(t, siteRecord("big", key, "404.html", false))
 			w.warmFilter(t, w.h)
 			shardOf := func(p string) string { return route.SiteShardKey(key, route.SiteShard(key, p, n)) }
@@ -121,7 +122,7 @@ func TestSplitSiteLooksUpAcrossShards(t *testing.T) {
 	for _, d := range drivers {
 		t.Run(d.name, func(t *testing.T) {
 			w := newWorld(t)
-			key, _ := putSplitSite(t, w.objects.data, "sites/big/", "v1", splitFiles())
+			key, _ := putSplitSite(t, w.objects.data, splitFiles())
 			w.routes.data["big"] = record(t, siteRecord("big", key, "404.html", false))
 			w.routes.data["bigspa"] = record(t, siteRecord("bigspa", key, "", true))
 			w.routes.data["bare"] = record(t, siteRecord("bare", key, "", false))
@@ -167,7 +168,7 @@ func TestSplitSiteBadShard(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			w := newWorld(t)
-			key, n := putSplitSite(t, w.objects.data, "sites/big/", "v1", splitFiles())
+			key, n := putSplitSite(t, w.objects.data, splitFiles())
 			w.routes.data["big"] = record(t, siteRecord("big", key, "", false))
 			shard := route.SiteShardKey(key, route.SiteShard(key, "pages/17.html", n))
 			other := route.SiteShardKey(key, (route.SiteShard(key, "pages/17.html", n)+1)%n)
@@ -192,7 +193,7 @@ func TestSplitSiteBadShard(t *testing.T) {
 // path's shard; the version's manifest when the memo let that go, else the path's shard.
 func TestReadAheadOfASplitSite(t *testing.T) {
 	w := newWorld(t)
-	key, n := putSplitSite(t, w.objects.data, "sites/big/", "v1", splitFiles())
+	key, n := putSplitSite(t, w.objects.data, splitFiles())
 	w.routes.data["big"] = record(t, siteRecord("big", key, "404.html", false))
 	host := "big.kamui.test"
 	w.warmFilter(t, w.h)
