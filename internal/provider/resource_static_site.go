@@ -181,6 +181,10 @@ func (r *staticSiteResource) ModifyPlan(ctx context.Context, req resource.Modify
 		return
 	}
 	manifest, err := staticsite.Read(plan.SourceDir.ValueString())
+	if err == nil {
+		// Every piece of the manifest must be one the Worker reads; the split needs the name.
+		_, err = manifest.Pieces(plan.Name.ValueString())
+	}
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("source_dir"), "Unusable Static Site Directory",
 			"The static site "+quote(plan.Name.ValueString())+" cannot be read from "+quote(plan.SourceDir.ValueString())+". "+

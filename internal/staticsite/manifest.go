@@ -1,6 +1,7 @@
 // Package staticsite turns a directory of static files into a deterministic, content-addressed
 // manifest: what kamuidash_static_site uploads to R2 and what the Worker serves (the layout is
-// route.SiteManifest's: objects by hash, one manifest per version). The same files give the
+// route.SiteManifest's: objects by hash, one manifest per version, split into shards when the
+// version is large). The same files give the
 // same version on every machine, whatever their modification times, owners or the order the
 // file system lists them in.
 package staticsite
@@ -176,19 +177,57 @@ func Read(dir string) (*Manifest, error) {
 		// every write.)
 		_, _ = fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, sum)
 	}
-	m := &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}
-	// The files' count and bytes are bounded above, but not the length of their paths, which
-	// the manifest repeats: one the Worker would not read could be uploaded and never served.
-	body, err := route.EncodeSiteManifest(m.Site())
+	return &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}, nil
+}
+
+// Piece is one object of a version's manifest as it is uploaded: a shard, or the manifest
+// itself.
+type Piece struct {
+	Key  string
+	Body []byte
+}
+
+// Pieces returns what the version is uploaded as for the site name (route.SplitSiteManifest):
+// a version of at most route.SiteShardFiles files is its manifest alone; a larger one is its
+// shards, in order, then the manifest naming how many there are. The manifest is always last,
+// so that an upload in this order writes it after every shard: the Worker may read it the
+// moment it exists. The split needs the name because the manifest's key seeds the shard of
+// each path.
+//
+// Every piece is checked against route.MaxSiteManifestBytes, the most the Worker reads: a
+// piece it would refuse could be uploaded and never served, and neither prune nor import
+// could read it back. With shards of at most route.MaxSiteShardFiles paths of at most
+// MaxPathBytes the bound is not reached today; the check keeps it true if either changes.
+func (m *Manifest) Pieces(name string) ([]Piece, error) {
+	return m.pieces(name, route.MaxSiteManifestBytes)
+}
+
+func (m *Manifest) pieces(name string, limit int) ([]Piece, error) {
+	key := ManifestKey(name, m.Version)
+	root, shards, err := route.SplitSiteManifest(key, m.Site())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the site's %d files cannot be split into manifest shards the edge Worker reads: %w", len(m.Files), err)
 	}
-	if len(body) > route.MaxSiteManifestBytes {
-		return nil, fmt.Errorf("the site's manifest would be %d bytes, more than the %d the edge Worker reads: "+
-			"the site needs fewer files or shorter paths (its %d files' paths take %d bytes)",
-			len(body), route.MaxSiteManifestBytes, len(files), pathBytes(files))
+	pieces := make([]Piece, 0, len(shards)+1)
+	for i, shard := range shards {
+		body, err := route.EncodeSiteShard(shard, key, i, len(shards))
+		if err != nil {
+			return nil, fmt.Errorf("encoding shard %d of the manifest: %w", i, err)
+		}
+		pieces = append(pieces, Piece{Key: route.SiteShardKey(key, i), Body: body})
 	}
-	return m, nil
+	body, err := route.EncodeSiteManifest(root)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the manifest: %w", err)
+	}
+	pieces = append(pieces, Piece{Key: key, Body: body})
+	for _, p := range pieces {
+		if len(p.Body) > limit {
+			return nil, fmt.Errorf("the manifest piece %s would be %d bytes, more than the %d the edge Worker reads: "+
+				"the site needs shorter paths (its %d files' paths take %d bytes)", p.Key, len(p.Body), limit, len(m.Files), pathBytes(m.Files))
+		}
+	}
+	return pieces, nil
 }
 
 func pathBytes(files []File) int {

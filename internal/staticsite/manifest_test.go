@@ -390,10 +390,10 @@ type zeros struct{}
 
 func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
 
-// A site whose manifest would be larger than the Worker reads (route.MaxSiteManifestBytes) is
-// refused at plan: uploaded, it would never be served, and neither prune nor import could read
-// it back. 7,500 files with paths of about 1 KB make an 8.4 MB manifest.
-func TestRead_RefusesASiteWhoseManifestTheWorkerWouldRefuse(t *testing.T) {
+// A site whose whole manifest would be larger than the Worker reads (route.MaxSiteManifestBytes)
+// was refused before manifests were split; each of its pieces is well within the bound now, so
+// it is served. 7,500 files with paths of about 1 KB made an 8.4 MB manifest.
+func TestPieces_SiteOfLongPathsIsSplitIntoPiecesTheWorkerReads(t *testing.T) {
 	dir := t.TempDir()
 	deep := filepath.Join(dir, strings.Repeat("d", 250), strings.Repeat("e", 250), strings.Repeat("f", 250))
 	if err := os.MkdirAll(deep, 0o755); err != nil {
@@ -406,12 +406,106 @@ func TestRead_RefusesASiteWhoseManifestTheWorkerWouldRefuse(t *testing.T) {
 		}
 	}
 	m, err := Read(dir)
-	if err == nil {
-		body, _ := route.EncodeSiteManifest(m.Site())
-		t.Fatalf("Read accepted %d files whose manifest is %d bytes", len(m.Files), len(body))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(err.Error(), "manifest") || !strings.Contains(err.Error(), "paths") {
-		t.Errorf("err = %v; want it to say the manifest is too large and what to do", err)
+	pieces, err := m.Pieces("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) < 3 {
+		t.Fatalf("%d files uploaded as %d pieces; want shards and a manifest", len(m.Files), len(pieces))
+	}
+	for _, p := range pieces {
+		if len(p.Body) > route.MaxSiteManifestBytes {
+			t.Errorf("%s is %d bytes", p.Key, len(p.Body))
+		}
+	}
+}
+
+// A piece larger than the bound is refused with its key and what to change.
+func TestPieces_RefusesAPieceOverTheBound(t *testing.T) {
+	m, err := Read(writeSite(t, map[string]string{"index.html": "<h1>hi</h1>", "a/long/path/to/a/page.html": "page"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.pieces("docs", 64); err == nil || !strings.Contains(err.Error(), ManifestKey("docs", m.Version)) ||
+		!strings.Contains(err.Error(), "shorter paths") {
+		t.Errorf("err = %v; want it to name the manifest and say the paths must be shorter", err)
+	}
+}
+
+// A small site is its manifest alone, the bytes route.EncodeSiteManifest gives.
+func TestPieces_SmallSiteIsItsManifest(t *testing.T) {
+	m, err := Read(writeSite(t, map[string]string{"index.html": "<h1>hi</h1>", "app.js": "1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces, err := m.Pieces("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := route.EncodeSiteManifest(m.Site())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 1 || pieces[0].Key != ManifestKey("docs", m.Version) || string(pieces[0].Body) != string(want) {
+		t.Fatalf("pieces = %+v; want the manifest %s alone", pieces, want)
+	}
+}
+
+// A large site is its shards, in order under their keys, then the manifest naming how many:
+// each shard decodes as the Worker reads it, and together they hold every file once.
+func TestPieces_LargeSiteIsShardsThenItsManifest(t *testing.T) {
+	files := map[string]string{}
+	for i := range 600 {
+		files[fmt.Sprintf("docs/page-%d/index.html", i)] = fmt.Sprint(i)
+	}
+	m, err := Read(writeSite(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces, err := m.Pieces("docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := ManifestKey("docs", m.Version)
+	last := pieces[len(pieces)-1]
+	root, err := route.DecodeSiteManifest(last.Body)
+	if err != nil || last.Key != key || root.Shards != len(pieces)-1 || len(root.Files) != 0 {
+		t.Fatalf("last piece %s = %s (%v); want the manifest %s naming %d shards", last.Key, last.Body, err, key, len(pieces)-1)
+	}
+	seen := map[string]route.SiteFile{}
+	for i, p := range pieces[:len(pieces)-1] {
+		if p.Key != route.SiteShardKey(key, i) {
+			t.Errorf("piece %d is %s; want %s", i, p.Key, route.SiteShardKey(key, i))
+		}
+		shard, err := route.DecodeSiteShard(p.Body, key, i, root.Shards)
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+		for path, f := range shard.Files {
+			if _, dup := seen[path]; dup {
+				t.Errorf("%s is in two shards", path)
+			}
+			seen[path] = f
+		}
+	}
+	if len(seen) != len(m.Files) {
+		t.Fatalf("the shards hold %d files; want %d", len(seen), len(m.Files))
+	}
+	for _, f := range m.Files {
+		if got := seen[f.Path]; got.Object != f.SHA256 || got.Type != f.ContentType || got.Size != f.Size {
+			t.Errorf("%s is %+v in its shard; want %s, %s, %d", f.Path, got, f.SHA256, f.ContentType, f.Size)
+		}
+	}
+	// The name seeds the split: the same files of another site are other shards' keys.
+	other, err := m.Pieces("handbook")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := route.SiteShardKey(ManifestKey("handbook", m.Version), 0); other[0].Key != want {
+		t.Errorf("another site's first piece is %s; want %s", other[0].Key, want)
 	}
 }
 
