@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -368,6 +369,15 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		for p, f := range m.Files {
 			files[p] = f.Object
 		}
+	default:
+		whole, ok := r.shardsPresent(ctx, bucket, name, current, len(files), present, &resp.Diagnostics)
+		if !ok {
+			return
+		}
+		if !whole {
+			// The edge cannot serve the paths of a missing shard: publish the version again.
+			files = map[string]string{}
+		}
 	}
 	for p, sha := range files {
 		if !present[staticsite.ObjectKey(name, sha)] {
@@ -414,7 +424,8 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		have[strings.TrimPrefix(o.Key, route.SiteObjectsPrefix(staticsite.SitePrefix(name)))] = true
 	}
 	// The same version (an import taking its source_dir, an object put back) has its manifest
-	// already: the refresh found it, or it would have cleared the files.
+	// and, when split, every shard already: the refresh found them, or it would have cleared
+	// the files (shardsPresent).
 	published := manifest.Version == state.Version.ValueString() && len(held) > 0
 	before := stringList(ctx, state.Versions, &resp.Diagnostics)
 	if _, err := r.publish(ctx, bucket, name, manifest, have, published); err != nil {
@@ -598,14 +609,46 @@ func (c *siteClaims) claim(bucket, name string) (release func(), ok bool) {
 	}, true
 }
 
-// publish uploads the objects of m that have does not name, then the manifest unless it is
-// published already: a record pointing at the manifest never names an object that is not
-// there yet. have must name every object the bucket holds for the site, so that only an
+// publish uploads the objects of m that have does not name, then the version's manifest
+// unless it is published already: a split version's shards first, its manifest last, so that
+// a record pointing at the manifest never names an object or a shard that is not there yet,
+// and a manifest in the bucket always has every shard (the edge may read it the moment it
+// exists). have must name every object the bucket holds for the site, so that only an
 // object this call stored can be found wrong and deleted (uploadFile), never one another
-// version names. touched lists every key an upload was started for, for a caller that must
-// take them back: an upload that failed may still have been stored (an error answered after
-// the write), and a key left behind would make the next create refuse the prefix.
+// version names. touched lists every key an upload was started for, shards and manifest
+// included, for a caller that must take them back: an upload that failed may still have been
+// stored (an error answered after the write), and a key left behind would make the next
+// create refuse the prefix.
 func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (touched []string, err error) {
+	var pieces []staticsite.Piece
+	if !published {
+		// Before any upload: a manifest that cannot be written must not leave objects behind.
+		if pieces, err = m.Pieces(name); err != nil {
+			return nil, err
+		}
+	}
+	var mu sync.Mutex
+	touch := func(key string) {
+		mu.Lock()
+		defer mu.Unlock()
+		touched = append(touched, key)
+	}
+	if err := r.uploadObjects(ctx, bucket, name, m, have, touch); err != nil {
+		return touched, err
+	}
+	if published {
+		return touched, nil
+	}
+	shards, manifest := pieces[:len(pieces)-1], pieces[len(pieces)-1]
+	if err := r.uploadPieces(ctx, bucket, shards, touch); err != nil {
+		return touched, err
+	}
+	return touched, r.uploadPieces(ctx, bucket, []staticsite.Piece{manifest}, touch)
+}
+
+// uploadObjects uploads the objects of m that have does not name, uploadConcurrency at once,
+// calling touch with each key before its upload starts.
+func (r *staticSiteResource) uploadObjects(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, touch func(string)) error {
 	var send []staticsite.File
 	for _, f := range m.Objects() {
 		if !have[f.SHA256] {
@@ -621,9 +664,7 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 	for _, f := range send {
 		g.Go(func() error {
 			key := staticsite.ObjectKey(name, f.SHA256)
-			mu.Lock()
-			touched = append(touched, key)
-			mu.Unlock()
+			touch(key)
 			if err := r.uploadFile(gctx, bucket, key, f); err != nil {
 				return err
 			}
@@ -635,22 +676,24 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
-		return touched, err
+	return g.Wait()
+}
+
+// uploadPieces uploads pieces of a version's manifest, uploadConcurrency at once, calling
+// touch with each key before its upload starts; it returns when all are stored or one failed.
+func (r *staticSiteResource) uploadPieces(ctx context.Context, bucket string, pieces []staticsite.Piece, touch func(string)) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(uploadConcurrency)
+	for _, p := range pieces {
+		g.Go(func() error {
+			touch(p.Key)
+			if err := r.data.Client.R2PutObject(gctx, r.data.AccountID, bucket, p.Key, bytes.NewReader(p.Body), int64(len(p.Body)), "application/json"); err != nil {
+				return fmt.Errorf("uploading the manifest piece %s: %w", p.Key, err)
+			}
+			return nil
+		})
 	}
-	if published {
-		return touched, nil
-	}
-	body, err := route.EncodeSiteManifest(m.Site())
-	if err != nil {
-		return touched, fmt.Errorf("encoding the manifest: %w", err)
-	}
-	key := staticsite.ManifestKey(name, m.Version)
-	touched = append(touched, key)
-	if err := r.data.Client.R2PutObject(ctx, r.data.AccountID, bucket, key, bytes.NewReader(body), int64(len(body)), "application/json"); err != nil {
-		return touched, fmt.Errorf("uploading the manifest %s: %w", key, err)
-	}
-	return touched, nil
+	return g.Wait()
 }
 
 // uploadFile streams one file to R2 under key: a large file costs upload time, not memory.
@@ -699,7 +742,9 @@ func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, cur
 	if err != nil {
 		return nil, err
 	}
-	present, manifests := map[string]bool{}, map[string]bool{}
+	// present: anything of the version is in the bucket; manifests: its manifest is, so that
+	// it is whole (a manifest is written after its shards); legacy: an earlier release's prefix.
+	present, manifests, legacy := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	left := make(map[string]string, len(retiring))
 	for v, since := range retiring {
 		left[v] = since
@@ -711,6 +756,7 @@ func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, cur
 		}
 		present[v] = true
 		manifests[v] = manifests[v] || o.Key == staticsite.ManifestKey(name, v)
+		legacy[v] = legacy[v] || !strings.HasPrefix(o.Key, route.SiteManifestsPrefix(staticsite.SitePrefix(name)))
 		if _, known := left[v]; !known && !slices.Contains(kept, v) {
 			left[v] = now.UTC().Format(time.RFC3339)
 		}
@@ -733,7 +779,7 @@ func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, cur
 	}
 	for _, v := range kept {
 		keepVersion[v] = true
-		if v == current.Version || present[v] && !manifests[v] {
+		if v == current.Version || legacy[v] && !manifests[v] {
 			continue // uploaded now, or an earlier release's prefix, which holds its own files
 		}
 		if err := holdObjectsOf(v, "kept"); err != nil {
@@ -760,26 +806,62 @@ func (r *staticSiteResource) prune(ctx context.Context, bucket, name string, cur
 			}
 		}
 	}
-	// Manifests first: a manifest left behind by a failed delete never names a missing object.
-	var dropManifests, dropObjects []string
-	for _, o := range listing {
-		switch v := versionOfKey(name, o.Key); {
-		case v != "" && !keepVersion[v]:
-			dropManifests = append(dropManifests, o.Key)
-		case v == "" && !keepObject[o.Key]:
-			dropObjects = append(dropObjects, o.Key)
-		}
-	}
+	drop := dropOrder(name, listing, keepVersion, keepObject)
 	tflog.Info(ctx, "Pruning static site", map[string]any{"bucket": bucket, "site": name, "kept_versions": len(kept),
-		"retiring_versions": len(left), "deleting": len(dropManifests) + len(dropObjects)})
-	if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, append(dropManifests, dropObjects...)); err != nil {
+		"retiring_versions": len(left), "deleting": len(drop)})
+	if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, drop); err != nil {
 		return nil, err
 	}
 	return left, nil
 }
 
-// versionOfKey is the version a key of the site belongs to: its manifest's, or for what an
-// earlier release left, its prefix's; "" for a content-addressed object, which belongs to
+// dropOrder lists the keys of listing that neither a version of keepVersion nor keepObject
+// holds, in the order they are deleted. Manifests first, then shards (and an earlier
+// release's files), then objects: a manifest left behind by a failed delete never names a
+// missing shard or object, and a shard left behind is named by no manifest.
+func dropOrder(name string, listing []kdcf.R2Object, keepVersion, keepObject map[string]bool) []string {
+	var manifests, shards, objects []string
+	for _, o := range listing {
+		switch v := versionOfKey(name, o.Key); {
+		case v != "" && !keepVersion[v] && o.Key == staticsite.ManifestKey(name, v):
+			manifests = append(manifests, o.Key)
+		case v != "" && !keepVersion[v]:
+			shards = append(shards, o.Key)
+		case v == "" && !keepObject[o.Key]:
+			objects = append(objects, o.Key)
+		}
+	}
+	return slices.Concat(manifests, shards, objects)
+}
+
+// shardsPresent reports whether every shard of the version, if it is split, is in the bucket
+// (present: the site's listing), for the version Read finds the manifest of. A missing shard
+// is part of the site the edge cannot serve, and the next apply must publish the version
+// again rather than take its manifest for a version published whole. The manifest is read
+// only when the version may be split: it has more than route.SiteShardFiles files, or its
+// first shard is listed. A split version's manifest is a few bytes; a large one an earlier
+// release wrote whole is read at every refresh. ok is false when the manifest could not be
+// read (diags says why).
+func (r *staticSiteResource) shardsPresent(ctx context.Context, bucket, name, version string, files int, present map[string]bool, diags *diag.Diagnostics) (whole, ok bool) {
+	key := staticsite.ManifestKey(name, version)
+	if files <= route.SiteShardFiles && !present[route.SiteShardKey(key, 0)] {
+		return true, true
+	}
+	m, problem := r.fetchManifestPiece(ctx, bucket, key, "manifest", route.DecodeSiteManifest)
+	if problem != nil {
+		diags.Append(problem)
+		return false, false
+	}
+	for i := range m.Shards {
+		if !present[route.SiteShardKey(key, i)] {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// versionOfKey is the version a key of the site belongs to: its manifest's or shard's, or for
+// what an earlier release left, its prefix's; "" for a content-addressed object, which belongs to
 // every version naming it.
 func versionOfKey(name, key string) string {
 	rest := strings.TrimPrefix(key, staticsite.SitePrefix(name))
@@ -787,31 +869,65 @@ func versionOfKey(name, key string) string {
 		return ""
 	}
 	if m, ok := strings.CutPrefix(rest, "manifests/"); ok {
-		return strings.TrimSuffix(m, ".json")
+		// <version>.json, or a shard's <version>/<i>.json
+		v, _, _ := strings.Cut(strings.TrimSuffix(m, ".json"), "/")
+		return v
 	}
 	v, _, _ := strings.Cut(rest, "/")
 	return v
 }
 
-// fetchManifest reads and checks one version's manifest.
+// fetchManifest reads and checks one version's manifest and, when it is split, each of its
+// shards, as the edge reads them: the result holds every file of the version. A missing or
+// unreadable shard is an error naming its key.
 func (r *staticSiteResource) fetchManifest(ctx context.Context, bucket, name, version string, diags *diag.Diagnostics) (route.SiteManifest, bool) {
 	key := staticsite.ManifestKey(name, version)
+	m, problem := r.fetchManifestPiece(ctx, bucket, key, "manifest", route.DecodeSiteManifest)
+	if problem != nil {
+		diags.Append(problem)
+		return route.SiteManifest{}, false
+	}
+	if m.Shards == 0 {
+		return m, true
+	}
+	shards := make([]route.SiteManifest, m.Shards)
+	problems := make([]diag.Diagnostic, m.Shards)
+	var g errgroup.Group
+	g.SetLimit(uploadConcurrency)
+	for i := range shards {
+		g.Go(func() error {
+			shards[i], problems[i] = r.fetchManifestPiece(ctx, bucket, route.SiteShardKey(key, i), "manifest shard",
+				func(b []byte) (route.SiteManifest, error) { return route.DecodeSiteShard(b, key, i, m.Shards) })
+			return nil
+		})
+	}
+	_ = g.Wait() // each shard's problem is in problems
+	files := map[string]route.SiteFile{}
+	for i, shard := range shards {
+		if problems[i] != nil {
+			diags.Append(problems[i])
+			return route.SiteManifest{}, false
+		}
+		maps.Copy(files, shard.Files)
+	}
+	return route.SiteManifest{V: m.V, Files: files}, true
+}
+
+// fetchManifestPiece reads the manifest or shard (what) under key and decodes it.
+func (r *staticSiteResource) fetchManifestPiece(ctx context.Context, bucket, key, what string, decode func([]byte) (route.SiteManifest, error)) (route.SiteManifest, diag.Diagnostic) {
 	body, found, err := r.data.Client.R2GetObject(ctx, r.data.AccountID, bucket, key, route.MaxSiteManifestBytes)
 	if err != nil {
-		diags.Append(apiErrorDiag("Unable to Read Static Site", "Reading the manifest "+quote(key)+" in bucket "+quote(bucket), err))
-		return route.SiteManifest{}, false
+		return route.SiteManifest{}, apiErrorDiag("Unable to Read Static Site", "Reading the "+what+" "+quote(key)+" in bucket "+quote(bucket), err)
 	}
 	if !found {
-		diags.AddError("Unable to Read Static Site", "The manifest "+quote(key)+" is not in bucket "+quote(bucket)+".")
-		return route.SiteManifest{}, false
+		return route.SiteManifest{}, diag.NewErrorDiagnostic("Unable to Read Static Site", "The "+what+" "+quote(key)+" is not in bucket "+quote(bucket)+".")
 	}
-	m, err := route.DecodeSiteManifest(body)
+	m, err := decode(body)
 	if err != nil {
-		diags.AddError("Unable to Read Static Site", "The manifest "+quote(key)+" in bucket "+quote(bucket)+
-			" is not a site manifest this provider reads: "+err.Error())
-		return route.SiteManifest{}, false
+		return route.SiteManifest{}, diag.NewErrorDiagnostic("Unable to Read Static Site", "The "+what+" "+quote(key)+" in bucket "+quote(bucket)+
+			" is not a site "+what+" this provider reads: "+err.Error())
 	}
-	return m, true
+	return m, nil
 }
 
 func (r *staticSiteResource) setFromManifest(m *staticSiteModel, manifest *staticsite.Manifest, diags *diag.Diagnostics) {
