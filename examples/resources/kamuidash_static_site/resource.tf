@@ -1,6 +1,7 @@
 # The built documentation site, uploaded content-addressed under sites/docs/ in the static
 # bucket: sites/docs/objects/<sha256> per distinct file, sites/docs/manifests/<version>.json
-# per version. An edit uploads the changed files and a new manifest.
+# per version (and, for a version of more than 256 files, its shards under
+# sites/docs/manifests/<version>/). An edit uploads the changed files and a new manifest.
 resource "kamuidash_static_site" "docs" {
   name       = "docs"
   bucket     = "kamuidash-dev-static"
