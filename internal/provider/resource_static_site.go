@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -89,12 +90,12 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A static site: the files of a directory uploaded to the R2 bucket the edge Worker serves from, content-addressed. " +
 			"Each distinct content is one object, `sites/<name>/objects/<sha256>`, shared by every version; each version is one manifest, " +
-			"`sites/<name>/manifests/<version>.json`, naming the object, content type and size of every path; a version of more than 256 files " +
+			"`sites/<name>/manifests/<version>.json`, naming the object, content type and size of every path; a version of more than " + strconv.Itoa(route.SiteShardFiles) + " files " +
 			"is split, its manifest naming only how many shards, `sites/<name>/manifests/<version>/<i>.json`, hold its paths, so that the edge reads " +
 			"only the shard of the path it serves. The version and the file list " +
 			"are computed from the files at plan time, so the plan shows exactly which paths change, and an apply uploads only the objects " +
 			"the site does not hold yet, then the shards, then the manifest; a `kamuidash_route_record` pointing its `static.manifest` at the new manifest " +
-			"moves after both are in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them). " +
+			"moves once they are all in place. The last `retain_versions` versions are kept (a rollback is a record change to one of them). " +
 			"A version that leaves that window is retiring (`retiring_versions`): the edge may serve it until every cache has let the old record go, " +
 			"so it and its objects are deleted by the first apply after it has been retiring longer than the longest freshness budget (one hour). The bucket is created when missing and never deleted. " +
 			"Hidden files and directories (a leading `.`) are not uploaded, except the files of the site root's `.well-known/` directory " +
