@@ -304,8 +304,9 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 }
 
 // Read lists the site once and compares it with the state: a path whose object is gone shows
-// as missing, a kept version whose manifest is gone leaves the window, and a site with no
-// object left is gone.
+// as missing, a current version whose manifest or a shard of it is gone is published again, a
+// kept version whose manifest is gone leaves the window, and a site with no object left is
+// gone.
 func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state staticSiteModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
