@@ -332,8 +332,12 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 		return
 	}
 	present := make(map[string]bool, len(listing))
+	var manifestBytes int64
 	for _, o := range listing {
 		present[o.Key] = true
+		if o.Key == staticsite.ManifestKey(name, state.Version.ValueString()) {
+			manifestBytes = o.Size
+		}
 	}
 	var kept []string
 	for _, v := range stringList(ctx, state.Versions, &resp.Diagnostics) {
@@ -374,7 +378,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 			files[p] = f.Object
 		}
 	default:
-		whole, ok := r.shardsPresent(ctx, bucket, name, current, len(files), present, &resp.Diagnostics)
+		whole, ok := r.shardsPresent(ctx, bucket, name, current, len(files), present, manifestBytes, &resp.Diagnostics)
 		if !ok {
 			return
 		}
@@ -838,18 +842,35 @@ func dropOrder(name string, listing []kdcf.R2Object, keepVersion, keepObject map
 	return slices.Concat(manifests, shards, objects)
 }
 
-// shardsPresent reports whether every shard of the version, if it is split, is in the bucket
-// (present: the site's listing), for the version Read finds the manifest of. A missing shard
-// is part of the site the edge cannot serve, and the next apply must publish the version
-// again rather than take its manifest for a version published whole. The manifest is read
-// only when the version may be split: it has more than route.SiteShardFiles files, or its
-// first shard is listed. A split version's manifest is a few bytes; a large one an earlier
-// release wrote whole is read at every refresh. ok is false when the manifest could not be
-// read (diags says why).
-func (r *staticSiteResource) shardsPresent(ctx context.Context, bucket, name, version string, files int, present map[string]bool, diags *diag.Diagnostics) (whole, ok bool) {
+// maxSplitManifestBytes is more than the manifest of a split version takes
+// (`{"v":1,"shards":4096}`), and less than any manifest that lists its files.
+const maxSplitManifestBytes = 64
+
+// shardsPresent reports whether the version Read finds the manifest of is published as this
+// release publishes it (whole): split, with every shard in the bucket (present: the site's
+// listing; manifestBytes: its manifest's size there), when it has more than
+// route.SiteShardFiles files. A missing shard is part of the site the edge cannot serve, and
+// the next apply must publish the version again rather than take its manifest for a version
+// published whole. So must a large version an earlier release wrote in one manifest: the edge
+// still reads it, but decoding it holds the isolate, every tenant's requests, for the whole
+// decode (hundreds of milliseconds for 20,000 files); the next apply writes its shards and
+// then its manifest again, split (the same files: an isolate holding the old one serves the
+// same answers), and uploads no object. The manifest is read only when the version is split
+// or may be: it has more than route.SiteShardFiles files (and a manifest no larger than a
+// split one), or its first shard is listed. ok is false when the manifest could not be read
+// (diags says why).
+func (r *staticSiteResource) shardsPresent(ctx context.Context, bucket, name, version string, files int, present map[string]bool, manifestBytes int64, diags *diag.Diagnostics) (whole, ok bool) {
 	key := staticsite.ManifestKey(name, version)
 	if files <= route.SiteShardFiles && !present[route.SiteShardKey(key, 0)] {
 		return true, true
+	}
+	if files > route.SiteShardFiles && manifestBytes > maxSplitManifestBytes {
+		diags.AddWarning("Static Site Published Again, Split",
+			"The manifest "+quote(key)+" of the current version of site "+quote(name)+" lists all its "+strconv.Itoa(files)+
+				" files in one object, as releases before manifests were split wrote it. The edge Worker reads it, but decoding it holds every "+
+				"request of the isolate reading it until it is done. The next apply writes the version's shards and its manifest again, split; "+
+				"no file is uploaded again, and the files do not change.")
+		return false, true
 	}
 	m, problem := r.fetchManifestPiece(ctx, bucket, key, "manifest", route.DecodeSiteManifest)
 	if problem != nil {

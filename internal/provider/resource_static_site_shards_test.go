@@ -478,3 +478,68 @@ func TestAccStaticSite_RetiredSplitVersionGoesWhole(t *testing.T) {
 		},
 	})
 }
+
+// TestAccStaticSite_LargeVersionWrittenWholeIsSplit: a large version an earlier release wrote
+// in one manifest (no shards) is published again, split, by the next apply after the upgrade:
+// the plan says why (a warning) and shows the update, the apply writes the shards and then the
+// manifest, and uploads no file; the plan after it is empty.
+func TestAccStaticSite_LargeVersionWrittenWholeIsSplit(t *testing.T) {
+	var log requestLog
+	edge := newTestEdgeBehind(t, log.wrap)
+	dir := filepath.Join(t.TempDir(), "site")
+	site := pageSite(300)
+	writeFiles(t, dir, site)
+	var manifest string
+	var opsBefore map[string]int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{
+			{
+				Config: staticSiteConfigOverS3(edge, dir),
+				Check: func(s *terraform.State) error {
+					// What an earlier release left: the same version in one manifest, no shards.
+					manifest = s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["manifest"]
+					files, shards, err := edge.siteVersion(manifest)
+					if err != nil {
+						return err
+					}
+					ctx, c := context.Background(), edge.client(t)
+					for _, k := range shards {
+						if err := c.R2DeleteObject(ctx, edge.Identity().AccountID, staticBucket, k); err != nil {
+							return err
+						}
+					}
+					whole, err := route.EncodeSiteManifest(route.SiteManifest{Files: files})
+					if err != nil {
+						return err
+					}
+					return c.R2PutObject(ctx, edge.Identity().AccountID, staticBucket, manifest, bytes.NewReader(whole), int64(len(whole)), "application/json")
+				},
+				ExpectNonEmptyPlan: true, // the refresh finds the version written whole
+			},
+			{
+				PreConfig: func() { opsBefore = edge.operations() },
+				Config:    staticSiteConfigOverS3(edge, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					shards, err := edge.checkSplitVersion(manifest, site)
+					if err != nil {
+						return err
+					}
+					if n := objectPuts(edge.operations()) - objectPuts(opsBefore); n != len(shards)+1 {
+						return fmt.Errorf("the apply uploaded %d objects, want the %d shards and the manifest", n, len(shards))
+					}
+					entries, _ := log.since(0)
+					return checkBefore(entries[len(entries)-len(shards)-1:], prefixed("PUT ", shards), []string{"PUT " + manifest})
+				},
+			},
+			{
+				Config:           staticSiteConfigOverS3(edge, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
