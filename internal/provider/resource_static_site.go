@@ -378,11 +378,7 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 			files[p] = f.Object
 		}
 	default:
-		whole, ok := r.shardsPresent(ctx, bucket, name, current, len(files), present, manifestBytes, &resp.Diagnostics)
-		if !ok {
-			return
-		}
-		if !whole {
+		if !shardsPresent(name, current, files, present, manifestBytes, &resp.Diagnostics) {
 			// The edge cannot serve the paths of a missing shard: publish the version again.
 			files = map[string]string{}
 		}
@@ -847,42 +843,44 @@ func dropOrder(name string, listing []kdcf.R2Object, keepVersion, keepObject map
 const maxSplitManifestBytes = 64
 
 // shardsPresent reports whether the version Read finds the manifest of is published as this
-// release publishes it (whole): split, with every shard in the bucket (present: the site's
-// listing; manifestBytes: its manifest's size there), when it has more than
-// route.SiteShardFiles files. A missing shard is part of the site the edge cannot serve, and
-// the next apply must publish the version again rather than take its manifest for a version
-// published whole. So must a large version an earlier release wrote in one manifest: the edge
-// still reads it, but decoding it holds the isolate, every tenant's requests, for the whole
-// decode (hundreds of milliseconds for 20,000 files); the next apply writes its shards and
-// then its manifest again, split (the same files: an isolate holding the old one serves the
-// same answers), and uploads no object. The manifest is read only when the version is split
-// or may be: it has more than route.SiteShardFiles files (and a manifest no larger than a
-// split one), or its first shard is listed. ok is false when the manifest could not be read
-// (diags says why).
-func (r *staticSiteResource) shardsPresent(ctx context.Context, bucket, name, version string, files int, present map[string]bool, manifestBytes int64, diags *diag.Diagnostics) (whole, ok bool) {
-	key := staticsite.ManifestKey(name, version)
-	if files <= route.SiteShardFiles && !present[route.SiteShardKey(key, 0)] {
-		return true, true
+// release publishes it: split, with every shard in the bucket (present: the site's listing;
+// manifestBytes: its manifest's size there), when it has more than route.SiteShardFiles
+// files (files: its paths, from the state). A missing shard is part of the site the edge
+// cannot serve, and the next apply must publish the version again rather than take its
+// manifest for a version published whole. So must a large version an earlier release wrote in
+// one manifest: the edge still reads it, but decoding it holds the isolate, every tenant's
+// requests, for the whole decode (hundreds of milliseconds for 20,000 files); the next apply
+// writes its shards and then its manifest again, split (the same files: an isolate holding
+// the old one serves the same answers), and uploads no object. Nothing is read: the shards a
+// version has follow from its paths (route.SplitSiteManifest), and a manifest that lists its
+// files is larger than any that names a shard count.
+func shardsPresent(name, version string, files map[string]string, present map[string]bool, manifestBytes int64, diags *diag.Diagnostics) bool {
+	if len(files) <= route.SiteShardFiles {
+		return true
 	}
-	if files > route.SiteShardFiles && manifestBytes > maxSplitManifestBytes {
+	key := staticsite.ManifestKey(name, version)
+	if manifestBytes > maxSplitManifestBytes {
 		diags.AddWarning("Static Site Published Again, Split",
-			"The manifest "+quote(key)+" of the current version of site "+quote(name)+" lists all its "+strconv.Itoa(files)+
+			"The manifest "+quote(key)+" of the current version of site "+quote(name)+" lists all its "+strconv.Itoa(len(files))+
 				" files in one object, as releases before manifests were split wrote it. The edge Worker reads it, but decoding it holds every "+
 				"request of the isolate reading it until it is done. The next apply writes the version's shards and its manifest again, split; "+
 				"no file is uploaded again, and the files do not change.")
-		return false, true
+		return false
 	}
-	m, problem := r.fetchManifestPiece(ctx, bucket, key, "manifest", route.DecodeSiteManifest)
-	if problem != nil {
-		diags.Append(problem)
-		return false, false
+	paths := route.SiteManifest{Files: make(map[string]route.SiteFile, len(files))}
+	for p := range files {
+		paths.Files[p] = route.SiteFile{}
 	}
-	for i := range m.Shards {
+	root, _, err := route.SplitSiteManifest(key, paths)
+	if err != nil {
+		return false // not a version this release publishes: publish it again, and say why then
+	}
+	for i := range root.Shards {
 		if !present[route.SiteShardKey(key, i)] {
-			return false, true
+			return false
 		}
 	}
-	return true, true
+	return true
 }
 
 // versionOfKey is the version a key of the site belongs to: its manifest's or shard's, or for

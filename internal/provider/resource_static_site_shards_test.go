@@ -537,9 +537,23 @@ func TestAccStaticSite_LargeVersionWrittenWholeIsSplit(t *testing.T) {
 				},
 			},
 			{
+				// A refresh of a split version reads no object: its shards follow from its
+				// paths, and the listing shows them.
+				PreConfig:        func() { opsBefore = edge.operations() },
 				Config:           staticSiteConfigOverS3(edge, dir),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if n := objectGets(edge.operations()) - objectGets(opsBefore); n != 0 {
+						return fmt.Errorf("the refresh and plan read %d objects, want none", n)
+					}
+					return nil
+				},
 			},
 		},
 	})
+}
+
+// objectGets is how many objects were read, through either API.
+func objectGets(ops map[string]int) int {
+	return ops["S3 GetObject"] + ops["GET /accounts/{account_id}/r2/buckets/{bucket_name}/objects/{object_key...}"]
 }
