@@ -85,3 +85,69 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 		t.Errorf("%d instances retired; want 1", retired)
 	}
 }
+
+// startFaultHost starts a workerd of the test's own with the test build of the Worker (the
+// kamuidash_fault tag: worker-src/edge/wasm/fault_injected.go) and points do at it.
+func startFaultHost(t *testing.T) *Host {
+	t.Helper()
+	root, err := RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := BuildTestWorker(root, out, "kamuidash_fault"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := hostConfig
+	cfg.ModulesRoot = out
+	h := startOwnHost(t, cfg, time.Minute)
+	useHost(t, h)
+	return h
+}
+
+// linesOf counts h's console lines holding s.
+func linesOf(h *Host, s string) int {
+	n := 0
+	for _, l := range h.Logs() {
+		if strings.Contains(l, s) {
+			n++
+		}
+	}
+	return n
+}
+
+// A request the runner decides (a site laid out by prefix reads its objects there) can meet
+// the program's end inside kamuiRun, or inside the kamuiSettle of a read it waited for. It
+// fails at once with the adapter's 500, nothing it was waiting for is left rejected with
+// nobody to hear it, and the next request is served by a new instance. A fatal error, not a
+// panic: the runner recovers a panic as a lost request.
+func TestGoInstanceStoppedInTheRunner(t *testing.T) {
+	h := startFaultHost(t)
+	// The first request of an instance reads the name filter in the runner first: warmed,
+	// the runner's first read is the object's.
+	if r := do(t, "GET", "docs.kamui.test", "/guide/start.html", nil, ""); r.status != 200 {
+		t.Fatalf("before the faults: %d %q", r.status, r.body)
+	}
+	for i, fault := range []string{"crash-in-run", "crash-in-settle"} {
+		began := time.Now()
+		r := do(t, "GET", "docs.kamui.test", "/__kamuidash_fault/"+fault, nil, "")
+		if r.status != 500 || !strings.Contains(r.body, "Internal error") {
+			t.Errorf("%s: %d %q; want the adapter's 500", fault, r.status, r.body)
+		}
+		if took := time.Since(began); took > 2*time.Second {
+			t.Errorf("%s: answered after %v", fault, took)
+		}
+		if r := do(t, "GET", "docs.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>start</h1>" {
+			t.Errorf("after %s: %d %q", fault, r.status, r.body)
+		}
+		if n := linesOf(h, `"msg":"edge.instance_retired"`); n != i+1 {
+			t.Errorf("after %s: %d instances retired; want %d", fault, n, i+1)
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // a rejection is reported once its turn is over
+	for _, l := range h.Logs() {
+		if strings.Contains(l, `"msg":"host.unhandled_rejection"`) {
+			t.Errorf("unhandled rejection: %s", l)
+		}
+	}
+}
