@@ -213,10 +213,18 @@ class GoInstance {
   }
 
   // run hands token's exchange to a runner and resolves with its answer's fields and body
-  // object once it is done.
+  // object once it is done. A call that fails (the instance stopped in it, or had stopped)
+  // rejects the same promise, the one the request awaits: a rejection thrown here instead
+  // would leave the wait, rejected by retire or never settled, with nobody to hear it.
   run(token) {
     const done = new Promise((resolve, reject) => this.running.set(token, { resolve, reject }));
-    this.ran(this.call("kamuiRun", token));
+    try {
+      this.ran(this.call("kamuiRun", token));
+    } catch (err) {
+      const waiter = this.running.get(token);
+      this.running.delete(token);
+      if (waiter) waiter.reject(err);
+    }
     return done;
   }
 
