@@ -1,6 +1,7 @@
 package workertest
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -149,5 +150,45 @@ func TestGoInstanceStoppedInTheRunner(t *testing.T) {
 		if strings.Contains(l, `"msg":"host.unhandled_rejection"`) {
 			t.Errorf("unhandled rejection: %s", l)
 		}
+	}
+}
+
+// Requests parked in the runner of an instance that stops, each waiting for a read of its
+// own, fail with the adapter's 500 as soon as that read is back, not when the runtime
+// cancels them as hung: a request is woken by an event of its own (the reject of a promise
+// it awaits, made in another request's event, leaves it with nothing of its own to wait
+// for). Every other request of the burst is served, none with another's answer, and one new
+// instance serves what comes after.
+func TestGoInstanceStoppedUnderConcurrentRuns(t *testing.T) {
+	h := startFaultHost(t)
+	const n = 25
+	type got struct {
+		path string
+		r    result
+	}
+	results := make(chan got, n)
+	for i := range n {
+		path := fmt.Sprintf("/guide/start.html?i=%d", i)
+		if i == n-1 {
+			path = "/__kamuidash_fault/crash-in-settle"
+		}
+		go func() {
+			results <- got{path, do(t, "GET", "docs.kamui.test", path, nil, "")}
+		}()
+	}
+	for range n {
+		g := <-results
+		switch {
+		case g.r.status == 500 && strings.Contains(g.r.body, "Internal error at the edge."):
+		case g.r.status == 200 && g.r.body == "<h1>start</h1>" && !strings.HasPrefix(g.path, "/__kamuidash_fault/"):
+		default:
+			t.Errorf("%s: %d %q; want its page or the adapter's 500", g.path, g.r.status, g.r.body)
+		}
+	}
+	if r := do(t, "GET", "docs.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>start</h1>" {
+		t.Errorf("after the burst: %d %q", r.status, r.body)
+	}
+	if n := linesOf(h, `"msg":"edge.instance_retired"`); n != 1 {
+		t.Errorf("%d instances retired; want 1", n)
 	}
 }
