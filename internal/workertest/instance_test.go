@@ -145,6 +145,13 @@ func TestGoInstanceStoppedInTheRunner(t *testing.T) {
 			t.Errorf("after %s: %d instances retired; want %d", fault, n, i+1)
 		}
 	}
+	noUnhandledRejections(t, h)
+}
+
+// noUnhandledRejections fails t for every rejection h's Worker left unhandled so far
+// (host.mjs logs them).
+func noUnhandledRejections(t *testing.T, h *Host) {
+	t.Helper()
 	time.Sleep(100 * time.Millisecond) // a rejection is reported once its turn is over
 	for _, l := range h.Logs() {
 		if strings.Contains(l, `"msg":"host.unhandled_rejection"`) {
@@ -191,4 +198,5 @@ func TestGoInstanceStoppedUnderConcurrentRuns(t *testing.T) {
 	if n := linesOf(h, `"msg":"edge.instance_retired"`); n != 1 {
 		t.Errorf("%d instances retired; want 1", n)
 	}
+	noUnhandledRejections(t, h)
 }

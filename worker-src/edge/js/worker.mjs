@@ -129,19 +129,33 @@ class GoInstance {
     this.syncCalls = 0;
     // Requests a runner decides, by token: token → { resolve, reject }.
     this.running = new Map();
+    // The binding reads out, by the id of their wait: id → the token of the request whose
+    // runner made it, which the read's settle wakes (or, the instance retired, fails).
+    this.reads = new Map();
+    this.active = undefined; // the token whose runner the call running now may wake
     this.io = settling(this, ioHelpers);
   }
 
-  // retire takes the instance out of service for good, once: its waiting requests fail, and
-  // new ones go to a new instance.
+  // retire takes the instance out of service for good, once: new requests go to a new
+  // instance. Its waiting requests are not failed here but each in an event of its own, when
+  // its read comes back (settle): retire runs in whichever request's event met the stop, and
+  // workerd cancels a request woken only by another's event as hung (nothing of its own is
+  // left for it to wait on), as it would the request's own runner woken that way (main.go's
+  // waitShared says the same). Every waiting request has a read of its own out: its runner
+  // waits for one.
   retire(reason) {
     if (this.retired) return;
     this.retired = true;
     if (current === this) current = undefined;
     console.log(JSON.stringify({ msg: "edge.instance_retired", reason }));
-    const waiting = [...this.running.values()];
-    this.running.clear();
-    for (const w of waiting) w.reject(new Error("the edge's Go instance was retired"));
+  }
+
+  // fail rejects the wait of token's request, if it still waits.
+  fail(token, err) {
+    const waiter = this.running.get(token);
+    if (!waiter) return;
+    this.running.delete(token);
+    waiter.reject(err);
   }
 
   // call makes one call into the instance; a call into a retired instance, or that finds the
@@ -218,12 +232,13 @@ class GoInstance {
   // would leave the wait, rejected by retire or never settled, with nobody to hear it.
   run(token) {
     const done = new Promise((resolve, reject) => this.running.set(token, { resolve, reject }));
+    this.active = token;
     try {
       this.ran(this.call("kamuiRun", token));
     } catch (err) {
-      const waiter = this.running.get(token);
-      this.running.delete(token);
-      if (waiter) waiter.reject(err);
+      this.fail(token, err);
+    } finally {
+      this.active = undefined;
     }
     return done;
   }
@@ -245,19 +260,24 @@ class GoInstance {
   }
 
   // settle completes a binding read a runner waits for. A read that comes back to a retired
-  // instance is dropped: its request has already failed.
+  // instance fails the request that made it, in this event of its own (retire says why).
   settle(id, ok, value) {
-    if (this.retired) return;
+    const token = this.reads.get(id);
+    this.reads.delete(id);
+    if (this.retired) {
+      this.fail(token, new Error("the edge's Go instance was retired"));
+      return;
+    }
     this.io.value = value;
-    let n;
+    this.active = token;
     try {
-      n = this.call("kamuiSettle", id, ok ? 1 : 0);
-    } catch {
-      return; // retired by the call: its waiting requests have failed
+      this.ran(this.call("kamuiSettle", id, ok ? 1 : 0));
+    } catch (err) {
+      this.fail(token, err); // the instance stopped in the call (and was retired)
     } finally {
       this.io.value = null;
+      this.active = undefined;
     }
-    this.ran(n);
   }
 }
 
@@ -445,6 +465,7 @@ function settling(g, helpers) {
   for (const [name, f] of Object.entries(helpers)) {
     out[name] = (...args) => {
       const id = args.pop();
+      g.reads.set(id, g.active);
       let p;
       try {
         p = Promise.resolve(f(...args));
