@@ -200,3 +200,37 @@ func TestGoInstanceStoppedUnderConcurrentRuns(t *testing.T) {
 	}
 	noUnhandledRejections(t, h)
 }
+
+// The program can stop in an event rather than an export: a goroutine an export made ready
+// runs at the next poke. The stop is found there, so the requests after it make no call into
+// a stopped program (whose exports may do anything); the request whose poke it was gets the
+// adapter's 500, and every other request is served.
+func TestGoInstanceStoppedInAnEvent(t *testing.T) {
+	h := startFaultHost(t)
+	for _, path := range []string{"/warm", "/__kamuidash_fault/crash-later"} {
+		if r := do(t, "GET", "shop.kamui.test", path, nil, ""); r.status != 200 {
+			t.Fatalf("%s: %d %q", path, r.status, r.body)
+		}
+	}
+	failed := 0
+	for i := 0; i < 40 && linesOf(h, `"msg":"edge.instance_retired"`) == 0; i++ {
+		r := do(t, "GET", "shop.kamui.test", "/after", nil, "")
+		switch {
+		case r.status == 500 && strings.Contains(r.body, "Internal error at the edge."):
+			failed++
+		case r.status != 200:
+			t.Errorf("request %d: %d %q", i, r.status, r.body)
+		}
+	}
+	if failed != 1 {
+		t.Errorf("%d requests failed; want the one whose poke met the stop", failed)
+	}
+	l, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second)
+	if !ok || !strings.Contains(l, `during poke`) {
+		t.Errorf("retired: %q; want it found at the poke", l)
+	}
+	if r := do(t, "GET", "shop.kamui.test", "/later", nil, ""); r.status != 200 {
+		t.Errorf("after the stop: %d %q", r.status, r.body)
+	}
+	noUnhandledRejections(t, h)
+}
