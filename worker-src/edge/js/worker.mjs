@@ -161,6 +161,7 @@ class GoInstance {
   // call makes one call into the instance; a call into a retired instance, or that finds the
   // program stopped, throws rather than hand anything back.
   call(name, ...args) {
+    this.check("before " + name);
     if (this.retired) throw new Error("the edge's Go instance was retired");
     let n;
     try {
@@ -174,6 +175,14 @@ class GoInstance {
       throw new Error("the edge's Go instance exited");
     }
     return n;
+  }
+
+  // check retires the instance if its program has stopped: in an event (poke), which the
+  // caller reads no result of, or at any time before a call. go.run's settling says so too,
+  // but later, and in the context of the request that started the instance, which workerd
+  // warns may no longer run it.
+  check(when) {
+    if (this.go.exited) this.retire("the Go program exited " + when);
   }
 
   // configure hands the instance its configuration and the binding helpers, once.
@@ -213,7 +222,9 @@ class GoInstance {
   tick() {
     if (++this.syncCalls >= POKE_EVERY) {
       this.syncCalls = 0;
-      if (!this.retired) this.api.poke();
+      if (this.retired) return;
+      this.api.poke();
+      this.check("during poke");
     }
   }
 
