@@ -68,7 +68,7 @@ function start() {
   if (current) return Promise.resolve(current);
   if (!starting) {
     starting = GoInstance.start().then((g) => {
-      current = g;
+      if (!g.retired) current = g; // a program that stopped while it started serves nobody
       return g;
     });
     // A failed start must not poison the isolate forever: the next request retries.
@@ -161,7 +161,7 @@ class GoInstance {
   // call makes one call into the instance; a call into a retired instance, or that finds the
   // program stopped, throws rather than hand anything back.
   call(name, ...args) {
-    this.check("before " + name);
+    if (this.go.exited) this.retire("the Go program exited before " + name);
     if (this.retired) throw new Error("the edge's Go instance was retired");
     let n;
     try {
@@ -177,10 +177,10 @@ class GoInstance {
     return n;
   }
 
-  // check retires the instance if its program has stopped: in an event (poke), which the
-  // caller reads no result of, or at any time before a call. go.run's settling says so too,
-  // but later, and in the context of the request that started the instance, which workerd
-  // warns may no longer run it.
+  // check retires the instance if its program has stopped, after an event (poke), which the
+  // caller reads no result of (call checks before and after each call itself). go.run's
+  // settling says so too, but later, and in the context of the request that started the
+  // instance, which workerd warns may no longer run it.
   check(when) {
     if (this.go.exited) this.retire("the Go program exited " + when);
   }
