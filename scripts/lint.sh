@@ -36,3 +36,6 @@ echo "golangci-lint run ./..."
 # neither.
 echo "GOOS=js GOARCH=wasm golangci-lint run --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/..."
 GOOS=js GOARCH=wasm "$golangci_lint" run --allow-serial-runners --build-tags hostdigest ./worker-src/edge/wasm/... ./internal/route/...
+# The adapter's test build (fault_injected.go, which the workertest tests build) too.
+echo "GOOS=js GOARCH=wasm golangci-lint run --build-tags hostdigest,kamuidash_fault ./worker-src/edge/wasm/..."
+GOOS=js GOARCH=wasm "$golangci_lint" run --allow-serial-runners --build-tags hostdigest,kamuidash_fault ./worker-src/edge/wasm/...
