@@ -158,14 +158,15 @@ class GoInstance {
     waiter.reject(err);
   }
 
-  // call makes one call into the instance; a call into a retired instance, or that finds the
-  // program stopped, throws rather than hand anything back.
-  call(name, ...args) {
+  // call makes one call into the instance (no export takes more than two arguments: a fixed
+  // arity, not a rest parameter, which would cost every call an array); a call into a retired
+  // instance, or that finds the program stopped, throws rather than hand anything back.
+  call(name, a, b) {
     if (this.go.exited) this.retire("the Go program exited before " + name);
     if (this.retired) throw new Error("the edge's Go instance was retired");
     let n;
     try {
-      n = this.exports[name](...args);
+      n = this.exports[name](a, b);
     } catch (err) {
       this.retire("a call into Go threw: " + (err && err.name ? err.name : "error"));
       throw err;
