@@ -685,6 +685,8 @@ async function forward(g, request, a, ctx) {
 // whichever request planned it) and stores them. Making an entry is Go work a request's own
 // passes no longer wait for: it runs here, after the response.
 function storeWaiting(g) {
+  // The entries of an instance retired since went with its program: nothing failed to store.
+  if (g.retired) return Promise.resolve();
   const a = g.puts();
   const stored = [];
   for (let k = a.int(); k > 0; k--) {
