@@ -247,3 +247,44 @@ func TestReadAheadOfASplitSite(t *testing.T) {
 		t.Errorf("past the budget: %d %q", ex.Plan.Status, bodyText(t, ex.Plan.Body))
 	}
 }
+
+// A request that needs several shards of a split version is served, as the adapter drives it,
+// when the memo does not keep the version's manifest between the passes (its bounds let it go,
+// or it keeps nothing): the exchange never waits for a shard's read it leads itself.
+func TestSplitSiteServedWhenTheMemoLetsTheManifestGo(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		set  func(h *Handler)
+	}{
+		{"one entry", func(h *Handler) { h.sites.maxManifests = 1 }},
+		{"no memo", func(h *Handler) { h.Config.TTLs.Budget = 0 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			key, _ := putSplitSite(t, w.objects.data, splitFiles())
+			w.routes.data["big"] = record(t, siteRecord("big", key, "404.html", false))
+			w.routes.data["bigspa"] = record(t, siteRecord("bigspa", key, "", true))
+			for _, r := range []struct{ host, path, body string }{
+				{"big", "/pages/17.html", "page 17"},
+				{"big", "/pages/none.html", "big 404"},
+				{"bigspa", "/app/settings", "home"},
+			} {
+				h := w.handler(t)
+				c.set(h)
+				waited := false
+				h.WaitShared = func(done <-chan struct{}) {
+					select {
+					case <-done:
+					case <-time.After(50 * time.Millisecond):
+						waited = true // its own flight: it never ends
+					}
+				}
+				w.warmFilter(t, h)
+				ex, _ := w.adapt(h, get(r.host+".kamui.test", r.path))
+				if sent(t, ex.Plan) != r.body || waited {
+					t.Errorf("%s%s: %d %q (waited on itself: %v), want %q", r.host, r.path, ex.Plan.Status, sent(t, ex.Plan), waited, r.body)
+				}
+			}
+		})
+	}
+}
