@@ -256,11 +256,10 @@ type Exchange struct {
 	needAhead, askedAhead NamedRead
 	aheadAsked            time.Time
 	aheadNamed            bool
-	// flight and siteFlight are the host's resolution and the site's manifest read this
-	// exchange leads for the isolate (single flight), kept across passes while a named read
-	// is out. A manifest the memo did not keep (its bounds) is decoded again by a later pass.
-	flight     *flight
-	siteFlight *siteFlight
+	// flight is the host's resolution this exchange leads for the isolate (single flight),
+	// kept across passes while a named read is out. The manifest reads it leads are in
+	// siteMemo.flights, each naming its leader: a split version's request may lead several.
+	flight *flight
 	// appEntry is the lookup of a custom host's app's route-cache entry a Decide named in the
 	// route lookup's place (appEntryRead), kept across passes.
 	appEntry appEntryRead

@@ -140,8 +140,12 @@ type siteEntry struct {
 }
 
 // siteFlight is a manifest read in progress; concurrent misses of the same manifest wait
-// for it rather than read it again, as route lookups do (see resolve).
+// for it rather than read it again, as route lookups do (see resolve). leader is the exchange
+// that reads it, across its passes while the named read is out: a split version's request
+// may lead the reads of its manifest and a shard at once (the memo may let the manifest go
+// between two passes), and must never wait for its own.
 type siteFlight struct {
+	leader  *Exchange
 	done    chan struct{}
 	site    siteManifest
 	err     string
@@ -258,7 +262,7 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 		return site, ""
 	}
 	f, held := h.sites.flights[key]
-	inFlight := held && f != ex.siteFlight && now.Sub(f.started) < flightTimeout
+	inFlight := held && f.leader != ex && now.Sub(f.started) < flightTimeout
 	if inFlight && !ex.blocking {
 		h.mu.Unlock()
 		ex.wait()
@@ -279,13 +283,12 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 			return site, problem
 		}
 	}
-	if !held || f != ex.siteFlight {
+	if !held || f.leader != ex {
 		if h.sites.flights == nil {
 			h.sites.flights = map[string]*siteFlight{}
 		}
-		f = &siteFlight{done: make(chan struct{}), started: now}
+		f = &siteFlight{leader: ex, done: make(chan struct{}), started: now}
 		h.sites.flights[key] = f
-		ex.siteFlight = f
 	}
 	h.mu.Unlock()
 
@@ -300,7 +303,6 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 	}
 	h.rememberSite(key, f.site, text, f.err)
 	h.mu.Unlock()
-	ex.siteFlight = nil
 	close(f.done)
 	return f.site, f.err
 }
