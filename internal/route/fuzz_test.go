@@ -247,3 +247,62 @@ func FuzzDecodeSiteManifestFastPath(f *testing.F) {
 		}
 	})
 }
+
+// DecodeSiteShard takes the same fast path as DecodeSiteManifest, under a shard's rules: on
+// every input it must accept, refuse and decode exactly as the strict reference does.
+func FuzzDecodeSiteShardFastPath(f *testing.F) {
+	const key = "sites/docs/manifests/v1.json"
+	m := testManifest()
+	i := SiteShard(key, "index.html", 2)
+	m.Files["x"+strings.Repeat("é", 3)] = SiteFile{Object: testObject, Type: "a/b", Size: 1}
+	for p := range m.Files {
+		if SiteShard(key, p, 2) != i {
+			delete(m.Files, p)
+		}
+	}
+	b, err := EncodeSiteShard(m, key, i, 2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b, uint8(i))
+	f.Add(b, uint8(1-i))
+	for _, s := range []string{`{"v":1}`, `{"v":1,"files":{}}`, `{"v":1,"files":null}`, `{"v":1,"shards":0}`,
+		`{"v":1,"shards":2}`, `{"v":1,"Shards":0}`, `{"v":1,"files":{},"files":{}}`, `{"v":1} `} {
+		f.Add([]byte(s), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, b []byte, i uint8) {
+		got, gotErr := DecodeSiteShard(b, key, int(i%3), 2)
+		want, wantErr := decodeSiteShardReference(b, key, int(i%3), 2)
+		if (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("DecodeSiteShard error %v, reference %v", gotErr, wantErr)
+		}
+		if gotErr != nil {
+			var g, w *FieldError
+			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
+				t.Fatalf("DecodeSiteShard error %v, reference %v", gotErr, wantErr)
+			}
+			return
+		}
+		if string(mustMarshal(t, got)) != string(mustMarshal(t, want)) {
+			t.Fatalf("decoded %s, reference %s", mustMarshal(t, got), mustMarshal(t, want))
+		}
+	})
+}
+
+// decodeSiteShardReference is DecodeSiteShard without its canonical fast path.
+func decodeSiteShardReference(b []byte, key string, i, n int) (SiteManifest, error) {
+	if len(b) > MaxSiteManifestBytes {
+		return SiteManifest{}, fieldErr("", ErrMalformed, "")
+	}
+	var m SiteManifest
+	if err := decodeStrict(b, &m); err != nil {
+		return SiteManifest{}, err
+	}
+	if m.V != SiteManifestVersion {
+		return SiteManifest{}, fieldErr("v", ErrUnknownVersion, "")
+	}
+	if err := m.validateShard(key, i, n); err != nil {
+		return SiteManifest{}, err
+	}
+	return m, nil
+}
