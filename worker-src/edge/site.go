@@ -140,12 +140,14 @@ type siteEntry struct {
 }
 
 // siteFlight is a manifest read in progress; concurrent misses of the same manifest wait
-// for it rather than read it again, as route lookups do (see resolve). leader is the exchange
-// that reads it, across its passes while the named read is out: a split version's request
-// may lead the reads of its manifest and a shard at once (the memo may let the manifest go
-// between two passes), and must never wait for its own.
+// for it rather than read it again, as route lookups do (see resolve). leader is the id of the
+// exchange that reads it, across its passes while the named read is out: a split version's
+// request may lead the reads of its manifest and a shard at once (the memo may let the
+// manifest go between two passes), and must never wait for its own. An id, not the exchange:
+// a flight whose request was abandoned stays until the next request for the key replaces it,
+// and must not keep the request's reads in memory meanwhile.
 type siteFlight struct {
-	leader  *Exchange
+	leader  string
 	done    chan struct{}
 	site    siteManifest
 	err     string
@@ -262,7 +264,7 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 		return site, ""
 	}
 	f, held := h.sites.flights[key]
-	inFlight := held && f.leader != ex && now.Sub(f.started) < flightTimeout
+	inFlight := held && f.leader != ex.id && now.Sub(f.started) < flightTimeout
 	if inFlight && !ex.blocking {
 		h.mu.Unlock()
 		ex.wait()
@@ -283,11 +285,11 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 			return site, problem
 		}
 	}
-	if !held || f.leader != ex {
+	if !held || f.leader != ex.id {
 		if h.sites.flights == nil {
 			h.sites.flights = map[string]*siteFlight{}
 		}
-		f = &siteFlight{leader: ex, done: make(chan struct{}), started: now}
+		f = &siteFlight{leader: ex.id, done: make(chan struct{}), started: now}
 		h.sites.flights[key] = f
 	}
 	h.mu.Unlock()
