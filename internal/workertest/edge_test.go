@@ -360,9 +360,10 @@ func routeEntry(host string) CacheEntry {
 		route.CacheMarkerHeader: testMarker, "Cache-Control": "max-age=3600"}}
 }
 
-// slowArrivals receives the path of each request the slow origin gets, when a test is
-// listening: a request known to be waiting on its upstream.
-var slowArrivals = make(chan string)
+// slowArrivals receives the path of each request the slow origin gets, while it has room (a
+// few, so that a test's arrival is never dropped for want of a receiver at that moment): a
+// request known to be waiting on its upstream.
+var slowArrivals = make(chan string, 16)
 
 func startServer(h http.Handler) net.Listener {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
