@@ -29,13 +29,23 @@ type result struct {
 
 func do(t *testing.T, method, hostName, path string, hdr map[string]string, body string) result {
 	t.Helper()
+	r, err := tryDo(method, hostName, path, hdr, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// tryDo is do for a goroutine of a test's own, which must not end the test: a failed
+// request is its error.
+func tryDo(method, hostName, path string, hdr map[string]string, body string) (result, error) {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
 	}
 	req, err := http.NewRequest(method, edgeURL+path, rd)
 	if err != nil {
-		t.Fatal(err)
+		return result{}, err
 	}
 	req.Host = hostName
 	for k, v := range hdr {
@@ -43,11 +53,11 @@ func do(t *testing.T, method, hostName, path string, hdr map[string]string, body
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s%s: %v", method, hostName, path, err)
+		return result{}, fmt.Errorf("%s %s%s: %w", method, hostName, path, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
-	return result{resp.StatusCode, resp.Header, string(b)}
+	return result{resp.StatusCode, resp.Header, string(b)}, nil
 }
 
 // logOf returns the structured log line of a request to the shared host, by its id.
