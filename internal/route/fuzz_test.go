@@ -162,20 +162,27 @@ func FuzzDecodeRecordFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, gotErr := DecodeRecord(b)
 		want, wantErr := decodeRecordReference(b)
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("DecodeRecord error %v, reference %v", gotErr, wantErr)
-		}
-		if gotErr != nil {
-			var g, w *FieldError
-			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
-				t.Fatalf("DecodeRecord error %v, reference %v", gotErr, wantErr)
-			}
-			return
-		}
-		if gb, _ := json.Marshal(got); string(gb) != string(mustMarshal(t, want)) {
-			t.Fatalf("decoded %s, reference %s", gb, mustMarshal(t, want))
-		}
+		assertSameDecode(t, "DecodeRecord", got, gotErr, want, wantErr)
 	})
+}
+
+// assertSameDecode fails t unless a decoder (named what) and its strict reference agree: both
+// accept, decoding to the same value, or both refuse, for the same cause and field.
+func assertSameDecode(t *testing.T, what string, got any, gotErr error, want any, wantErr error) {
+	t.Helper()
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("%s error %v, reference %v", what, gotErr, wantErr)
+	}
+	if gotErr != nil {
+		var g, w *FieldError
+		if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
+			t.Fatalf("%s error %v, reference %v", what, gotErr, wantErr)
+		}
+		return
+	}
+	if string(mustMarshal(t, got)) != string(mustMarshal(t, want)) {
+		t.Fatalf("decoded %s, reference %s", mustMarshal(t, got), mustMarshal(t, want))
+	}
 }
 
 func mustMarshal(t *testing.T, v any) []byte {
@@ -190,6 +197,17 @@ func mustMarshal(t *testing.T, v any) []byte {
 // decodeSiteManifestReference is DecodeSiteManifest before its canonical fast path: the
 // key scan (duplicated keys, keys in another case) on every manifest, then the version and the files.
 func decodeSiteManifestReference(b []byte) (SiteManifest, error) {
+	return decodeSiteReference(b, SiteManifest.validate)
+}
+
+// decodeSiteShardReference is DecodeSiteShard without its canonical fast path.
+func decodeSiteShardReference(b []byte, key string, i, n int) (SiteManifest, error) {
+	return decodeSiteReference(b, func(m SiteManifest) error { return m.validateShard(key, i, n) })
+}
+
+// decodeSiteReference is the strict decoding both references share, validate the rules of
+// the manifest or shard it decodes.
+func decodeSiteReference(b []byte, validate func(SiteManifest) error) (SiteManifest, error) {
 	if len(b) > MaxSiteManifestBytes {
 		return SiteManifest{}, fieldErr("", ErrMalformed, "")
 	}
@@ -200,7 +218,7 @@ func decodeSiteManifestReference(b []byte) (SiteManifest, error) {
 	if m.V != SiteManifestVersion {
 		return SiteManifest{}, fieldErr("v", ErrUnknownVersion, "")
 	}
-	if err := m.validate(); err != nil {
+	if err := validate(m); err != nil {
 		return SiteManifest{}, err
 	}
 	return m, nil
@@ -232,19 +250,7 @@ func FuzzDecodeSiteManifestFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		got, gotErr := DecodeSiteManifest(b)
 		want, wantErr := decodeSiteManifestReference(b)
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("DecodeSiteManifest error %v, reference %v", gotErr, wantErr)
-		}
-		if gotErr != nil {
-			var g, w *FieldError
-			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
-				t.Fatalf("DecodeSiteManifest error %v, reference %v", gotErr, wantErr)
-			}
-			return
-		}
-		if string(mustMarshal(t, got)) != string(mustMarshal(t, want)) {
-			t.Fatalf("decoded %s, reference %s", mustMarshal(t, got), mustMarshal(t, want))
-		}
+		assertSameDecode(t, "DecodeSiteManifest", got, gotErr, want, wantErr)
 	})
 }
 
@@ -273,36 +279,6 @@ func FuzzDecodeSiteShardFastPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, i uint8) {
 		got, gotErr := DecodeSiteShard(b, key, int(i%3), 2)
 		want, wantErr := decodeSiteShardReference(b, key, int(i%3), 2)
-		if (gotErr == nil) != (wantErr == nil) {
-			t.Fatalf("DecodeSiteShard error %v, reference %v", gotErr, wantErr)
-		}
-		if gotErr != nil {
-			var g, w *FieldError
-			if !errors.As(gotErr, &g) || !errors.As(wantErr, &w) || g.Field != w.Field || !errors.Is(gotErr, w.Cause) {
-				t.Fatalf("DecodeSiteShard error %v, reference %v", gotErr, wantErr)
-			}
-			return
-		}
-		if string(mustMarshal(t, got)) != string(mustMarshal(t, want)) {
-			t.Fatalf("decoded %s, reference %s", mustMarshal(t, got), mustMarshal(t, want))
-		}
+		assertSameDecode(t, "DecodeSiteShard", got, gotErr, want, wantErr)
 	})
-}
-
-// decodeSiteShardReference is DecodeSiteShard without its canonical fast path.
-func decodeSiteShardReference(b []byte, key string, i, n int) (SiteManifest, error) {
-	if len(b) > MaxSiteManifestBytes {
-		return SiteManifest{}, fieldErr("", ErrMalformed, "")
-	}
-	var m SiteManifest
-	if err := decodeStrict(b, &m); err != nil {
-		return SiteManifest{}, err
-	}
-	if m.V != SiteManifestVersion {
-		return SiteManifest{}, fieldErr("v", ErrUnknownVersion, "")
-	}
-	if err := m.validateShard(key, i, n); err != nil {
-		return SiteManifest{}, err
-	}
-	return m, nil
 }
