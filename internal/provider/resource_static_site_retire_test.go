@@ -38,6 +38,24 @@ func (p *siteClockProvider) Resources(ctx context.Context) []func() fwresource.R
 	return resources
 }
 
+// siteClock is the static site's clock a test moves: At sets it to d after its start, a fixed
+// instant, and Stamp is how the state writes that time.
+type siteClock struct {
+	mu         sync.Mutex
+	start, now time.Time
+}
+
+func newSiteClock() *siteClock {
+	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	return &siteClock{start: start, now: start}
+}
+
+func (c *siteClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *siteClock) At(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.now = c.start.Add(d) }
+
+func (c *siteClock) Stamp(d time.Duration) string { return c.start.Add(d).Format(time.RFC3339) }
+
 func providerFactoriesWithSiteClock(now func() time.Time) map[string]func() (tfprotov6.ProviderServer, error) {
 	base, ok := New("test", testSources)().(*kamuidashProvider)
 	if !ok {
@@ -100,11 +118,7 @@ func TestAccStaticSite_RetiringVersionOutlivesTheEdgeCaches(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	})
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	at := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = start.Add(d) }
-	stamp := func(d time.Duration) string { return start.Add(d).Format(time.RFC3339) }
+	clock := newSiteClock()
 
 	dir := filepath.Join(t.TempDir(), "site")
 	config := edge.providerBlock() + fmt.Sprintf(`
@@ -131,7 +145,7 @@ resource "kamuidash_route_record" "docs" {
 	versions := map[int]string{0: "0123456789abcdef"}
 	deploy := func(n int, after time.Duration) func() {
 		return func() {
-			at(after)
+			clock.At(after)
 			writeFiles(t, dir, map[string]string{"index.html": fmt.Sprintf("<h1>v%d</h1>", n), "app.js": "shared"})
 		}
 	}
@@ -161,7 +175,7 @@ resource "kamuidash_route_record" "docs" {
 			}
 			wantRetiring := map[string]string{"retiring_versions.%": fmt.Sprint(len(retiring))}
 			for v, since := range retiring {
-				wantRetiring["retiring_versions."+versions[v]] = stamp(since)
+				wantRetiring["retiring_versions."+versions[v]] = clock.Stamp(since)
 			}
 			for k, want := range wantRetiring {
 				if got := attrs[k]; got != want {
@@ -172,7 +186,7 @@ resource "kamuidash_route_record" "docs" {
 		}
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providerFactoriesWithSiteClock(clock),
+		ProtoV6ProviderFactories: providerFactoriesWithSiteClock(clock.Now),
 		Steps: []resource.TestStep{
 			{PreConfig: deploy(1, 0), Config: config, Check: expect(1, []int{1}, nil)},
 			{

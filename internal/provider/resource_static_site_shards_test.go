@@ -381,12 +381,7 @@ func isShardUpload(entry string) bool {
 func TestAccStaticSite_RetiredSplitVersionGoesWhole(t *testing.T) {
 	var log requestLog
 	edge := newTestEdgeBehind(t, log.wrap)
-	var mu sync.Mutex
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	at := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = start.Add(d) }
-	stamp := func(d time.Duration) string { return start.Add(d).Format(time.RFC3339) }
+	clock := newSiteClock()
 
 	dir := filepath.Join(t.TempDir(), "site")
 	config := strings.Replace(staticSiteConfigOverS3(edge, dir), "  source_dir", "  retain_versions = 1\n  source_dir", 1)
@@ -397,7 +392,7 @@ func TestAccStaticSite_RetiredSplitVersionGoesWhole(t *testing.T) {
 	shards := make([][]string, len(sites))
 	var logAt int
 	deploy := func(n int, after time.Duration) func() {
-		return func() { at(after); writeFiles(t, dir, sites[n]); _, logAt = log.since(0) }
+		return func() { clock.At(after); writeFiles(t, dir, sites[n]); _, logAt = log.since(0) }
 	}
 	// published records version n and checks what the bucket holds (the pieces of held
 	// versions and their objects, and the stray shard while it retires) and which versions
@@ -428,8 +423,8 @@ func TestAccStaticSite_RetiredSplitVersionGoesWhole(t *testing.T) {
 				return fmt.Errorf("%s versions retiring, want %d", got, len(retiring))
 			}
 			for v, since := range retiring {
-				if got := attrs["retiring_versions."+v]; got != stamp(since) {
-					return fmt.Errorf("version %s retiring since %q, want %q", v, got, stamp(since))
+				if got := attrs["retiring_versions."+v]; got != clock.Stamp(since) {
+					return fmt.Errorf("version %s retiring since %q, want %q", v, got, clock.Stamp(since))
 				}
 			}
 			return nil
@@ -439,7 +434,7 @@ func TestAccStaticSite_RetiredSplitVersionGoesWhole(t *testing.T) {
 		return strings.TrimSuffix(strings.TrimPrefix(manifests[n], "sites/docs/manifests/"), ".json")
 	}
 	resource.Test(t, resource.TestCase{
-		ProtoV6ProviderFactories: providerFactoriesWithSiteClock(clock),
+		ProtoV6ProviderFactories: providerFactoriesWithSiteClock(clock.Now),
 		CheckDestroy:             edge.checkNoSiteObjects,
 		Steps: []resource.TestStep{
 			{PreConfig: deploy(0, 0), Config: config, Check: published(0, []int{0}, false, nil)},
