@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -17,18 +19,7 @@ import (
 // request until the runtime recycles it. The panic is injected by a test build of the Worker
 // (the kamuidash_fault tag), never the one uploaded.
 func TestStoppedGoInstanceIsReplaced(t *testing.T) {
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if _, err := BuildTestWorker(root, out, "kamuidash_fault"); err != nil {
-		t.Fatal(err)
-	}
-	cfg := hostConfig
-	cfg.ModulesRoot = out
-	h := startOwnHost(t, cfg, time.Minute)
-	useHost(t, h)
+	h := startFaultHost(t)
 	if r := do(t, "GET", "shop.kamui.test", "/before", nil, ""); r.status != 200 {
 		t.Fatalf("before the panic: %d %q", r.status, r.body)
 	}
@@ -96,20 +87,34 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 // kamuidash_fault tag: worker-src/edge/wasm/fault_injected.go) and points do at it.
 func startFaultHost(t *testing.T) *Host {
 	t.Helper()
-	root, err := RepoRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if _, err := BuildTestWorker(root, out, "kamuidash_fault"); err != nil {
-		t.Fatal(err)
-	}
 	cfg := hostConfig
-	cfg.ModulesRoot = out
+	cfg.ModulesRoot = faultWorker(t)
 	h := startOwnHost(t, cfg, time.Minute)
 	useHost(t, h)
 	return h
 }
+
+// faultWorker builds the test build once for every test that needs it, beside the package's
+// own build (TestMain removes both).
+var faultWorker = func() func(t *testing.T) string {
+	var once sync.Once
+	var dir string
+	var err error
+	return func(t *testing.T) string {
+		t.Helper()
+		once.Do(func() {
+			var root string
+			if root, err = RepoRoot(); err == nil {
+				dir = filepath.Join(workerDir, "fault")
+				_, err = BuildTestWorker(root, dir, "kamuidash_fault")
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+}()
 
 // linesOf counts h's console lines holding s.
 func linesOf(h *Host, s string) int {
