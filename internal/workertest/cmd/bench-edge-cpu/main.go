@@ -210,7 +210,7 @@ func run(n int, compareDir string, ioYield bool) error {
 	if ioYield {
 		bindings += " answering on the event loop's next turn (-io-yield)"
 	}
-	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, %s, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, bindings, loadAverage(), runtime.NumCPU())
+	fmt.Printf("bench-edge-cpu: warm dynamic request, %d per Worker, %s, 10 alternating blocks each; machine load (1-minute average) %s on %d CPUs\n", n, bindings, workertest.LoadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-edge-cpu: cold dynamic request (a new app each time: content and route-cache misses, a KV read, a route-cache put): edge_us=%.1f seed_us=%.1f js_us=%.1f cold_cpu_vs_seed=%.2f\n", coldEdgeUS, coldSeedUS, coldJSUS, coldEdgeUS/coldSeedUS)
 	fmt.Printf("bench-edge-cpu: warm-up (each Worker's first 500 warm requests after its first): edge_us=%.1f seed_us=%.1f js_us=%.1f warmup_cpu_vs_seed=%.2f\n", warmupEdgeUS, warmupSeedUS, warmupJSUS, warmupEdgeUS/warmupSeedUS)
 	fmt.Printf("bench-edge-cpu: static site GET (content miss, route and manifest in memory, the object read from the bucket): edge_us=%.1f seed_us=%.1f static_cpu_vs_seed=%.2f\n", staticEdgeUS, staticSeedUS, staticEdgeUS/staticSeedUS)
@@ -294,13 +294,4 @@ func siteOf(app string, pages map[string]string) (site, error) {
 		Static: &route.Static{Prefix: prefix, Index: "index.html", Manifest: s.ManifestKey}})
 	s.Record = string(rec)
 	return s, err
-}
-
-// loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
 }

@@ -143,7 +143,7 @@ func main() {
 var workerNames = []string{"edge", "js-seed", "js-passthrough", "baseline"}
 
 func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget, conc int, seed int64) error {
-	loadStart := loadAverage()
+	loadStart := workertest.LoadAverage()
 	root, err := workertest.RepoRoot()
 	if err != nil {
 		return err
@@ -460,16 +460,7 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 // on a quiet machine their I/O shows.
 func printLoad(atStart string) {
 	fmt.Printf("bench-edge: machine load (1-minute average) %s at start, %s at the end, on %d CPUs\n",
-		atStart, loadAverage(), runtime.NumCPU())
-}
-
-// loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
+		atStart, workertest.LoadAverage(), runtime.NumCPU())
 }
 
 func firstErrOf(s *sliceResult) string {

@@ -130,7 +130,7 @@ func run(files, rounds int) error {
 		}
 	}
 	fw, fs, sw, ss := median(first[0]), median(first[1]), median(stall[0]), median(stall[1])
-	fmt.Printf("bench-large-site: %d rounds, a site of %d files each, machine load (1-minute average) %s on %d CPUs\n", rounds, files, loadAverage(), runtime.NumCPU())
+	fmt.Printf("bench-large-site: %d rounds, a site of %d files each, machine load (1-minute average) %s on %d CPUs\n", rounds, files, workertest.LoadAverage(), runtime.NumCPU())
 	fmt.Printf("bench-large-site: first GET ms, whole manifest %v\n", rounded(first[0]))
 	fmt.Printf("bench-large-site: first GET ms, split manifest %v\n", rounded(first[1]))
 	fmt.Printf("bench-large-site: other tenant's longest request ms meanwhile, whole %v\n", rounded(stall[0]))
@@ -294,13 +294,4 @@ func rounded(xs []float64) string {
 		parts[i] = strconv.FormatFloat(x, 'f', 1, 64)
 	}
 	return "[" + strings.Join(parts, " ") + "]"
-}
-
-// loadAverage is the 1-minute load average from /proc/loadavg, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
 }
