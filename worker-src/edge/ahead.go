@@ -54,7 +54,10 @@ func (h *Handler) readAhead(ex *Exchange, req *Request, u urlParts, host string)
 	if found {
 		ex.needObject = route.SiteObjectKey(st.Prefix, file.object())
 	}
-	if m := manifestRead(stale); stale != "" && ex.madeRead(m) == nil {
+	if stale == "" {
+		return
+	}
+	if m := manifestRead(stale); ex.madeRead(m) == nil {
 		// The memo let the version go (the freshness budget), or the shard of the path: the
 		// record most likely names the version again, and the read need not wait for it.
 		ex.needAhead = *m
