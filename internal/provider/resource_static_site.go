@@ -287,12 +287,11 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	}
 	touched, err := r.publish(ctx, bucket, name, manifest, nil, false)
 	if err != nil {
-		// Nothing half-written: the prefix was empty, so no other version can share a key this
-		// apply started to upload, including those whose upload failed yet may have been stored.
-		cleanupCtx, cancel := cleanupContext(ctx)
-		defer cancel()
-		if cleanupErr := r.data.Client.R2DeleteObjects(cleanupCtx, r.data.AccountID, bucket, touched); cleanupErr != nil {
-			tflog.Warn(ctx, "Could not delete the objects of a failed upload", map[string]any{"error": cleanupErr.Error()})
+		if cleanupErr := r.takeBack(ctx, bucket, name, touched); cleanupErr != nil {
+			resp.Diagnostics.AddWarning("Objects of the Failed Upload Left Behind",
+				fmt.Sprintf("Deleting what the failed upload stored under %q in bucket %q failed: %s. "+
+					"Delete the objects under that prefix before the next apply, or import them as the site.",
+					staticsite.SitePrefix(name), bucket, cleanupErr))
 		}
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading site "+quote(name)+" to bucket "+quote(bucket), err))
 		return
@@ -563,6 +562,53 @@ func (r *staticSiteResource) readManifest(plan staticSiteModel, diags *diag.Diag
 		return nil, false
 	}
 	return manifest, true
+}
+
+// takeBackPauses are the waits, after a failed create's delete, before each look for an
+// upload that the store wrote after that delete.
+var takeBackPauses = []time.Duration{250 * time.Millisecond, time.Second}
+
+// takeBack deletes every key a failed create started an upload for. Nothing else can share
+// them: the prefix was empty when the create began, and this process claimed the site. An
+// upload abandoned in flight (the user interrupted, or another upload failed and the rest were
+// cancelled) got no answer, and the store may still write it after the delete meant for it:
+// after each pause, the keys of touched that the listing shows are deleted again.
+func (r *staticSiteResource) takeBack(ctx context.Context, bucket, name string, touched []string) error {
+	ctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	ours := make(map[string]bool, len(touched))
+	for _, k := range touched {
+		ours[k] = true
+	}
+	drop := touched
+	for round := 0; ; round++ {
+		if len(drop) > 0 {
+			if err := r.data.Client.R2DeleteObjects(ctx, r.data.AccountID, bucket, drop); err != nil {
+				return err
+			}
+		}
+		if round == len(takeBackPauses) {
+			return nil
+		}
+		select {
+		case <-time.After(takeBackPauses[round]):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		listing, _, err := r.data.Client.R2ListObjects(ctx, r.data.AccountID, bucket, staticsite.SitePrefix(name))
+		if err != nil {
+			return err
+		}
+		drop = nil
+		for _, o := range listing {
+			if ours[o.Key] {
+				drop = append(drop, o.Key)
+			}
+		}
+		if len(drop) > 0 {
+			tflog.Info(ctx, "Deleting uploads the store wrote after the failed create's delete", map[string]any{"objects": len(drop)})
+		}
+	}
 }
 
 // cleanupTimeout bounds the deletes that take back what a failed apply stored.
