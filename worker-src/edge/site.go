@@ -118,6 +118,9 @@ type siteMemo struct {
 
 	entries map[string]*siteEntry
 	files   int
+	// shardsOf counts the shards each split version holds, by its manifest key
+	// (maxShardsPerVersion).
+	shardsOf map[string]int
 	// recent is the most recently used entry; its next is the one used before it, and so
 	// on round the ring to the least recently used (recent.prev), which eviction takes
 	// without a scan: an isolate serving more sites than the memo holds pays nothing per
@@ -130,6 +133,8 @@ type siteMemo struct {
 
 type siteEntry struct {
 	key string
+	// root is a shard's version's manifest key; "" for a version's manifest.
+	root string
 	siteManifest
 	exp time.Time
 	// prev and next link the entries in order of use (siteMemo.recent), in a ring.
@@ -217,25 +222,67 @@ func (m *siteMemo) drop(key string) {
 		m.files -= len(e.files)
 		delete(m.entries, key)
 		m.unlink(e)
+		if e.root != "" {
+			if m.shardsOf[e.root]--; m.shardsOf[e.root] == 0 {
+				delete(m.shardsOf, e.root)
+			}
+		}
 	}
 }
 
-// put remembers site (read from text) under key until exp, first evicting the least recently
-// used entries until both bounds hold. A manifest larger than the whole file bound is not
-// remembered; its text is kept only up to maxKeptSiteText.
+// maxShardsPerVersion is a split version's share of the entries: an eighth of them. A crawl of
+// a large site reads shard after shard (up to route.MaxSiteShards); past its share, each new
+// shard takes the place of the version's own least recently used one instead of another
+// site's manifest, so a site's size costs its own visitors reads, not every tenant's.
+func (m *siteMemo) maxShardsPerVersion() int {
+	return max(1, m.bounds().manifests/8)
+}
+
+type siteMemoBounds struct{ manifests, files int }
+
+func (m *siteMemo) bounds() siteMemoBounds {
+	b := siteMemoBounds{m.maxManifests, m.maxFiles}
+	if b.manifests <= 0 {
+		b.manifests = defaultMaxSiteManifests
+	}
+	if b.files <= 0 {
+		b.files = defaultMaxSiteFiles
+	}
+	return b
+}
+
+// put remembers a version's manifest site (read from text) under key until exp (see insert).
 func (m *siteMemo) put(key string, site siteManifest, text string, exp time.Time) {
+	m.insert(key, "", site, text, exp)
+}
+
+// putShard remembers a shard of the version whose manifest key is root, within the version's
+// share of the entries (maxShardsPerVersion).
+func (m *siteMemo) putShard(key, root string, site siteManifest, text string, exp time.Time) {
+	m.insert(key, root, site, text, exp)
+}
+
+// insert remembers site under key until exp, first evicting entries until the bounds hold: a
+// shard past its version's share evicts the version's least recently used shard, then the
+// least recently used entries go. A manifest larger than the whole file bound is not
+// remembered; its text is kept only up to maxKeptSiteText.
+func (m *siteMemo) insert(key, root string, site siteManifest, text string, exp time.Time) {
 	files := site.files
-	maxManifests, maxFiles := m.maxManifests, m.maxFiles
-	if maxManifests <= 0 {
-		maxManifests = defaultMaxSiteManifests
-	}
-	if maxFiles <= 0 {
-		maxFiles = defaultMaxSiteFiles
-	}
+	b := m.bounds()
+	maxManifests, maxFiles := b.manifests, b.files
 	if len(files) > maxFiles {
 		return
 	}
 	m.drop(key)
+	if root != "" && m.shardsOf[root] >= m.maxShardsPerVersion() {
+		// From the least recently used entry towards the most recent, the first of root's.
+		for e := m.recent.prev; ; e = e.prev {
+			if e.root == root {
+				m.drop(e.key)
+				break
+			}
+		}
+	}
 	for m.recent != nil && (len(m.entries) >= maxManifests || m.files+len(files) > maxFiles) {
 		m.drop(m.recent.prev.key) // the least recently used
 	}
@@ -245,10 +292,16 @@ func (m *siteMemo) put(key string, site siteManifest, text string, exp time.Time
 	if len(text) > maxKeptSiteText {
 		text = ""
 	}
-	e := &siteEntry{key: key, siteManifest: site, exp: exp, text: text}
+	e := &siteEntry{key: key, root: root, siteManifest: site, exp: exp, text: text}
 	m.entries[key] = e
 	m.use(e)
 	m.files += len(files)
+	if root != "" {
+		if m.shardsOf == nil {
+			m.shardsOf = map[string]int{}
+		}
+		m.shardsOf[root]++
+	}
 }
 
 // manifestFiles returns the manifest under key (shard says which: a version's, or one of its
@@ -280,7 +333,7 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 			// The other request gave no answer in time: read on our own.
 			site, text, problem := h.readSite(ex, key, shard)
 			h.mu.Lock()
-			h.rememberSite(key, site, text, problem)
+			h.rememberSite(key, shard, site, text, problem)
 			h.mu.Unlock()
 			return site, problem
 		}
@@ -303,17 +356,23 @@ func (h *Handler) manifestFiles(ex *Exchange, key string, shard siteShard) (site
 	if h.sites.flights[key] == f {
 		delete(h.sites.flights, key)
 	}
-	h.rememberSite(key, f.site, text, f.err)
+	h.rememberSite(key, shard, f.site, text, f.err)
 	h.mu.Unlock()
 	close(f.done)
 	return f.site, f.err
 }
 
-// rememberSite puts a manifest read without a problem into the memo for the freshness
-// budget; h.mu must be held.
-func (h *Handler) rememberSite(key string, site siteManifest, text, problem string) {
-	if problem == "" && h.Config.TTLs.Budget > 0 {
-		h.sites.put(key, site, text, h.now().Add(h.Config.TTLs.Budget))
+// rememberSite puts a manifest (shard says which: a version's, or one of its shards) read
+// without a problem into the memo for the freshness budget; h.mu must be held.
+func (h *Handler) rememberSite(key string, shard siteShard, site siteManifest, text, problem string) {
+	if problem != "" || h.Config.TTLs.Budget <= 0 {
+		return
+	}
+	exp := h.now().Add(h.Config.TTLs.Budget)
+	if shard.n == 0 {
+		h.sites.put(key, site, text, exp)
+	} else {
+		h.sites.putShard(key, shard.root, site, text, exp)
 	}
 }
 

@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -379,6 +380,66 @@ func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
 	}
 	if n := len(w.h.sites.entries); n != defaultMaxSiteManifests {
 		t.Errorf("memo holds %d manifests, bound %d", n, defaultMaxSiteManifests)
+	}
+}
+
+// TestSiteMemoShardsOfOneVersionTakeAShare: a crawl of a large split site reads shard after
+// shard. Past its share of the entries, each new shard takes the place of that version's own
+// least recently used one, never another site's manifest: a site's size costs its own visitors
+// reads, not every tenant in the isolate.
+func TestSiteMemoShardsOfOneVersionTakeAShare(t *testing.T) {
+	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := exp.Add(-time.Hour)
+	one := siteManifest{files: siteFiles{"f": siteFile{}}}
+	const root = "sites/big/manifests/v1.json"
+	shard := func(i int) string { return route.SiteShardKey(root, i) }
+	m := &siteMemo{maxManifests: 16, maxFiles: 1000}
+	share := m.maxShardsPerVersion()
+	if share != 2 {
+		t.Fatalf("a version's share of 16 entries is %d, want 2 (an eighth)", share)
+	}
+	for _, k := range []string{"a", "b", "c", "d"} {
+		m.put(k, one, "", exp)
+	}
+	for i := 0; i < 10; i++ {
+		m.putShard(shard(i), root, one, "", exp)
+	}
+	held := func() []string {
+		var in []string
+		for k := range m.entries {
+			in = append(in, k)
+		}
+		slices.Sort(in)
+		return in
+	}
+	want := []string{"a", "b", "c", "d", shard(8), shard(9)}
+	slices.Sort(want)
+	if got := held(); !slices.Equal(got, want) || m.files != 6 {
+		t.Fatalf("after a crawl of ten shards the memo holds %v (%d files), want %v", got, m.files, want)
+	}
+	// Its own order of use decides which of its shards goes.
+	m.get(shard(8), now)
+	m.putShard(shard(10), root, one, "", exp)
+	if _, ok := m.entries[shard(9)]; ok || m.entries[shard(8)] == nil || m.entries[shard(10)] == nil {
+		t.Errorf("the shard used since was evicted, or the least recently used one kept: %v", held())
+	}
+	// Another version has a share of its own; dropped shards give theirs back.
+	const other = "sites/big/manifests/v2.json"
+	m.putShard(route.SiteShardKey(other, 0), other, one, "", exp)
+	m.putShard(route.SiteShardKey(other, 1), other, one, "", exp)
+	if m.shardsOf[root] != share || m.shardsOf[other] != 2 || len(m.entries) != 8 {
+		t.Errorf("two versions hold %d and %d shards (%d entries), want %d, 2 (8)", m.shardsOf[root], m.shardsOf[other], len(m.entries), share)
+	}
+	m.drop(shard(8))
+	m.drop(shard(10))
+	if _, ok := m.shardsOf[root]; ok {
+		t.Errorf("a version whose shards all went still counts %d", m.shardsOf[root])
+	}
+	// Put again under the same key, a shard replaces itself.
+	m.putShard(shard(3), root, one, "", exp)
+	m.putShard(shard(3), root, one, "", exp)
+	if m.shardsOf[root] != 1 {
+		t.Errorf("one shard put twice counts %d", m.shardsOf[root])
 	}
 }
 
