@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"mime"
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
@@ -130,6 +133,45 @@ func (c *Client) WorkerEtag(ctx context.Context, accountID, name string) (etag s
 		}
 	}
 	return "", false, nil
+}
+
+// maxDownloadedModuleBytes bounds each module WorkerModules reads: an uploaded Worker is at
+// most 10 MB compressed, and a download is only ever compared with an upload.
+const maxDownloadedModuleBytes = 64 << 20
+
+// WorkerModules downloads the modules of the script's current content, in the order the API
+// gives them; found is false when the script does not exist.
+func (c *Client) WorkerModules(ctx context.Context, accountID, name string) (modules []WorkerModule, found bool, err error) {
+	res, err := c.Workers.Scripts.Content.Get(ctx, name, workers.ScriptContentGetParams{AccountID: cf.F(accountID)})
+	if isStatus(err, http.StatusNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = res.Body.Close() }() // only read
+	mediaType, params, err := mime.ParseMediaType(res.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
+		return nil, false, fmt.Errorf("the content of script %q came as %q, not multipart/form-data", name, res.Header.Get("Content-Type"))
+	}
+	parts := multipart.NewReader(res.Body, params["boundary"])
+	for {
+		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			return modules, true, nil
+		}
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the content of script %q: %w", name, err)
+		}
+		content, err := io.ReadAll(io.LimitReader(part, maxDownloadedModuleBytes+1))
+		if err != nil {
+			return nil, false, fmt.Errorf("reading the content of script %q: %w", name, err)
+		}
+		if len(content) > maxDownloadedModuleBytes {
+			return nil, false, fmt.Errorf("the module %q of script %q is over %d bytes", part.FormName(), name, maxDownloadedModuleBytes)
+		}
+		modules = append(modules, WorkerModule{Name: part.FormName(), MIMEType: part.Header.Get("Content-Type"), Content: content})
+	}
 }
 
 // DeleteWorker deletes a script; one already gone is not an error.

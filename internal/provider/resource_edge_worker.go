@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
@@ -339,14 +340,95 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	tflog.Info(ctx, "Uploading edge Worker", map[string]any{"script": name, "sha256": w.SHA256, "size": w.Size})
 	etag, err := r.data.Client.UploadWorker(ctx, r.data.AccountID, name, up)
 	if err != nil {
-		diags.Append(apiErrorDiag("Unable to Upload Edge Worker", "Uploading script "+quote(name), err))
-		return diags
+		stored, landed := r.landed(ctx, name, up)
+		if !landed {
+			diags.Append(apiErrorDiag("Unable to Upload Edge Worker", "Uploading script "+quote(name), err))
+			return diags
+		}
+		diags.AddWarning("Edge Worker Upload Stored Without an Answer",
+			"The upload of script "+quote(name)+" failed ("+err.Error()+"), yet the script now holds exactly what was sent "+
+				"(its modules, compatibility date and bindings): it is taken as uploaded.")
+		etag = stored
 	}
 	m.ContentSHA256 = types.StringValue(w.SHA256)
 	m.SizeBytes = types.Int64Value(w.Size)
 	m.BuildToolchain = types.StringValue(w.GoVersion)
 	m.Etag = types.StringValue(etag)
 	return diags
+}
+
+// landed says whether an upload that failed was stored all the same, and the script's etag if
+// so. An upload whose answer was lost (a timeout, a proxy's error after the API stored it, the
+// user's interrupt) may have been stored: a first deployment would then fail, leaving a script
+// the next apply asks to import. It was stored when the script holds exactly the modules sent,
+// with the same compatibility date and bindings (a secret's text aside: the API never returns
+// it). Anything else, or a check that fails, is "not stored": the upload's error stands.
+func (r *edgeWorkerResource) landed(ctx context.Context, name string, up kdcf.WorkerUpload) (etag string, stored bool) {
+	ctx, cancel := cleanupContext(ctx) // the check must run after an interrupt too
+	defer cancel()
+	etag, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name)
+	if err != nil || !found {
+		return "", false
+	}
+	modules, found, err := r.data.Client.WorkerModules(ctx, r.data.AccountID, name)
+	if err != nil || !found || !sameModules(modules, up.Modules) {
+		return "", false
+	}
+	settings, found, err := r.data.Client.GetWorkerSettings(ctx, r.data.AccountID, name)
+	if err != nil || !found || settings.CompatibilityDate != up.CompatibilityDate || !sameBindings(settings.Bindings, up.Bindings) {
+		return "", false
+	}
+	tflog.Info(ctx, "The failed upload was stored: the script holds what was sent", map[string]any{"script": name})
+	return etag, true
+}
+
+// sameModules says whether got holds exactly the modules of want, by name and content, in any
+// order.
+func sameModules(got, want []kdcf.WorkerModule) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	byName := make(map[string][]byte, len(got))
+	for _, m := range got {
+		byName[m.Name] = m.Content
+	}
+	for _, m := range want {
+		content, ok := byName[m.Name]
+		if !ok || !bytes.Equal(content, m.Content) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameBindings says whether the bindings read back (got) are those uploaded (want): the same
+// names, each of the same type and, but for secrets, the same value.
+func sameBindings(got, want []map[string]any) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	byName := make(map[string]map[string]any, len(got))
+	for _, b := range got {
+		if name, ok := b["name"].(string); ok {
+			byName[name] = b
+		}
+	}
+	for _, w := range want {
+		name, _ := w["name"].(string)
+		g, ok := byName[name]
+		if !ok || g["type"] != w["type"] {
+			return false
+		}
+		if w["type"] == string(route.SecretTextBinding) {
+			continue
+		}
+		kind, _ := w["type"].(string)
+		field := bindingValueField(route.BindingKind(kind))
+		if g[field] != w[field] {
+			return false
+		}
+	}
+	return true
 }
 
 // edgeWorkerBindings is the Worker's binding metadata for an upload: every binding of

@@ -1,9 +1,13 @@
 package provider
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -385,6 +389,120 @@ func TestAccEdgeWorker_ExistingScriptAsksForImport(t *testing.T) {
 	})
 	if s, _ := edge.Script("kamuidash-edge-test"); s == nil || s.MainModule != "a.mjs" {
 		t.Fatal("the existing script was overwritten")
+	}
+}
+
+// lostUploadAnswers stands in front of the API: every upload of the test's script is stored
+// (as it came, or replaced by store when not nil) and answered 502, as a proxy that lost the
+// API's answer would; the client's retries all end the same way.
+func lostUploadAnswers(store func(r *http.Request) *http.Request) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/workers/scripts/kamuidash-edge-test") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if store != nil {
+				r = store(r)
+			}
+			next.ServeHTTP(httptest.NewRecorder(), r)
+			http.Error(w, "bad gateway", http.StatusBadGateway)
+		})
+	}
+}
+
+// TestAccEdgeWorker_UploadStoredWithoutAnAnswerIsTakenAsUploaded: the API stored the first
+// deployment's script but its answer never came. The script holds exactly what was sent: the
+// create takes it as uploaded (with a warning), where it failed and left a script the next
+// apply asked to import.
+func TestAccEdgeWorker_UploadStoredWithoutAnAnswerIsTakenAsUploaded(t *testing.T) {
+	edge := newTestEdgeBehind(t, lostUploadAnswers(nil))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: edgeWorkerConfig(edge, ""),
+			Check: func(s *terraform.State) error {
+				sc, _ := edge.Script("kamuidash-edge-test")
+				if sc == nil {
+					return fmt.Errorf("no script stored")
+				}
+				if got := s.RootModule().Resources[edgeWorkerAddr].Primary.Attributes["etag"]; got != sc.ETag {
+					return fmt.Errorf("state etag %q, the stored script's %q", got, sc.ETag)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// TestAccEdgeWorker_UploadFailedBesideAnotherScriptStillFails: the upload's answer was lost and
+// the script under its name is not what was sent (another writer's): the create fails as
+// before, and leaves that script alone.
+func TestAccEdgeWorker_UploadFailedBesideAnotherScriptStillFails(t *testing.T) {
+	contentType, body, err := kdcf.EncodeWorkerUpload(map[string]any{"main_module": "other.mjs"},
+		[]kdcf.WorkerModule{{Name: "other.mjs", MIMEType: "application/javascript+module", Content: []byte("export default {}")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edge := newTestEdgeBehind(t, lostUploadAnswers(func(r *http.Request) *http.Request {
+		r = r.Clone(r.Context())
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		r.Header.Set("Content-Type", contentType)
+		return r
+	}))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config:      edgeWorkerConfig(edge, ""),
+			ExpectError: regexp.MustCompile(`(?s)Unable to Upload Edge Worker`),
+		}},
+	})
+	if sc, _ := edge.Script("kamuidash-edge-test"); sc == nil || sc.MainModule != "other.mjs" {
+		t.Fatal("the other writer's script was not left alone")
+	}
+}
+
+// sameBindings compares what the API gives back with what was uploaded: a secret's text never
+// comes back and is not compared; any other value, a type or a missing binding is a difference.
+func TestSameBindingsLeavesOnlySecretTextUncompared(t *testing.T) {
+	uploaded := []map[string]any{
+		{"type": "kv_namespace", "name": "ROUTES", "namespace_id": "ns1"},
+		{"type": "r2_bucket", "name": "STATIC", "bucket_name": "b1"},
+		{"type": "plain_text", "name": "PLATFORM_DOMAIN", "text": "kamui.test"},
+		{"type": "secret_text", "name": "SIGNING_SECRET", "text": "s3cr3t"},
+	}
+	readBack := func(edit func(b []map[string]any) []map[string]any) []map[string]any {
+		var out []map[string]any
+		for _, b := range uploaded {
+			c := map[string]any{}
+			for k, v := range b {
+				c[k] = v
+			}
+			if c["type"] == "secret_text" {
+				delete(c, "text")
+			}
+			out = append(out, c)
+		}
+		slices.Reverse(out) // the order is the API's
+		return edit(out)
+	}
+	same := func(b []map[string]any) []map[string]any { return b }
+	if !sameBindings(readBack(same), uploaded) {
+		t.Error("the bindings as read back differ from those uploaded")
+	}
+	for name, edit := range map[string]func([]map[string]any) []map[string]any{
+		"another namespace": func(b []map[string]any) []map[string]any { b[3]["namespace_id"] = "ns2"; return b },
+		"another bucket":    func(b []map[string]any) []map[string]any { b[2]["bucket_name"] = "b2"; return b },
+		"another text":      func(b []map[string]any) []map[string]any { b[1]["text"] = "other.test"; return b },
+		"a secret as text":  func(b []map[string]any) []map[string]any { b[0]["type"] = "plain_text"; return b },
+		"a binding missing": func(b []map[string]any) []map[string]any { return b[1:] },
+		"a binding too many": func(b []map[string]any) []map[string]any {
+			return append(b, map[string]any{"type": "plain_text", "name": "X", "text": "x"})
+		},
+	} {
+		if sameBindings(readBack(edit), uploaded) {
+			t.Errorf("%s: taken as the same bindings", name)
+		}
 	}
 }
 
