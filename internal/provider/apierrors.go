@@ -37,3 +37,14 @@ func apiErrorDiag(summary, what string, err error) diag.Diagnostic {
 	}
 	return diag.NewErrorDiagnostic(summary, detail+"\n\nError: "+err.Error())
 }
+
+// answerLost says whether err leaves open that the API carried the request out: no answer
+// came (a broken connection, a timeout, an interrupt) or a server error did, which may come
+// after the work was done. Any other answer (a 4xx, 429 included) refused it: nothing was done.
+func answerLost(err error) bool {
+	var apiErr *cf.Error
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode >= http.StatusInternalServerError
+	}
+	return true
+}

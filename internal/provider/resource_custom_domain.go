@@ -262,8 +262,15 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 
 	created, err := r.data.Client.CreateCustomHostname(ctx, r.data.ZoneID, host, plan.CustomOriginServer.ValueString())
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
-		return
+		stored := r.createdWithoutAnswer(ctx, host, plan.CustomOriginServer.ValueString(), err)
+		if stored == nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
+			return
+		}
+		resp.Diagnostics.AddWarning("Custom Hostname Created Without an Answer",
+			"The create of custom hostname "+quote(host)+" failed ("+err.Error()+"), yet the zone now has it, with the origin asked "+
+				"for; it did not exist when the create began, so it is this create's, and the create carries on with it.")
+		created = stored
 	}
 	r.data.notedHostname(created)
 	tflog.Info(ctx, "Created custom hostname; waiting for it to become active", map[string]any{"hostname": host, "id": created.ID})
@@ -301,6 +308,25 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(verifiedCreate(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive), "custom domain")...)
+}
+
+// createdWithoutAnswer returns the hostname a create that failed (err) made all the same, or
+// nil. A create whose answer was lost (a broken connection, a timeout, an interrupt, a server
+// error: answerLost) may have been carried out, and the hostname would be left in the zone,
+// its validation started, for the next apply to refuse and ask to import. It did not exist
+// when this create began, so one found now (read afresh, not from the shared listing) with the
+// origin asked for is this create's.
+func (r *customDomainResource) createdWithoutAnswer(ctx context.Context, host, origin string, err error) *kdcf.CustomHostname {
+	if !answerLost(err) {
+		return nil
+	}
+	ctx, cancel := cleanupContext(ctx) // after an interrupt too
+	defer cancel()
+	h, found, lookErr := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host)
+	if lookErr != nil || !found || h.CustomOriginServer != origin {
+		return nil
+	}
+	return h
 }
 
 // waitActive polls the hostname until it and its certificate are active, logging progress, or

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -452,6 +454,44 @@ func TestAccCustomDomain_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+// TestAccCustomDomain_HostnameCreatedWithoutAnAnswerIsKept: the API created the hostname but
+// its answer never came (a proxy's 502; a POST is never retried). The hostname did not exist
+// when the create began and has the origin asked for: the create carries on with it, where it
+// failed and left a hostname the next apply asked to import, with its validation started.
+func TestAccCustomDomain_HostnameCreatedWithoutAnAnswerIsKept(t *testing.T) {
+	lost := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/custom_hostnames") {
+				next.ServeHTTP(httptest.NewRecorder(), r)
+				http.Error(w, "bad gateway", http.StatusBadGateway)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	edge := newTestEdgeBehind(t, lost, autoValidate(time.Second))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkCustomDomainsDestroyed,
+		Steps: []resource.TestStep{{
+			Config: customDomainConfig(edge, "shop", ""),
+			Check: func(s *terraform.State) error {
+				hs := edge.CustomHostnames()
+				if len(hs) != 1 {
+					return fmt.Errorf("the zone has %d custom hostnames, want the one created", len(hs))
+				}
+				if got := s.RootModule().Resources["kamuidash_custom_domain.www"].Primary.Attributes["custom_hostname_id"]; got != hs[0].ID {
+					return fmt.Errorf("state custom_hostname_id %q, the zone's hostname %q", got, hs[0].ID)
+				}
+				if _, _, err := edge.storedMapping(s, "www.shop.example"); err != nil {
+					return err
+				}
+				return nil
+			},
+		}},
 	})
 }
 

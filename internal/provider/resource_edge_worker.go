@@ -340,7 +340,7 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	tflog.Info(ctx, "Uploading edge Worker", map[string]any{"script": name, "sha256": w.SHA256, "size": w.Size})
 	etag, err := r.data.Client.UploadWorker(ctx, r.data.AccountID, name, up)
 	if err != nil {
-		stored, landed := r.landed(ctx, name, up)
+		stored, landed := r.landed(ctx, name, up, err)
 		if !landed {
 			diags.Append(apiErrorDiag("Unable to Upload Edge Worker", "Uploading script "+quote(name), err))
 			return diags
@@ -357,13 +357,16 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	return diags
 }
 
-// landed says whether an upload that failed was stored all the same, and the script's etag if
-// so. An upload whose answer was lost (a timeout, a proxy's error after the API stored it, the
-// user's interrupt) may have been stored: a first deployment would then fail, leaving a script
+// landed says whether an upload that failed (err) was stored all the same, and the script's
+// etag if so. An upload whose answer was lost (answerLost: a timeout, a proxy's error after the
+// API stored it, the user's interrupt) may have been stored: a first deployment would then fail, leaving a script
 // the next apply asks to import. It was stored when the script holds exactly the modules sent,
 // with the same compatibility date and bindings (a secret's text aside: the API never returns
 // it). Anything else, or a check that fails, is "not stored": the upload's error stands.
-func (r *edgeWorkerResource) landed(ctx context.Context, name string, up kdcf.WorkerUpload) (etag string, stored bool) {
+func (r *edgeWorkerResource) landed(ctx context.Context, name string, up kdcf.WorkerUpload, err error) (etag string, stored bool) {
+	if !answerLost(err) {
+		return "", false // refused: nothing was stored
+	}
 	ctx, cancel := cleanupContext(ctx) // the check must run after an interrupt too
 	defer cancel()
 	etag, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name)
