@@ -155,7 +155,7 @@ func TestRouterDeps_EditChangesTheRouterKeyOnly(t *testing.T) {
 		t.Fatalf("no fasthttp source under %s", RouterDepsDir)
 	}
 	edited := repoCopy(t)
-	flipCommentByte(t, edited, depFile)
+	editComment(t, edited, depFile)
 	tc := &toolchainInfo{version: PinnedToolchain}
 	key := func(r recipe, fsys fstest.MapFS) string {
 		t.Helper()

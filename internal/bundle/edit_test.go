@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 )
@@ -20,26 +23,26 @@ func repoCopy(t *testing.T) fstest.MapFS {
 	return m
 }
 
-// flipCommentByte changes one byte inside the first // comment of the file at p.
-func flipCommentByte(t *testing.T, m fstest.MapFS, p string) {
+// commentEdits numbers editComment's edits in this process.
+var commentEdits atomic.Int64
+
+// editComment adds a comment line no earlier edit added to the end of the file at p (a Go or
+// JS file): a new input every time, so that with -count above 1 an edit is never one an
+// earlier run of the test left in the shared cache.
+func editComment(t *testing.T, m fstest.MapFS, p string) {
 	t.Helper()
-	data := bytes.Clone(m[p].Data)
-	i := bytes.Index(data, []byte("// "))
-	if i < 0 || i+3 >= len(data) || data[i+3] == '\n' {
-		t.Fatalf("%s has no comment to edit", p)
+	f, ok := m[p]
+	if !ok {
+		t.Fatalf("%s is not among the sources", p)
 	}
-	if data[i+3] == 'x' {
-		data[i+3] = 'y'
-	} else {
-		data[i+3] = 'x'
-	}
+	data := append(bytes.Clone(f.Data), fmt.Sprintf("\n// test edit %d-%d\n", os.Getpid(), commentEdits.Add(1))...)
 	m[p] = &fstest.MapFile{Data: data, Mode: 0o644}
 }
 
 func TestWorker_ShimCommentEditChangesHash(t *testing.T) {
 	base, shared, _ := sharedWorker(t)
 	m := repoCopy(t)
-	flipCommentByte(t, m, "worker-src/edge/js/worker.mjs")
+	editComment(t, m, "worker-src/edge/js/worker.mjs")
 	b, counter := countingBuilder(t, m)
 	b.CacheDir = shared.CacheDir // same cache: the edit alone must make it a miss
 
@@ -85,7 +88,7 @@ func init() {
 func TestWorker_GoCommentEditRebuildsToTheSameBytes(t *testing.T) {
 	base, shared, _ := sharedWorker(t)
 	m := repoCopy(t)
-	flipCommentByte(t, m, "worker-src/edge/doc.go")
+	editComment(t, m, "worker-src/edge/doc.go")
 	b, counter := countingBuilder(t, m)
 	b.CacheDir = shared.CacheDir
 

@@ -69,7 +69,7 @@ func TestRouter_ReproducibleAndCached(t *testing.T) {
 func TestRouter_WorkerEditKeepsRouterCached(t *testing.T) {
 	_, shared, _ := sharedRouter(t)
 	m := repoCopy(t)
-	flipCommentByte(t, m, "worker-src/edge/js/worker.mjs")
+	editComment(t, m, "worker-src/edge/js/worker.mjs")
 	c := &goCounter{}
 	b := &Builder{Sources: m, CacheDir: shared.CacheDir, GoCacheDir: shared.GoCacheDir, RunGo: c.run}
 	if _, err := b.Router(context.Background()); err != nil {
