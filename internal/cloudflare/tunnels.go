@@ -58,6 +58,26 @@ func (c *Client) CreateTunnel(ctx context.Context, accountID, name string) (stri
 	return t.ID, nil
 }
 
+// FindTunnel returns the ID of the account's tunnel named name (names are unique among the
+// tunnels not deleted); found is false when there is none.
+func (c *Client) FindTunnel(ctx context.Context, accountID, name string) (id string, found bool, err error) {
+	page, err := c.Tunnels.List(ctx, zero_trust.TunnelCloudflaredListParams{
+		AccountID: cf.F(accountID),
+		Name:      cf.F(name),
+		IsDeleted: cf.F(false),
+	})
+	if err != nil {
+		return "", false, err
+	}
+	for _, t := range page.Result {
+		// An API that ignored the filter must not hand us a neighbour.
+		if t.Name == name && t.DeletedAt.IsZero() {
+			return t.ID, true, nil
+		}
+	}
+	return "", false, nil
+}
+
 // GetTunnel reads a tunnel and its ingress configuration; found is false for a missing or
 // deleted tunnel.
 func (c *Client) GetTunnel(ctx context.Context, accountID, id string) (t *Tunnel, found bool, err error) {

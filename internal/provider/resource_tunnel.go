@@ -170,6 +170,24 @@ func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 }
 
+// createdWithoutAnswer returns the ID of the tunnel a create that failed (err) made all the
+// same, or "". A create whose answer was lost (answerLost) may have been carried out, leaving a
+// tunnel the next apply would find in the way. Create looked first and found none of that
+// name, so one found now is this create's. (Its secret is the one the create sent, and the
+// token is read from the API afterwards, as for any create.)
+func (r *tunnelResource) createdWithoutAnswer(ctx context.Context, name string, err error) string {
+	if !answerLost(err) {
+		return ""
+	}
+	ctx, cancel := cleanupContext(ctx) // after an interrupt too
+	defer cancel()
+	id, found, lookErr := r.data.Client.FindTunnel(ctx, r.data.AccountID, name)
+	if lookErr != nil || !found {
+		return ""
+	}
+	return id
+}
+
 func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tunnelModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -178,19 +196,38 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	c, account, zone := r.data.Client, r.data.AccountID, r.data.ZoneID
 	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
+	alreadyExists := func(err error) {
+		// Names are unique in the account: the tunnel is one made outside Terraform.
+		detail := "The account already has a tunnel named " + quote(name) + ". Nothing was created. To manage it here, import it by " +
+			"its ID (the dashboard and cloudflared tunnel list show it): terraform import <address> <tunnel id>. " +
+			"Or choose another name."
+		if err != nil {
+			detail += "\n\nError: " + err.Error()
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("name"), "Tunnel Already Exists", detail)
+	}
+	// Looked up first, so that a tunnel found after a create whose answer was lost is known to
+	// be that create's (createdWithoutAnswer).
+	if _, found, err := c.FindTunnel(ctx, account, name); err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Tunnel", "Looking for a tunnel named "+quote(name), err))
+		return
+	} else if found {
+		alreadyExists(nil)
+		return
+	}
 	id, err := c.CreateTunnel(ctx, account, name)
 	if isConflict(err) {
-		// Names are unique in the account: the tunnel is one made outside Terraform, or one an
-		// earlier apply created without learning its ID.
-		resp.Diagnostics.AddAttributeError(path.Root("name"), "Tunnel Already Exists",
-			"The account already has a tunnel named "+quote(name)+". Nothing was created. To manage it here, import it by "+
-				"its ID (the dashboard and cloudflared tunnel list show it): terraform import <address> <tunnel id>. "+
-				"Or choose another name.\n\nError: "+err.Error())
+		alreadyExists(err) // created meanwhile, outside this apply
 		return
 	}
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
-		return
+		if id = r.createdWithoutAnswer(ctx, name, err); id == "" {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
+			return
+		}
+		resp.Diagnostics.AddWarning("Tunnel Created Without an Answer",
+			"The create of tunnel "+quote(name)+" failed ("+err.Error()+"), yet the account now has it; it did not exist when the "+
+				"create began, so it is this create's, and the create carries on with it.")
 	}
 	tflog.Info(ctx, "Created tunnel", map[string]any{"id": id, "name": name})
 	plan.ID = types.StringValue(id)

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
@@ -314,8 +317,45 @@ func TestAccTunnel_DeletedInDashboardIsRecreatedCleanly(t *testing.T) {
 	})
 }
 
+// TestAccTunnel_CreatedWithoutAnAnswerIsKept: the API created the tunnel but its answer never
+// came (a proxy's 502; a POST is never retried). No tunnel had the name when the create began:
+// the create carries on with the one found, where it failed and left a tunnel the next apply
+// refused as existing.
+func TestAccTunnel_CreatedWithoutAnAnswerIsKept(t *testing.T) {
+	lost := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/cfd_tunnel") {
+				next.ServeHTTP(httptest.NewRecorder(), r)
+				http.Error(w, "bad gateway", http.StatusBadGateway)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	edge := newTestEdgeBehind(t, lost)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: tunnelConfig(edge, "origin.kamui.test"),
+			Check: resource.ComposeTestCheckFunc(
+				edge.expectTunnelWiring("origin.kamui.test"),
+				func(s *terraform.State) error {
+					id, found, err := edge.client(t).FindTunnel(context.Background(), edge.Identity().AccountID, "kamuidash-test")
+					if err != nil || !found {
+						return fmt.Errorf("the tunnel created is gone: found %v, %v", found, err)
+					}
+					if got := s.RootModule().Resources[tunnelAddr].Primary.ID; got != id {
+						return fmt.Errorf("state holds tunnel %s, the account's is %s", got, id)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
 // TestAccTunnel_ExistingNameAsksForImport: a tunnel of the same name already in the account
-// (left by an apply whose answer was lost, or made in the dashboard) is refused with the
+// (made in the dashboard, or by another configuration) is refused with the
 // import that manages it, not only the API's conflict.
 func TestAccTunnel_ExistingNameAsksForImport(t *testing.T) {
 	edge := newTestEdge(t)
