@@ -188,6 +188,21 @@ func (c *Client) KVEachNamespace(ctx context.Context, accountID string, each fun
 	}
 }
 
+// FindKVNamespace returns the ID of the account's KV namespace titled title (titles are unique
+// in an account); found is false when there is none.
+func (c *Client) FindKVNamespace(ctx context.Context, accountID, title string) (id string, found bool, err error) {
+	err = c.KVEachNamespace(ctx, accountID, func(ns kv.Namespace) (bool, error) {
+		if ns.Title == title {
+			id, found = ns.ID, true
+		}
+		return !found, nil
+	})
+	if err != nil {
+		return "", false, err
+	}
+	return id, found, nil
+}
+
 // kvNamespacesPerPage is the largest page of the namespace listing.
 const kvNamespacesPerPage = 100
 

@@ -54,6 +54,25 @@ func newTestEdgeBehind(t *testing.T, wrap func(http.Handler) http.Handler, optio
 	return &testEdge{Server: srv, URL: hs.URL + cfapi.APIPrefix}
 }
 
+// loseAnswers stands in front of the API as a proxy that loses the API's answers: every
+// request of method whose path ends in suffix is carried out (as it came, or as store rewrites
+// it when store is not nil) and answered 502, whatever the API said. A retry ends the same way.
+func loseAnswers(method, suffix string, store func(*http.Request) *http.Request) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != method || !strings.HasSuffix(r.URL.Path, suffix) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if store != nil {
+				r = store(r)
+			}
+			next.ServeHTTP(httptest.NewRecorder(), r)
+			http.Error(w, "bad gateway", http.StatusBadGateway)
+		})
+	}
+}
+
 // providerBlockWithS3 is providerBlock with the edge's R2 S3 endpoint and key pair.
 func (e *testEdge) providerBlockWithS3() string {
 	id := e.Identity()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -462,17 +461,7 @@ func TestAccCustomDomain_FilterNotRebuiltIsRebuiltByTheNextApply(t *testing.T) {
 // when the create began and has the origin asked for: the create carries on with it, where it
 // failed and left a hostname the next apply asked to import, with its validation started.
 func TestAccCustomDomain_HostnameCreatedWithoutAnAnswerIsKept(t *testing.T) {
-	lost := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/custom_hostnames") {
-				next.ServeHTTP(httptest.NewRecorder(), r)
-				http.Error(w, "bad gateway", http.StatusBadGateway)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-	edge := newTestEdgeBehind(t, lost, autoValidate(time.Second))
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/custom_hostnames", nil), autoValidate(time.Second))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		CheckDestroy:             edge.checkCustomDomainsDestroyed,

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -392,31 +391,12 @@ func TestAccEdgeWorker_ExistingScriptAsksForImport(t *testing.T) {
 	}
 }
 
-// lostUploadAnswers stands in front of the API: every upload of the test's script is stored
-// (as it came, or replaced by store when not nil) and answered 502, as a proxy that lost the
-// API's answer would; the client's retries all end the same way.
-func lostUploadAnswers(store func(r *http.Request) *http.Request) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodPut || !strings.HasSuffix(r.URL.Path, "/workers/scripts/kamuidash-edge-test") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			if store != nil {
-				r = store(r)
-			}
-			next.ServeHTTP(httptest.NewRecorder(), r)
-			http.Error(w, "bad gateway", http.StatusBadGateway)
-		})
-	}
-}
-
 // TestAccEdgeWorker_UploadStoredWithoutAnAnswerIsTakenAsUploaded: the API stored the first
 // deployment's script but its answer never came. The script holds exactly what was sent: the
 // create takes it as uploaded (with a warning), where it failed and left a script the next
 // apply asked to import.
 func TestAccEdgeWorker_UploadStoredWithoutAnAnswerIsTakenAsUploaded(t *testing.T) {
-	edge := newTestEdgeBehind(t, lostUploadAnswers(nil))
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPut, "/workers/scripts/kamuidash-edge-test", nil))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
@@ -444,7 +424,7 @@ func TestAccEdgeWorker_UploadFailedBesideAnotherScriptStillFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	edge := newTestEdgeBehind(t, lostUploadAnswers(func(r *http.Request) *http.Request {
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPut, "/workers/scripts/kamuidash-edge-test", func(r *http.Request) *http.Request {
 		r = r.Clone(r.Context())
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 		r.Header.Set("Content-Type", contentType)

@@ -71,25 +71,64 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	ns, err := r.data.Client.KV.Namespaces.New(ctx, kv.NamespaceNewParams{
-		AccountID: cf.F(r.data.AccountID),
-		Title:     cf.F(plan.Title.ValueString()),
-	})
-	if err != nil {
-		if isConflict(err) || strings.Contains(err.Error(), "already exists") {
-			resp.Diagnostics.AddAttributeError(path.Root("title"), "KV Namespace Already Exists",
-				"A KV namespace titled "+quote(plan.Title.ValueString())+" already exists in this account. "+
-					"To manage it with Terraform, import it: terraform import <address> <namespace id>. "+
-					"Nothing was changed.\n\nError: "+err.Error())
-			return
+	title := plan.Title.ValueString()
+	alreadyExists := func(err error) {
+		detail := "A KV namespace titled " + quote(title) + " already exists in this account. " +
+			"To manage it with Terraform, import it: terraform import <address> <namespace id>. Nothing was changed."
+		if err != nil {
+			detail += "\n\nError: " + err.Error()
 		}
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create KV Namespace", "Creating KV namespace "+quote(plan.Title.ValueString()), err))
+		resp.Diagnostics.AddAttributeError(path.Root("title"), "KV Namespace Already Exists", detail)
+	}
+	// Looked up first, so that a namespace found after a create whose answer was lost is known
+	// to be that create's (createdWithoutAnswer).
+	if _, found, err := r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title); err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up KV Namespace", "Looking for a KV namespace titled "+quote(title), err))
+		return
+	} else if found {
+		alreadyExists(nil)
 		return
 	}
-	tflog.Info(ctx, "Created KV namespace", map[string]any{"id": ns.ID, "title": ns.Title})
-	plan.ID = types.StringValue(ns.ID)
-	plan.Title = types.StringValue(ns.Title)
+	ns, err := r.data.Client.KV.Namespaces.New(ctx, kv.NamespaceNewParams{
+		AccountID: cf.F(r.data.AccountID),
+		Title:     cf.F(title),
+	})
+	var id string
+	switch {
+	case err == nil:
+		id = ns.ID
+	case isConflict(err) || strings.Contains(err.Error(), "already exists"):
+		alreadyExists(err) // created meanwhile, outside this apply
+		return
+	default:
+		if id = r.createdWithoutAnswer(ctx, title, err); id == "" {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create KV Namespace", "Creating KV namespace "+quote(title), err))
+			return
+		}
+		resp.Diagnostics.AddWarning("KV Namespace Created Without an Answer",
+			"The create of KV namespace "+quote(title)+" failed ("+err.Error()+"), yet the account now has it; it did not exist "+
+				"when the create began, so it is this create's, and the create carries on with it.")
+	}
+	tflog.Info(ctx, "Created KV namespace", map[string]any{"id": id, "title": title})
+	plan.ID = types.StringValue(id)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// createdWithoutAnswer returns the ID of the namespace a create that failed (err) made all the
+// same, or "". A create whose answer was lost (answerLost) may have been carried out, leaving
+// a namespace the next apply would refuse as existing. Create looked first and found none of
+// that title, so one found now is this create's.
+func (r *kvNamespaceResource) createdWithoutAnswer(ctx context.Context, title string, err error) string {
+	if !answerLost(err) {
+		return ""
+	}
+	ctx, cancel := cleanupContext(ctx) // after an interrupt too
+	defer cancel()
+	id, found, lookErr := r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title)
+	if lookErr != nil || !found {
+		return ""
+	}
+	return id
 }
 
 func (r *kvNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

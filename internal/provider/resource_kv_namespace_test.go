@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"regexp"
 	"testing"
 
@@ -111,6 +112,31 @@ func TestAccKVNamespace_ExistingTitleAsksForImport(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:      kvNamespaceConfig(edge, "kamuidash-test-taken"),
 			ExpectError: regexp.MustCompile(`(?s)KV Namespace Already Exists.*terraform\s+import`),
+		}},
+	})
+}
+
+// TestAccKVNamespace_CreatedWithoutAnAnswerIsKept: the API created the namespace but its
+// answer never came (a proxy's 502; a POST is never retried). None had the title when the
+// create began: the create keeps the one found, where it failed and left a namespace the next
+// apply refused as existing.
+func TestAccKVNamespace_CreatedWithoutAnAnswerIsKept(t *testing.T) {
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/storage/kv/namespaces", nil))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoKVNamespaces,
+		Steps: []resource.TestStep{{
+			Config: kvNamespaceConfig(edge, "kamuidash-test-lost"),
+			Check: func(s *terraform.State) error {
+				id, found, err := edge.client(t).FindKVNamespace(context.Background(), edge.Identity().AccountID, "kamuidash-test-lost")
+				if err != nil || !found {
+					return fmt.Errorf("the namespace created is gone: found %v, %v", found, err)
+				}
+				if got := s.RootModule().Resources["kamuidash_kv_namespace.routes"].Primary.ID; got != id {
+					return fmt.Errorf("state holds namespace %s, the account's is %s", got, id)
+				}
+				return nil
+			},
 		}},
 	})
 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
-	"strings"
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
@@ -322,17 +320,7 @@ func TestAccTunnel_DeletedInDashboardIsRecreatedCleanly(t *testing.T) {
 // the create carries on with the one found, where it failed and left a tunnel the next apply
 // refused as existing.
 func TestAccTunnel_CreatedWithoutAnAnswerIsKept(t *testing.T) {
-	lost := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/cfd_tunnel") {
-				next.ServeHTTP(httptest.NewRecorder(), r)
-				http.Error(w, "bad gateway", http.StatusBadGateway)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-	edge := newTestEdgeBehind(t, lost)
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/cfd_tunnel", nil))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
