@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -47,4 +48,23 @@ func answerLost(err error) bool {
 		return apiErr.StatusCode >= http.StatusInternalServerError
 	}
 	return true
+}
+
+// createdWithoutAnswer returns what find finds after a create that failed with err, when the
+// failure leaves open that the API carried the create out (answerLost). A create whose answer
+// was lost may have made the thing all the same, which the next apply would then refuse as
+// existing (and ask to import). The callers looked before the create and found nothing, so
+// what is found now is that create's. find runs on a context of its own: an interrupt
+// cancelled the create's.
+func createdWithoutAnswer[T any](ctx context.Context, err error, find func(context.Context) (T, bool, error)) (made T, ok bool) {
+	if !answerLost(err) {
+		return made, false
+	}
+	ctx, cancel := cleanupContext(ctx)
+	defer cancel()
+	made, found, findErr := find(ctx)
+	if findErr != nil || !found {
+		return made, false
+	}
+	return made, true
 }

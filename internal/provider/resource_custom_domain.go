@@ -262,8 +262,12 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 
 	created, err := r.data.Client.CreateCustomHostname(ctx, r.data.ZoneID, host, plan.CustomOriginServer.ValueString())
 	if err != nil {
-		stored := r.createdWithoutAnswer(ctx, host, plan.CustomOriginServer.ValueString(), err)
-		if stored == nil {
+		// Read afresh, not from the shared listing, and only with the origin asked for.
+		stored, made := createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.CustomHostname, bool, error) {
+			h, found, err := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host)
+			return h, found && h.CustomOriginServer == plan.CustomOriginServer.ValueString(), err
+		})
+		if !made {
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
 			return
 		}
@@ -308,25 +312,6 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 	resp.Diagnostics.Append(noteFilterPending(ctx, resp.Private, diags)...)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	resp.Diagnostics.Append(verifiedCreate(r.data.verifyPropagation(ctx, host, m.Rev, m.Status == route.StatusActive), "custom domain")...)
-}
-
-// createdWithoutAnswer returns the hostname a create that failed (err) made all the same, or
-// nil. A create whose answer was lost (a broken connection, a timeout, an interrupt, a server
-// error: answerLost) may have been carried out, and the hostname would be left in the zone,
-// its validation started, for the next apply to refuse and ask to import. It did not exist
-// when this create began, so one found now (read afresh, not from the shared listing) with the
-// origin asked for is this create's.
-func (r *customDomainResource) createdWithoutAnswer(ctx context.Context, host, origin string, err error) *kdcf.CustomHostname {
-	if !answerLost(err) {
-		return nil
-	}
-	ctx, cancel := cleanupContext(ctx) // after an interrupt too
-	defer cancel()
-	h, found, lookErr := r.data.Client.FindCustomHostname(ctx, r.data.ZoneID, host)
-	if lookErr != nil || !found || h.CustomOriginServer != origin {
-		return nil
-	}
-	return h
 }
 
 // waitActive polls the hostname until it and its certificate are active, logging progress, or

@@ -101,7 +101,11 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 		alreadyExists(err) // created meanwhile, outside this apply
 		return
 	default:
-		if id = r.createdWithoutAnswer(ctx, title, err); id == "" {
+		var made bool
+		id, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (string, bool, error) {
+			return r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title)
+		})
+		if !made {
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create KV Namespace", "Creating KV namespace "+quote(title), err))
 			return
 		}
@@ -112,23 +116,6 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 	tflog.Info(ctx, "Created KV namespace", map[string]any{"id": id, "title": title})
 	plan.ID = types.StringValue(id)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// createdWithoutAnswer returns the ID of the namespace a create that failed (err) made all the
-// same, or "". A create whose answer was lost (answerLost) may have been carried out, leaving
-// a namespace the next apply would refuse as existing. Create looked first and found none of
-// that title, so one found now is this create's.
-func (r *kvNamespaceResource) createdWithoutAnswer(ctx context.Context, title string, err error) string {
-	if !answerLost(err) {
-		return ""
-	}
-	ctx, cancel := cleanupContext(ctx) // after an interrupt too
-	defer cancel()
-	id, found, lookErr := r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title)
-	if lookErr != nil || !found {
-		return ""
-	}
-	return id
 }
 
 func (r *kvNamespaceResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -170,24 +170,6 @@ func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	}
 }
 
-// createdWithoutAnswer returns the ID of the tunnel a create that failed (err) made all the
-// same, or "". A create whose answer was lost (answerLost) may have been carried out, leaving a
-// tunnel the next apply would find in the way. Create looked first and found none of that
-// name, so one found now is this create's. (Its secret is the one the create sent, and the
-// token is read from the API afterwards, as for any create.)
-func (r *tunnelResource) createdWithoutAnswer(ctx context.Context, name string, err error) string {
-	if !answerLost(err) {
-		return ""
-	}
-	ctx, cancel := cleanupContext(ctx) // after an interrupt too
-	defer cancel()
-	id, found, lookErr := r.data.Client.FindTunnel(ctx, r.data.AccountID, name)
-	if lookErr != nil || !found {
-		return ""
-	}
-	return id
-}
-
 func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan tunnelModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
@@ -221,7 +203,11 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	if err != nil {
-		if id = r.createdWithoutAnswer(ctx, name, err); id == "" {
+		var made bool
+		id, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (string, bool, error) {
+			return c.FindTunnel(ctx, account, name)
+		})
+		if !made {
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
 			return
 		}
