@@ -36,14 +36,8 @@ func TestBypassCacheExpression(t *testing.T) {
 // deletes touch our rule only, a retried create adopts the rule it left behind, and drift is
 // recognised.
 func TestBypassCacheRule_OwnsOneRule(t *testing.T) {
-	srv, err := cfapi.New(cfapi.Config{StateDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	id := srv.Identity()
-	c := newTestClient(t, hs.URL, func(cfg *Config) { cfg.APIToken = id.APIToken })
+	api := newLocalAPI(t)
+	srv, id, c := api.srv, api.id, api.c
 	ctx := context.Background()
 	zone := id.ZoneID
 

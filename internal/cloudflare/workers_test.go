@@ -3,26 +3,15 @@ package cloudflare
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"testing"
-
-	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
 )
 
 // TestWorkerModules_GivesBackWhatWasUploaded: the download of a script's content (how a failed
 // upload is found stored) holds each module uploaded, by name, byte for byte, Wasm included;
 // a script that does not exist is not found, not an error.
 func TestWorkerModules_GivesBackWhatWasUploaded(t *testing.T) {
-	srv, err := cfapi.New(cfapi.Config{StateDir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(hs.Close)
-	id := srv.Identity()
-	c := newTestClient(t, hs.URL, func(cfg *Config) { cfg.APIToken = id.APIToken })
+	api := newLocalAPI(t)
+	id, c := api.id, api.c
 	ctx := context.Background()
 
 	if _, found, err := c.WorkerModules(ctx, id.AccountID, "absent"); err != nil || found {

@@ -68,3 +68,11 @@ func createdWithoutAnswer[T any](ctx context.Context, err error, find func(conte
 	}
 	return made, true
 }
+
+// createdAnywayWarning tells that the create of what (a noun and its name), which failed with
+// err, was found carried out (createdWithoutAnswer); thing is the noun for the summary.
+func createdAnywayWarning(thing, what string, err error) diag.Diagnostic {
+	return diag.NewWarningDiagnostic(thing+" Created Without an Answer",
+		"The create of "+what+" failed ("+err.Error()+"), yet it exists now, as asked for. It did not exist when the create "+
+			"began, so it is this create's, and the create carries on with it.")
+}

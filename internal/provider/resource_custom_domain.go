@@ -271,9 +271,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Custom Hostname", "Creating custom hostname "+quote(host), err))
 			return
 		}
-		resp.Diagnostics.AddWarning("Custom Hostname Created Without an Answer",
-			"The create of custom hostname "+quote(host)+" failed ("+err.Error()+"), yet the zone now has it, with the origin asked "+
-				"for; it did not exist when the create began, so it is this create's, and the create carries on with it.")
+		resp.Diagnostics.Append(createdAnywayWarning("Custom Hostname", "custom hostname "+quote(host), err))
 		created = stored
 	}
 	r.data.notedHostname(created)

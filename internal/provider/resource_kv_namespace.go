@@ -109,9 +109,7 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create KV Namespace", "Creating KV namespace "+quote(title), err))
 			return
 		}
-		resp.Diagnostics.AddWarning("KV Namespace Created Without an Answer",
-			"The create of KV namespace "+quote(title)+" failed ("+err.Error()+"), yet the account now has it; it did not exist "+
-				"when the create began, so it is this create's, and the create carries on with it.")
+		resp.Diagnostics.Append(createdAnywayWarning("KV Namespace", "KV namespace "+quote(title), err))
 	}
 	tflog.Info(ctx, "Created KV namespace", map[string]any{"id": id, "title": title})
 	plan.ID = types.StringValue(id)

@@ -211,9 +211,7 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel", "Creating tunnel "+quote(name), err))
 			return
 		}
-		resp.Diagnostics.AddWarning("Tunnel Created Without an Answer",
-			"The create of tunnel "+quote(name)+" failed ("+err.Error()+"), yet the account now has it; it did not exist when the "+
-				"create began, so it is this create's, and the create carries on with it.")
+		resp.Diagnostics.Append(createdAnywayWarning("Tunnel", "tunnel "+quote(name), err))
 	}
 	tflog.Info(ctx, "Created tunnel", map[string]any{"id": id, "name": name})
 	plan.ID = types.StringValue(id)
