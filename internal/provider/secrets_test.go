@@ -117,7 +117,7 @@ resource "kamuidash_edge_worker" "edge" {
 	wrongToken := withoutToken(kvNamespaceConfig(edge, "kamuidash-test-refused"))
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
-		Steps:                    []resource.TestStep{{Config: wrongToken, ExpectError: regexp.MustCompile(`API token was\s+refused`)}},
+		Steps:                    []resource.TestStep{{Config: wrongToken, ExpectError: regexp.MustCompile(`API\s+token\s+was\s+refused`)}},
 	})
 
 	secrets := map[string]string{"API token": edge.Identity().APIToken, "tunnel token": tunnelToken}
