@@ -358,11 +358,12 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 }
 
 // landed says whether an upload that failed (err) was stored all the same, and the script's
-// etag if so. An upload whose answer was lost (answerLost: a timeout, a proxy's error after the
-// API stored it, the user's interrupt) may have been stored: a first deployment would then fail, leaving a script
-// the next apply asks to import. It was stored when the script holds exactly the modules sent,
-// with the same compatibility date and bindings (a secret's text aside: the API never returns
-// it). Anything else, or a check that fails, is "not stored": the upload's error stands.
+// etag if so. An upload whose answer was lost (answerLost: a timeout, a proxy's error after
+// the API stored it, the user's interrupt) may have been stored: a first deployment would then
+// fail, leaving a script the next apply asks to import. It was stored when the script holds
+// exactly the modules sent, with the same compatibility date and bindings (a secret's text
+// aside: the API never returns it). Anything else, or a check that fails, is "not stored":
+// the upload's error stands.
 func (r *edgeWorkerResource) landed(ctx context.Context, name string, up kdcf.WorkerUpload, err error) (etag string, stored bool) {
 	if !answerLost(err) {
 		return "", false // refused: nothing was stored
