@@ -146,12 +146,12 @@ func BenchmarkSiteMemoPutFull(b *testing.B) {
 		keys[i] = "sites/s" + strconv.Itoa(i) + "/manifests/v1.json"
 	}
 	for _, k := range keys[:defaultMaxSiteManifests] {
-		m.put(k, site, "", exp)
+		m.put(k, "", site, "", exp)
 	}
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		m.put(keys[i%len(keys)], site, "", exp)
+		m.put(keys[i%len(keys)], "", site, "", exp)
 		i++
 	}
 }

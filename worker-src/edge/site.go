@@ -235,41 +235,30 @@ func (m *siteMemo) drop(key string) {
 // shard takes the place of the version's own least recently used one instead of another
 // site's manifest, so a site's size costs its own visitors reads, not every tenant's.
 func (m *siteMemo) maxShardsPerVersion() int {
-	return max(1, m.bounds().manifests/8)
+	maxManifests, _ := m.bounds()
+	return max(1, maxManifests/8)
 }
 
-type siteMemoBounds struct{ manifests, files int }
-
-func (m *siteMemo) bounds() siteMemoBounds {
-	b := siteMemoBounds{m.maxManifests, m.maxFiles}
-	if b.manifests <= 0 {
-		b.manifests = defaultMaxSiteManifests
+// bounds are the memo's bounds of entries and files, the defaults where unset.
+func (m *siteMemo) bounds() (maxManifests, maxFiles int) {
+	maxManifests, maxFiles = m.maxManifests, m.maxFiles
+	if maxManifests <= 0 {
+		maxManifests = defaultMaxSiteManifests
 	}
-	if b.files <= 0 {
-		b.files = defaultMaxSiteFiles
+	if maxFiles <= 0 {
+		maxFiles = defaultMaxSiteFiles
 	}
-	return b
+	return maxManifests, maxFiles
 }
 
-// put remembers a version's manifest site (read from text) under key until exp (see insert).
-func (m *siteMemo) put(key string, site siteManifest, text string, exp time.Time) {
-	m.insert(key, "", site, text, exp)
-}
-
-// putShard remembers a shard of the version whose manifest key is root, within the version's
-// share of the entries (maxShardsPerVersion).
-func (m *siteMemo) putShard(key, root string, site siteManifest, text string, exp time.Time) {
-	m.insert(key, root, site, text, exp)
-}
-
-// insert remembers site under key until exp, first evicting entries until the bounds hold: a
-// shard past its version's share evicts the version's least recently used shard, then the
-// least recently used entries go. A manifest larger than the whole file bound is not
-// remembered; its text is kept only up to maxKeptSiteText.
-func (m *siteMemo) insert(key, root string, site siteManifest, text string, exp time.Time) {
+// put remembers site (read from text) under key until exp: a version's manifest (root "") or
+// a shard of the version whose manifest key is root. It first evicts entries until the bounds
+// hold: a shard past its version's share (maxShardsPerVersion) evicts the version's least
+// recently used shard, then the least recently used entries go. A manifest larger than the
+// whole file bound is not remembered; its text is kept only up to maxKeptSiteText.
+func (m *siteMemo) put(key, root string, site siteManifest, text string, exp time.Time) {
 	files := site.files
-	b := m.bounds()
-	maxManifests, maxFiles := b.manifests, b.files
+	maxManifests, maxFiles := m.bounds()
 	if len(files) > maxFiles {
 		return
 	}
@@ -368,12 +357,7 @@ func (h *Handler) rememberSite(key string, shard siteShard, site siteManifest, t
 	if problem != "" || h.Config.TTLs.Budget <= 0 {
 		return
 	}
-	exp := h.now().Add(h.Config.TTLs.Budget)
-	if shard.n == 0 {
-		h.sites.put(key, site, text, exp)
-	} else {
-		h.sites.putShard(key, shard.root, site, text, exp)
-	}
+	h.sites.put(key, shard.root, site, text, h.now().Add(h.Config.TTLs.Budget)) // a version's manifest has no root
 }
 
 // readSite reads one manifest and strictly decodes it (as a version's manifest, or as the

@@ -323,29 +323,29 @@ func TestSiteMemoBoundEvictsLeastRecentlyUsed(t *testing.T) {
 
 	// By entries: the fourth manifest evicts the least recently used of three.
 	m := &siteMemo{maxManifests: 3, maxFiles: 100}
-	m.put("a", files(1), "", exp)
-	m.put("b", files(1), "", exp)
-	m.put("c", files(1), "", exp)
+	m.put("a", "", files(1), "", exp)
+	m.put("b", "", files(1), "", exp)
+	m.put("c", "", files(1), "", exp)
 	m.get("a", now) // b is now the least recently used
-	m.put("d", files(1), "", exp)
+	m.put("d", "", files(1), "", exp)
 	if got := has(m, "a", "b", "c", "d"); got != "a,c,d" || m.files != 3 {
 		t.Errorf("entries bound: memo holds %q (%d files), want a,c,d", got, m.files)
 	}
 
 	// By files: a large manifest evicts as many of the least recently used as it takes.
 	m = &siteMemo{maxManifests: 10, maxFiles: 10}
-	m.put("a", files(4), "", exp)
-	m.put("b", files(4), "", exp)
+	m.put("a", "", files(4), "", exp)
+	m.put("b", "", files(4), "", exp)
 	m.get("a", now)
-	m.put("c", files(5), "", exp) // 13 > 10: b goes, a (used since) stays
+	m.put("c", "", files(5), "", exp) // 13 > 10: b goes, a (used since) stays
 	if got := has(m, "a", "b", "c"); got != "a,c" || m.files != 9 {
 		t.Errorf("files bound: memo holds %q (%d files), want a,c (9)", got, m.files)
 	}
-	m.put("d", files(10), "", exp) // needs the whole bound
+	m.put("d", "", files(10), "", exp) // needs the whole bound
 	if got := has(m, "a", "c", "d"); got != "d" || m.files != 10 {
 		t.Errorf("files bound: memo holds %q (%d files), want d", got, m.files)
 	}
-	m.put("e", files(11), "", exp) // larger than the bound: not remembered, nothing evicted
+	m.put("e", "", files(11), "", exp) // larger than the bound: not remembered, nothing evicted
 	if got := has(m, "d", "e"); got != "d" || m.files != 10 {
 		t.Errorf("oversized manifest: memo holds %q (%d files)", got, m.files)
 	}
@@ -399,10 +399,10 @@ func TestSiteMemoShardsOfOneVersionTakeAShare(t *testing.T) {
 		t.Fatalf("a version's share of 16 entries is %d, want 2 (an eighth)", share)
 	}
 	for _, k := range []string{"a", "b", "c", "d"} {
-		m.put(k, one, "", exp)
+		m.put(k, "", one, "", exp)
 	}
 	for i := 0; i < 10; i++ {
-		m.putShard(shard(i), root, one, "", exp)
+		m.put(shard(i), root, one, "", exp)
 	}
 	held := func() []string {
 		var in []string
@@ -419,14 +419,14 @@ func TestSiteMemoShardsOfOneVersionTakeAShare(t *testing.T) {
 	}
 	// Its own order of use decides which of its shards goes.
 	m.get(shard(8), now)
-	m.putShard(shard(10), root, one, "", exp)
+	m.put(shard(10), root, one, "", exp)
 	if _, ok := m.entries[shard(9)]; ok || m.entries[shard(8)] == nil || m.entries[shard(10)] == nil {
 		t.Errorf("the shard used since was evicted, or the least recently used one kept: %v", held())
 	}
 	// Another version has a share of its own; dropped shards give theirs back.
 	const other = "sites/big/manifests/v2.json"
-	m.putShard(route.SiteShardKey(other, 0), other, one, "", exp)
-	m.putShard(route.SiteShardKey(other, 1), other, one, "", exp)
+	m.put(route.SiteShardKey(other, 0), other, one, "", exp)
+	m.put(route.SiteShardKey(other, 1), other, one, "", exp)
 	if m.shardsOf[root] != share || m.shardsOf[other] != 2 || len(m.entries) != 8 {
 		t.Errorf("two versions hold %d and %d shards (%d entries), want %d, 2 (8)", m.shardsOf[root], m.shardsOf[other], len(m.entries), share)
 	}
@@ -436,8 +436,8 @@ func TestSiteMemoShardsOfOneVersionTakeAShare(t *testing.T) {
 		t.Errorf("a version whose shards all went still counts %d", m.shardsOf[root])
 	}
 	// Put again under the same key, a shard replaces itself.
-	m.putShard(shard(3), root, one, "", exp)
-	m.putShard(shard(3), root, one, "", exp)
+	m.put(shard(3), root, one, "", exp)
+	m.put(shard(3), root, one, "", exp)
 	if m.shardsOf[root] != 1 {
 		t.Errorf("one shard put twice counts %d", m.shardsOf[root])
 	}
@@ -465,7 +465,7 @@ func TestSiteMemoEvictionMatchesAScanForTheLeastRecentlyUsed(t *testing.T) {
 			for i := 0; i < n; i++ {
 				f[strconv.Itoa(i)] = siteFile{}
 			}
-			m.put(key, siteManifest{files: f}, "", exp)
+			m.put(key, "", siteManifest{files: f}, "", exp)
 			if e := model[key]; e != nil {
 				modelFiles -= e.files
 				delete(model, key)
