@@ -50,12 +50,12 @@ func answerLost(err error) bool {
 	return true
 }
 
-// createdWithoutAnswer returns what find finds after a create that failed with err, when the
-// failure leaves open that the API carried the create out (answerLost). A create whose answer
-// was lost may have made the thing all the same, which the next apply would then refuse as
-// existing (and ask to import). The callers looked before the create and found nothing, so
-// what is found now is that create's. find runs on a context of its own: an interrupt
-// cancelled the create's.
+// createdWithoutAnswer returns what find finds after a create (or an upload) that failed with
+// err, when the failure leaves open that the API carried it out (answerLost). A create whose
+// answer was lost may have made the thing all the same, which the next apply would then
+// refuse as existing (and ask to import). find finds only what is that call's: the callers
+// looked before the create and found nothing, or find compares what is there with what was
+// sent. find runs on a context of its own: an interrupt cancelled the call's.
 func createdWithoutAnswer[T any](ctx context.Context, err error, find func(context.Context) (T, bool, error)) (made T, ok bool) {
 	if !answerLost(err) {
 		return made, false

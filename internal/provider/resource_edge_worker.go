@@ -340,7 +340,12 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	tflog.Info(ctx, "Uploading edge Worker", map[string]any{"script": name, "sha256": w.SHA256, "size": w.Size})
 	etag, err := r.data.Client.UploadWorker(ctx, r.data.AccountID, name, up)
 	if err != nil {
-		stored, landed := r.landed(ctx, name, up, err)
+		// A lost answer (a timeout, a proxy's error after the API stored it, the user's
+		// interrupt) may hide a stored upload: a first deployment would then fail, leaving a
+		// script the next apply asks to import.
+		stored, landed := createdWithoutAnswer(ctx, err, func(ctx context.Context) (string, bool, error) {
+			return r.holdsUpload(ctx, name, up)
+		})
 		if !landed {
 			diags.Append(apiErrorDiag("Unable to Upload Edge Worker", "Uploading script "+quote(name), err))
 			return diags
@@ -357,33 +362,23 @@ func (r *edgeWorkerResource) upload(ctx context.Context, m *edgeWorkerModel) dia
 	return diags
 }
 
-// landed says whether an upload that failed (err) was stored all the same, and the script's
-// etag if so. An upload whose answer was lost (answerLost: a timeout, a proxy's error after
-// the API stored it, the user's interrupt) may have been stored: a first deployment would then
-// fail, leaving a script the next apply asks to import. It was stored when the script holds
-// exactly the modules sent, with the same compatibility date and bindings (a secret's text
-// aside: the API never returns it). Anything else, or a check that fails, is "not stored":
-// the upload's error stands.
-func (r *edgeWorkerResource) landed(ctx context.Context, name string, up kdcf.WorkerUpload, err error) (etag string, stored bool) {
-	if !answerLost(err) {
-		return "", false // refused: nothing was stored
-	}
-	ctx, cancel := cleanupContext(ctx) // the check must run after an interrupt too
-	defer cancel()
+// holdsUpload says whether the script holds exactly up, and its etag if so: the modules sent,
+// the same compatibility date and bindings (a secret's text aside: the API never returns it).
+// A script missing or holding anything else is not up.
+func (r *edgeWorkerResource) holdsUpload(ctx context.Context, name string, up kdcf.WorkerUpload) (etag string, holds bool, err error) {
 	etag, found, err := r.data.Client.WorkerEtag(ctx, r.data.AccountID, name)
 	if err != nil || !found {
-		return "", false
+		return "", false, err
 	}
 	modules, found, err := r.data.Client.WorkerModules(ctx, r.data.AccountID, name)
 	if err != nil || !found || !sameModules(modules, up.Modules) {
-		return "", false
+		return "", false, err
 	}
 	settings, found, err := r.data.Client.GetWorkerSettings(ctx, r.data.AccountID, name)
 	if err != nil || !found || settings.CompatibilityDate != up.CompatibilityDate || !sameBindings(settings.Bindings, up.Bindings) {
-		return "", false
+		return "", false, err
 	}
-	tflog.Info(ctx, "The failed upload was stored: the script holds what was sent", map[string]any{"script": name})
-	return etag, true
+	return etag, true, nil
 }
 
 // sameModules says whether got holds exactly the modules of want, by name and content, in any
