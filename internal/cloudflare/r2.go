@@ -20,13 +20,18 @@ type R2Object struct {
 	ContentType string
 }
 
-// R2EnsureBucket creates the bucket unless it exists. created says whether this call made it.
-func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (created bool, err error) {
-	_, err = c.R2.Buckets.Get(ctx, bucket, r2.BucketGetParams{AccountID: cf.F(accountID)})
-	if err == nil {
+// R2BucketExists says whether the account has the bucket.
+func (c *Client) R2BucketExists(ctx context.Context, accountID, bucket string) (bool, error) {
+	_, err := c.R2.Buckets.Get(ctx, bucket, r2.BucketGetParams{AccountID: cf.F(accountID)})
+	if isStatus(err, http.StatusNotFound) {
 		return false, nil
 	}
-	if !isStatus(err, http.StatusNotFound) {
+	return err == nil, err
+}
+
+// R2EnsureBucket creates the bucket unless it exists. created says whether this call made it.
+func (c *Client) R2EnsureBucket(ctx context.Context, accountID, bucket string) (created bool, err error) {
+	if exists, err := c.R2BucketExists(ctx, accountID, bucket); err != nil || exists {
 		return false, err
 	}
 	_, err = c.R2.Buckets.New(ctx, r2.BucketNewParams{AccountID: cf.F(accountID), Name: cf.F(bucket)})

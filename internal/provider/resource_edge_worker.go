@@ -514,11 +514,32 @@ func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, 
 			continue
 		}
 		if err := r.data.Client.CreateWorkerRoute(ctx, r.data.ZoneID, p, name); err != nil {
+			// The listing above had no route of p to this script: one now is this create's.
+			if _, made := createdWithoutAnswer(ctx, err, func(ctx context.Context) (string, bool, error) {
+				return r.routeTo(ctx, p, name)
+			}); made {
+				diags.Append(createdAnywayWarning("Worker Route", "the route "+quote(p)+" to "+quote(name), err))
+				continue
+			}
 			diags.Append(apiErrorDiag("Unable to Create Worker Route", "Routing "+quote(p)+" to "+quote(name), err))
 			return diags
 		}
 	}
 	return diags
+}
+
+// routeTo finds the zone's route of pattern to script, by its ID.
+func (r *edgeWorkerResource) routeTo(ctx context.Context, pattern, script string) (string, bool, error) {
+	routes, err := r.data.Client.ListWorkerRoutes(ctx, r.data.ZoneID)
+	if err != nil {
+		return "", false, err
+	}
+	for _, rt := range routes {
+		if rt.Pattern == pattern && rt.Script == script {
+			return rt.ID, true, nil
+		}
+	}
+	return "", false, nil
 }
 
 func (r *edgeWorkerResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -415,6 +415,40 @@ func TestAccEdgeWorker_UploadStoredWithoutAnAnswerIsTakenAsUploaded(t *testing.T
 	})
 }
 
+// TestAccEdgeWorker_RouteCreatedWithoutAnAnswerIsKept: a route's create was carried out but its
+// answer never came. The create looks again: a route of the pattern to this script is that
+// create's, and the apply carries on. Before, the create failed after the upload and the
+// Worker was tainted: the next apply would replace it (every request failing meanwhile), and
+// the guard refuses such a plan until the Worker is untainted by hand.
+func TestAccEdgeWorker_RouteCreatedWithoutAnAnswerIsKept(t *testing.T) {
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/workers/routes", nil))
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: edgeWorkerConfig(edge, ""),
+				Check: func(*terraform.State) error {
+					var names []string
+					for _, rt := range edge.Routes() {
+						names = append(names, rt.Pattern+"→"+rt.Script)
+					}
+					slices.Sort(names)
+					if want := []string{"*.kamui.test/*→kamuidash-edge-test", "kamui.test/*→kamuidash-edge-test"}; !slices.Equal(names, want) {
+						return fmt.Errorf("routes = %v, want %v", names, want)
+					}
+					return nil
+				},
+			},
+			{
+				Config: edgeWorkerConfig(edge, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+		},
+	})
+}
+
 // TestAccEdgeWorker_UploadFailedBesideAnotherScriptStillFails: the upload's answer was lost and
 // the script under its name is not what was sent (another writer's): the create fails as
 // before, and leaves that script alone.

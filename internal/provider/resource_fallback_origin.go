@@ -255,8 +255,17 @@ func (r *fallbackOriginResource) placeholderRecord(ctx context.Context, zone, ho
 	}
 	rec, err = c.UpsertPlaceholderRecord(ctx, zone, "", host, fallbackRecordComment)
 	if err != nil {
-		diags.Append(apiErrorDiag("Unable to Create DNS Record", "Creating the proxied placeholder record of "+quote(host), err))
-		return nil, diags
+		// There was no AAAA record for host above: an identical one now is this create's.
+		var made bool
+		rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
+			rec, found, err := c.FindDNSRecord(ctx, zone, "AAAA", host)
+			return rec, found && rec.Content == kdcf.PlaceholderAddress && rec.Proxied, err
+		})
+		if !made {
+			diags.Append(apiErrorDiag("Unable to Create DNS Record", "Creating the proxied placeholder record of "+quote(host), err))
+			return nil, diags
+		}
+		diags.Append(createdAnywayWarning("DNS Record", "the placeholder record of "+quote(host), err))
 	}
 	tflog.Info(ctx, "Created the placeholder record", map[string]any{"name": host, "id": rec.ID})
 	return rec, diags

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -70,6 +71,23 @@ func (e *testEdge) nothingLeft(t *testing.T) resource.TestCheckFunc {
 		}
 		return nil
 	}
+}
+
+// TestAccFallbackOrigin_PlaceholderCreatedWithoutAnAnswerIsKept: the placeholder record was
+// created but its answer never came. No AAAA record of the hostname existed when the create
+// began (it looks first), so the identical one found afterwards is that create's: the create
+// carries on with it. Before, the create failed with nothing in state, and the record stayed in
+// the zone unless an apply came back to adopt it.
+func TestAccFallbackOrigin_PlaceholderCreatedWithoutAnAnswerIsKept(t *testing.T) {
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/dns_records", nil), func(c *cfapi.Config) { c.FallbackActivation = time.Second })
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.nothingLeft(t),
+		Steps: []resource.TestStep{{
+			Config: fallbackOriginConfig(edge, "fallback.kamui.test", ""),
+			Check:  edge.expectFallbackOrigin(t, "fallback.kamui.test"),
+		}},
+	})
 }
 
 // TestAccFallbackOrigin_Lifecycle: created active (waiting out the edge's activation delay),

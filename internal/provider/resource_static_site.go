@@ -249,8 +249,17 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	name, bucket := plan.Name.ValueString(), plan.Bucket.ValueString()
 	created, err := r.data.Client.R2EnsureBucket(ctx, r.data.AccountID, bucket)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Static Site", "Finding or creating R2 bucket "+quote(bucket), err))
-		return
+		// A bucket is only ever found or made here, never deleted: one there now is usable,
+		// whoever made it.
+		if _, made := createdWithoutAnswer(ctx, err, func(ctx context.Context) (bool, bool, error) {
+			exists, err := r.data.Client.R2BucketExists(ctx, r.data.AccountID, bucket)
+			return exists, exists, err
+		}); !made {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Static Site", "Finding or creating R2 bucket "+quote(bucket), err))
+			return
+		}
+		resp.Diagnostics.Append(createdAnywayWarning("R2 Bucket", "R2 bucket "+quote(bucket), err))
+		created = true
 	}
 	if created {
 		tflog.Info(ctx, "Created R2 bucket", map[string]any{"bucket": bucket})

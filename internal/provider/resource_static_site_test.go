@@ -591,6 +591,28 @@ func TestAccStaticSite_FailedCreateTakesBackWhatItMayHaveStored(t *testing.T) {
 	})
 }
 
+// TestAccStaticSite_BucketCreatedWithoutAnAnswerIsUsed: the bucket's create was carried out but
+// its answer never came. The bucket did not exist when the create began, and a bucket is only
+// ever found or made, never deleted, so the create uses it. Before, the apply failed.
+func TestAccStaticSite_BucketCreatedWithoutAnAnswerIsUsed(t *testing.T) {
+	edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, "/r2/buckets", nil))
+	dir := filepath.Join(t.TempDir(), "site")
+	writeFiles(t, dir, map[string]string{"index.html": "<h1>hi</h1>"})
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{{
+			Config: staticSiteConfig(edge, dir),
+			Check: func(*terraform.State) error {
+				if got := string(edge.staticObject(siteObject("<h1>hi</h1>"))); got != "<h1>hi</h1>" {
+					return fmt.Errorf("index.html's object holds %q", got)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
 // TestAccStaticSite_TwoResourcesOfOneSiteAreRefused: two resources of one configuration naming
 // the same site both found its prefix empty (the listing is slowed here so that they always
 // overlap) and both took it, each one's prune then deleting the other's objects. The second

@@ -227,10 +227,20 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	// The Cache Rule comes before the CNAME, so the origin is never reachable uncovered.
-	rule, err := c.CreateBypassCacheRule(ctx, zone, tunnelCacheRule(id, name, host))
+	wantRule := tunnelCacheRule(id, name, host)
+	rule, err := c.CreateBypassCacheRule(ctx, zone, wantRule)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel Cache Rule", "Adding the Cache Rule that bypasses the cache for "+quote(host), err))
-		return
+		// The rule's ref names this tunnel, made just now: a rule with it is this create's.
+		var made bool
+		rule, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.CacheRule, bool, error) {
+			rule, found, err := c.FindCacheRule(ctx, zone, "", wantRule.Ref)
+			return rule, found && rule.Bypasses(wantRule), err
+		})
+		if !made {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Tunnel Cache Rule", "Adding the Cache Rule that bypasses the cache for "+quote(host), err))
+			return
+		}
+		resp.Diagnostics.Append(createdAnywayWarning("Tunnel Cache Rule", "the Cache Rule for "+quote(host), err))
 	}
 	tflog.Info(ctx, "Created tunnel Cache Rule", map[string]any{"id": rule.ID, "ruleset_id": rule.RulesetID})
 	plan.CacheRuleID = types.StringValue(rule.ID)
@@ -245,8 +255,18 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	rec, err := c.UpsertTunnelCNAME(ctx, zone, staleID, host, id)
 	if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
-		return
+		// Nothing routed into this tunnel, made just now, before this write: a CNAME for the
+		// host into it is this write's.
+		var made bool
+		rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
+			rec, found, err := c.FindDNSRecord(ctx, zone, "CNAME", host)
+			return rec, found && rec.Content == id+kdcf.TunnelTargetSuffix && rec.Proxied, err
+		})
+		if !made {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
+			return
+		}
+		resp.Diagnostics.Append(createdAnywayWarning("Origin DNS Record", "the CNAME for "+quote(host), err))
 	}
 	plan.DNSRecordID = types.StringValue(rec.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -342,6 +342,67 @@ func TestAccTunnel_CreatedWithoutAnAnswerIsKept(t *testing.T) {
 	})
 }
 
+// TestAccTunnel_PartsCreatedWithoutAnAnswerAreKept: a part of the tunnel's wiring was created
+// but its answer never came (a proxy's 502; a POST is never retried). The create carries on
+// with what it finds: a Cache Rule with the tunnel's ref, a CNAME for the origin hostname
+// into this tunnel (none routed into a live tunnel when the create began, and a dead
+// tunnel's is taken over by an update, not a create). Before, the create failed and the
+// tunnel was tainted: the next apply replaced it, and a destroy left the CNAME behind, whose
+// ID the state never had.
+func TestAccTunnel_PartsCreatedWithoutAnAnswerAreKept(t *testing.T) {
+	for _, tc := range []struct {
+		name, suffix string
+		foreignFirst bool // the zone has a Cache Rule of someone else's: ours is added to its entrypoint
+	}{
+		{name: "origin CNAME", suffix: "/dns_records", foreignFirst: true},
+		{name: "Cache Rule added to the entrypoint", suffix: "/rules", foreignFirst: true},
+		{name: "Cache Rules entrypoint", suffix: "/rulesets"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			edge := newTestEdgeBehind(t, loseAnswers(http.MethodPost, tc.suffix, nil))
+			var foreign string
+			if tc.foreignFirst {
+				foreign = edge.addForeignCacheRule(t)
+			}
+			resource.Test(t, resource.TestCase{
+				ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+				CheckDestroy: func(s *terraform.State) error {
+					if tc.foreignFirst {
+						return edge.onlyForeignRuleLeft(&foreign)(s)
+					}
+					if n := len(edge.DNSRecords()); n != 0 {
+						return fmt.Errorf("%d DNS record(s) left after destroy", n)
+					}
+					if rs, _ := edge.Entrypoint(cfapi.CachePhase); len(rs.Rules) != 0 {
+						return fmt.Errorf("Cache Rules left after destroy: %+v", rs.Rules)
+					}
+					return nil
+				},
+				Steps: []resource.TestStep{
+					{
+						Config: tunnelConfig(edge, "origin.kamui.test"),
+						Check: resource.ComposeTestCheckFunc(
+							edge.expectTunnelWiring("origin.kamui.test"),
+							func(*terraform.State) error {
+								if n := len(edge.DNSRecords()); n != 1 {
+									return fmt.Errorf("%d DNS records, want the one CNAME", n)
+								}
+								return nil
+							},
+						),
+					},
+					{
+						Config: tunnelConfig(edge, "origin.kamui.test"),
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+			})
+		})
+	}
+}
+
 // TestAccTunnel_ExistingNameAsksForImport: a tunnel of the same name already in the account
 // (made in the dashboard, or by another configuration) is refused with the
 // import that manages it, not only the API's conflict.
