@@ -528,7 +528,7 @@ func (r *edgeWorkerResource) syncRoutes(ctx context.Context, m edgeWorkerModel, 
 	return diags
 }
 
-// routeTo finds the zone's route of pattern to script, by its ID.
+// routeTo finds the zone's route of pattern to script and returns its ID.
 func (r *edgeWorkerResource) routeTo(ctx context.Context, pattern, script string) (string, bool, error) {
 	routes, err := r.data.Client.ListWorkerRoutes(ctx, r.data.ZoneID)
 	if err != nil {

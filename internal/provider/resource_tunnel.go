@@ -254,9 +254,10 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	rec, err := c.UpsertTunnelCNAME(ctx, zone, staleID, host, id)
-	if err != nil {
-		// Nothing routed into this tunnel, made just now, before this write: a CNAME for the
-		// host into it is this write's.
+	if err != nil && staleID == "" {
+		// No CNAME for the host was there, and nothing routed into this tunnel, made just now:
+		// one for the host into it is this create's. (A dead tunnel's record taken over is
+		// updated, which the client sends again itself when its answer is lost.)
 		var made bool
 		rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
 			rec, found, err := c.FindDNSRecord(ctx, zone, "CNAME", host)
@@ -267,6 +268,9 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 			return
 		}
 		resp.Diagnostics.Append(createdAnywayWarning("Origin DNS Record", "the CNAME for "+quote(host), err))
+	} else if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
+		return
 	}
 	plan.DNSRecordID = types.StringValue(rec.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)

@@ -103,6 +103,10 @@ func appendKeyString(b []byte, key, s string) []byte {
 	return appendString(append(b, key...), s)
 }
 
+// AppendJSONString appends s as encoding/json writes it (appendString), for the Worker's
+// encoders of its own values.
+func AppendJSONString(b []byte, s string) []byte { return appendString(b, s) }
+
 // appendString appends s as encoding/json writes it. A string of printable ASCII without the
 // characters it escapes (the quote, the backslash, and <, > and & for HTML) is written as it
 // is; anything else goes through encoding/json, so that its escapes are encoding/json's own.

@@ -155,3 +155,22 @@ func BenchmarkSiteMemoPutFull(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkRouteEntryMake is what making one route-cache entry costs (CachePut.Make): the
+// adapter makes every entry a request planned once its response has left, in the isolate that
+// serves the next requests.
+func BenchmarkRouteEntryMake(b *testing.B) {
+	w := newWorld(b)
+	ex := w.h.Serve(get("shop.kamui.test", "/"))
+	if len(ex.Plan.CachePuts) != 1 {
+		b.Fatalf("puts %+v, want the host's entry", ex.Plan.CachePuts)
+	}
+	planned := ex.Plan.CachePuts[0]
+	b.ReportAllocs()
+	for b.Loop() {
+		put := planned
+		if !put.Make() {
+			b.Fatal("no entry made")
+		}
+	}
+}

@@ -513,6 +513,34 @@ type cachedRoute struct {
 	Exp    int64           `json:"exp"`     // unix milliseconds
 }
 
+// appendJSON appends c as JSON without reflection: the keys, their order and omitempty are
+// the struct tags', as json.Marshal writes them, and Record goes in as it is. The entry is made
+// for every KV read, in the isolate that serves the next requests, and encoding/json's
+// reflective encoder (which also compacts and checks Record, a value already decoded) was most
+// of its cost (BenchmarkRouteEntryMake). Record is valid JSON, so the entry is; it is the
+// bytes json.Marshal writes when Record is compact with no <, > or &, as a canonical record
+// is (TestRouteEntryEncodingIsJSONMarshals).
+func (c *cachedRoute) appendJSON(b []byte) []byte {
+	b = append(b, `{"v":`...)
+	b = strconv.AppendInt(b, int64(c.V), 10)
+	b = route.AppendJSONString(append(b, `,"host":`...), c.Host)
+	if c.Absent {
+		b = append(b, `,"absent":true`...)
+	}
+	if c.App != "" {
+		b = route.AppendJSONString(append(b, `,"app":`...), c.App)
+	}
+	if len(c.Record) > 0 {
+		b = append(append(b, `,"record":`...), c.Record...)
+	}
+	if c.MapRev != "" {
+		b = route.AppendJSONString(append(b, `,"map_rev":`...), c.MapRev)
+	}
+	b = strconv.AppendInt(append(b, `,"read_at":`...), c.ReadAt, 10)
+	b = strconv.AppendInt(append(b, `,"exp":`...), c.Exp, 10)
+	return append(b, '}')
+}
+
 // routeEntryVersion 2 moved the entry from the body into routeEntryHeader; an entry of
 // another version reads as invalid, which is a miss that overwrites it.
 const (
@@ -602,11 +630,7 @@ func (p *plannedRoute) make(e *Entry) bool {
 		return false
 	}
 	c.Exp = exp.UnixMilli()
-	entry, err := json.Marshal(c)
-	if err != nil {
-		return false
-	}
-	value := base64.RawURLEncoding.EncodeToString(entry)
+	value := base64.RawURLEncoding.EncodeToString(c.appendJSON(make([]byte, 0, 128+len(c.Record))))
 	h.decoded.stored(value, decodedEntry{c: c, rec: r.rec})
 	hdr := append(make(Header, 0, 3), // not a literal: see Exchange.fixed
 		Field{routeEntryHeader, value},
