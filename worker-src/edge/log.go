@@ -1,8 +1,9 @@
 package edge
 
 import (
-	"encoding/json"
 	"strconv"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
 
 // logLine is the one structured line per request. It holds no path, query, cookie or
@@ -103,8 +104,7 @@ var logFields = [...]struct {
 }
 
 // encode writes the line exactly as encoding/json would, without the reflection every
-// request would pay for: the values are almost always plain ASCII; any other goes through
-// json.Marshal.
+// request would pay for (strings as route.AppendJSONString writes them).
 func (l *logLine) encode() string {
 	strs := [...]string{l.Msg, l.RequestID, l.Method, l.Host, l.HostKind, l.App, l.RouteSource,
 		l.ContentCache, l.RouteCache, l.Delivery, l.Outcome.String(), l.Error}
@@ -122,26 +122,9 @@ func (l *logLine) encode() string {
 		if v == "" && f.omit {
 			continue
 		}
-		b = append(b, f.key...)
-		if plainJSON(v) {
-			b = append(append(append(b, '"'), v...), '"')
-		} else {
-			q, _ := json.Marshal(v)
-			b = append(b, q...)
-		}
+		b = route.AppendJSONString(append(b, f.key...), v)
 	}
 	return string(append(b, '}'))
-}
-
-// plainJSON reports whether s is its own JSON string body: printable ASCII that
-// encoding/json leaves alone.
-func plainJSON(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			return false
-		}
-	}
-	return true
 }
 
 // sampled decides from the request id, so the decision is deterministic for tests and
