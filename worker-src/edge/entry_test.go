@@ -3,6 +3,7 @@ package edge
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"testing"
 )
 
@@ -11,6 +12,10 @@ import (
 // canonical record); any other record goes in as it is, and the entry still decodes to the
 // same value.
 func TestRouteEntryEncodingIsJSONMarshals(t *testing.T) {
+	// A field added to cachedRoute must be added to appendJSON, and set in a case below.
+	if n := reflect.TypeFor[cachedRoute]().NumField(); n != 8 {
+		t.Fatalf("cachedRoute has %d fields; appendJSON writes 8", n)
+	}
 	canonical := json.RawMessage(`{"v":1,"app":"shop","status":"active","kind":"dynamic","dynamic":{"origin":"https://o.kamui.test","upstream":"tenant-shop/web:8080","timeout_ms":30000},"rev":"r1"}`)
 	for name, c := range map[string]cachedRoute{
 		"found":             {V: routeEntryVersion, Host: "shop.kamui.test", App: "shop", Record: canonical, ReadAt: 1700000000000, Exp: 1700000068000},
