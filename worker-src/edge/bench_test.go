@@ -174,3 +174,31 @@ func BenchmarkRouteEntryMake(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStaticMemoContentMiss is a static GET of a site the isolate has in memory (its
+// route in the memo, its manifest remembered) whose content lookup missed, as the adapter
+// drives it: a Decide naming the content lookup, one with the miss, then Run (the R2 read). It
+// is the commonest static path of make bench-edge.
+func BenchmarkStaticMemoContentMiss(b *testing.B) {
+	w := newWorld(b)
+	w.log = &fakeLog{}
+	w.h.Log = discardLogger{}
+	w.serve(w.h, get("cas.kamui.test", "/guide/start.html"))
+	w.h.Config.TTLs.Memo = time.Hour
+	w.serve(w.h, get("cas.kamui.test", "/guide/start.html"))
+	b.ReportAllocs()
+	for b.Loop() {
+		ex := w.h.Begin(get("cas.kamui.test", "/guide/start.html"))
+		if ex.Decide() {
+			b.Fatal("decided without the content lookup")
+		}
+		ex.req.Content = &Lookup{}
+		if ex.Decide() {
+			b.Fatal("decided without the R2 read")
+		}
+		ex.Run()
+		if ex.Plan.Status != 200 {
+			b.Fatalf("status %d: %s", ex.Plan.Status, ex.line.Error)
+		}
+	}
+}
