@@ -39,6 +39,16 @@ type DNSRecord struct {
 	Proxied bool   `json:"proxied"`
 }
 
+// RoutesInto says whether r, a CNAME, routes its hostname into the tunnel: proxied, to the
+// tunnel's target.
+func (r *DNSRecord) RoutesInto(tunnelID string) bool {
+	return r.Proxied && r.Content == tunnelID+TunnelTargetSuffix
+}
+
+// IsPlaceholder says whether r is the proxied placeholder of a hostname only a Worker serves
+// (PlaceholderAddress).
+func (r *DNSRecord) IsPlaceholder() bool { return r.Proxied && r.Content == PlaceholderAddress }
+
 // CreateTunnel creates a remotely managed tunnel with a freshly generated secret. The secret is
 // never returned: the connector authenticates with the token (TunnelToken).
 func (c *Client) CreateTunnel(ctx context.Context, accountID, name string) (string, error) {

@@ -243,7 +243,7 @@ func (r *fallbackOriginResource) placeholderRecord(ctx context.Context, zone, ho
 	case err != nil:
 		diags.Append(apiErrorDiag("Unable to Look Up DNS Record", "Looking up the AAAA record of "+quote(host), err))
 		return nil, diags
-	case found && rec.Content == kdcf.PlaceholderAddress && rec.Proxied:
+	case found && rec.IsPlaceholder():
 		tflog.Info(ctx, "Adopted the identical placeholder record", map[string]any{"name": host, "id": rec.ID})
 		return rec, diags
 	case found:
@@ -259,7 +259,7 @@ func (r *fallbackOriginResource) placeholderRecord(ctx context.Context, zone, ho
 		var made bool
 		rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
 			rec, found, err := c.FindDNSRecord(ctx, zone, "AAAA", host)
-			return rec, found && rec.Content == kdcf.PlaceholderAddress && rec.Proxied, err
+			return rec, found && rec.IsPlaceholder(), err
 		})
 		if !made {
 			diags.Append(apiErrorDiag("Unable to Create DNS Record", "Creating the proxied placeholder record of "+quote(host), err))
@@ -357,7 +357,7 @@ func (r *fallbackOriginResource) Read(ctx context.Context, req resource.ReadRequ
 	switch {
 	case !found:
 		state.DNSRecordID = types.StringValue("")
-	case rec.Type != "AAAA" || rec.Content != kdcf.PlaceholderAddress || !rec.Proxied || rec.Name != f.Origin:
+	case rec.Type != "AAAA" || !rec.IsPlaceholder() || rec.Name != f.Origin:
 		state.DNSRecordID = types.StringValue(rec.ID)
 		drift = []byte(`"changed"`)
 		tflog.Warn(ctx, "Fallback origin's placeholder record was changed outside Terraform", map[string]any{"id": rec.ID, "name": rec.Name})

@@ -254,23 +254,22 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	rec, err := c.UpsertTunnelCNAME(ctx, zone, staleID, host, id)
-	if err != nil && staleID == "" {
+	if err != nil {
 		// No CNAME for the host was there, and nothing routed into this tunnel, made just now:
 		// one for the host into it is this create's. (A dead tunnel's record taken over is
 		// updated, which the client sends again itself when its answer is lost.)
 		var made bool
-		rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
-			rec, found, err := c.FindDNSRecord(ctx, zone, "CNAME", host)
-			return rec, found && rec.Content == id+kdcf.TunnelTargetSuffix && rec.Proxied, err
-		})
+		if staleID == "" {
+			rec, made = createdWithoutAnswer(ctx, err, func(ctx context.Context) (*kdcf.DNSRecord, bool, error) {
+				rec, found, err := c.FindDNSRecord(ctx, zone, "CNAME", host)
+				return rec, found && rec.RoutesInto(id), err
+			})
+		}
 		if !made {
 			resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
 			return
 		}
 		resp.Diagnostics.Append(createdAnywayWarning("Origin DNS Record", "the CNAME for "+quote(host), err))
-	} else if err != nil {
-		resp.Diagnostics.Append(apiErrorDiag("Unable to Create Origin DNS Record", "Creating the CNAME for "+quote(host), err))
-		return
 	}
 	plan.DNSRecordID = types.StringValue(rec.ID)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -334,7 +333,7 @@ func (r *tunnelResource) Read(ctx context.Context, req resource.ReadRequest, res
 	switch {
 	case !found:
 		state.DNSRecordID = types.StringValue("")
-	case rec.Content != t.ID+kdcf.TunnelTargetSuffix || !rec.Proxied || rec.Name != state.OriginHostname.ValueString():
+	case !rec.RoutesInto(t.ID) || rec.Name != state.OriginHostname.ValueString():
 		// Pointing elsewhere: show the record's name as drift so the next apply repairs it.
 		state.DNSRecordID = types.StringValue(rec.ID)
 		state.OriginHostname = types.StringValue(rec.Name + " (CNAME to " + rec.Content + ")")
