@@ -259,7 +259,6 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 			return
 		}
 		resp.Diagnostics.Append(createdAnywayWarning("R2 Bucket", "R2 bucket "+quote(bucket), err))
-		created = true
 	}
 	if created {
 		tflog.Info(ctx, "Created R2 bucket", map[string]any{"bucket": bucket})
