@@ -119,6 +119,16 @@ func (c *Client) GetTunnel(ctx context.Context, accountID, id string) (t *Tunnel
 	return t, true, nil
 }
 
+// RenameTunnel gives the tunnel another name, keeping its ID, secret (so its token), ingress
+// and the records routing into it. The API refuses a name another tunnel of the account has.
+func (c *Client) RenameTunnel(ctx context.Context, accountID, id, name string) error {
+	_, err := c.Tunnels.Edit(ctx, id, zero_trust.TunnelCloudflaredEditParams{
+		AccountID: cf.F(accountID),
+		Name:      cf.F(name),
+	})
+	return err
+}
+
 // SetTunnelIngress replaces the tunnel's ingress rules with originHost → service and a
 // catch-all 404, so the connector answers nothing else.
 func (c *Client) SetTunnelIngress(ctx context.Context, accountID, id, originHost, service string) error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -72,10 +73,10 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				PlanModifiers:       stable,
 			},
 			"name": schema.StringAttribute{
-				MarkdownDescription: "The tunnel's name, unique in the account. Changing it replaces the tunnel.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 64)},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The tunnel's name, unique in the account. Changing it renames the tunnel in place: its ID, " +
+					"connector token, CNAME and Cache Rule stay, so running connectors are not interrupted.",
+				Required:   true,
+				Validators: []validator.String{stringvalidator.LengthBetween(1, 64)},
 			},
 			"origin_hostname": schema.StringAttribute{
 				MarkdownDescription: "The hostname the edge Worker forwards dynamic requests to (the `origin` of tenant apps), for example `origin.dev.kamui.app`.",
@@ -384,6 +385,14 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 	}
 	c, id, zone := r.data.Client, state.ID.ValueString(), r.data.ZoneID
 	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
+	if name != state.Name.ValueString() {
+		// First, and on its own in the state: a rename refused changes nothing else.
+		if !r.rename(ctx, id, state.Name.ValueString(), name, &resp.Diagnostics) {
+			return
+		}
+		state.Name = plan.Name
+		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	}
 	// While the origin moves, the rule covers both hostnames, so neither is ever cacheable;
 	// it is narrowed to the new one once the CNAME has moved.
 	hosts := []string{host}
@@ -423,6 +432,42 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 		plan.CacheRuleID = types.StringValue(rule.ID)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+}
+
+// rename gives the tunnel the name to, in place. A name another tunnel of the account has is
+// refused with what to do (the API's conflict alone does not say which tunnel has it).
+func (r *tunnelResource) rename(ctx context.Context, id, from, to string, diags *diag.Diagnostics) bool {
+	c, account := r.data.Client, r.data.AccountID
+	taken := func(other string) {
+		detail := "The account already has another tunnel named " + quote(to)
+		if other != "" {
+			detail += " (" + other + ")"
+		}
+		diags.AddAttributeError(path.Root("name"), "Tunnel Name Taken", detail+". Tunnel names are unique in the account; "+
+			"this tunnel keeps the name "+quote(from)+" and nothing was changed. Choose another name, or rename or delete "+
+			"the other tunnel first.")
+	}
+	other, found, err := c.FindTunnel(ctx, account, to)
+	switch {
+	case err != nil:
+		diags.Append(apiErrorDiag("Unable to Look Up Tunnel", "Looking for a tunnel named "+quote(to), err))
+		return false
+	case found && other == id:
+		return true // renamed already: an apply that failed after the rename, or a rename in the dashboard
+	case found:
+		taken(other)
+		return false
+	}
+	if err := c.RenameTunnel(ctx, account, id, to); err != nil {
+		if isConflict(err) { // named so since the look-up
+			taken("")
+			return false
+		}
+		diags.Append(apiErrorDiag("Unable to Rename Tunnel", "Renaming tunnel "+id+" from "+quote(from)+" to "+quote(to), err))
+		return false
+	}
+	tflog.Info(ctx, "Renamed tunnel", map[string]any{"id": id, "from": from, "to": to})
+	return true
 }
 
 // deadTunnelCNAME returns the ID of the CNAME for host when it routes into a tunnel that no

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	cf "github.com/cloudflare/cloudflare-go/v7"
@@ -25,13 +27,35 @@ import (
 const tunnelAddr = "kamuidash_tunnel.edge"
 
 func tunnelConfig(edge *testEdge, origin string) string {
+	return tunnelConfigNamed(edge, "kamuidash-test", origin)
+}
+
+func tunnelConfigNamed(edge *testEdge, name, origin string) string {
 	return edge.providerBlock() + fmt.Sprintf(`
 resource "kamuidash_tunnel" "edge" {
-  name            = "kamuidash-test"
+  name            = %q
   origin_hostname = %q
   router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
 }
-`, origin)
+`, name, origin)
+}
+
+// expectTunnelNamed checks the tunnel's name on the edge and in its Cache Rule's description.
+func (e *testEdge) expectTunnelNamed(name string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		attrs := s.RootModule().Resources[tunnelAddr].Primary.Attributes
+		t, ok := e.Tunnel(attrs["id"])
+		if !ok || t.Name != name {
+			return fmt.Errorf("tunnel %s on the edge: %+v, want it named %q", attrs["id"], t, name)
+		}
+		rs, _ := e.Entrypoint(cfapi.CachePhase)
+		for _, r := range rs.Rules {
+			if r.ID == attrs["cache_rule_id"] && !strings.Contains(r.Description, quote(name)) {
+				return fmt.Errorf("Cache Rule description %q does not name the tunnel %q", r.Description, name)
+			}
+		}
+		return nil
+	}
 }
 
 // expectTunnelWiring checks the edge's view: ingress to the router with a catch-all, a
@@ -174,6 +198,114 @@ func TestAccTunnel_Lifecycle(t *testing.T) {
 				ResourceName:      tunnelAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+// TestAccTunnel_RenamedInPlace: a new name renames the tunnel, keeping its ID, its connector
+// token, its CNAME and its Cache Rule, so the connectors running with the token go on serving;
+// a rename made outside Terraform is put back the same way; a name another tunnel has is
+// refused with nothing changed.
+func TestAccTunnel_RenamedInPlace(t *testing.T) {
+	edge := newTestEdge(t)
+	const origin = "origin.kamui.test"
+	sameID, sameToken := statecheck.CompareValue(compare.ValuesSame()), statecheck.CompareValue(compare.ValuesSame())
+	sameRecord, sameRule := statecheck.CompareValue(compare.ValuesSame()), statecheck.CompareValue(compare.ValuesSame())
+	// Each step's checks are new values for the same comparisons.
+	kept := func() []statecheck.StateCheck {
+		return []statecheck.StateCheck{
+			sameID.AddStateValue(tunnelAddr, tfjsonpath.New("id")),
+			sameToken.AddStateValue(tunnelAddr, tfjsonpath.New("token")),
+			sameRecord.AddStateValue(tunnelAddr, tfjsonpath.New("dns_record_id")),
+			sameRule.AddStateValue(tunnelAddr, tfjsonpath.New("cache_rule_id")),
+		}
+	}
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(tunnelAddr, plancheck.ResourceActionUpdate)}}
+	var id string
+	ctx, c, account := context.Background(), edge.client(t), edge.Identity().AccountID
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            tunnelConfig(edge, origin),
+				ConfigStateChecks: kept(),
+				Check: resource.ComposeTestCheckFunc(edge.expectTunnelNamed("kamuidash-test"),
+					func(s *terraform.State) error { id = s.RootModule().Resources[tunnelAddr].Primary.ID; return nil }),
+			},
+			{
+				Config:            tunnelConfigNamed(edge, "kamuidash-renamed", origin),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: kept(),
+				Check:             resource.ComposeTestCheckFunc(edge.expectTunnelNamed("kamuidash-renamed"), edge.expectTunnelWiring(origin)),
+			},
+			{
+				// Renamed in the dashboard: the plan shows the name coming back, in place.
+				PreConfig: func() {
+					if err := c.RenameTunnel(ctx, account, id, "renamed-in-the-dashboard"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            tunnelConfigNamed(edge, "kamuidash-renamed", origin),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: kept(),
+				Check:             resource.ComposeTestCheckFunc(edge.expectTunnelNamed("kamuidash-renamed"), edge.expectTunnelWiring(origin)),
+			},
+			{
+				PreConfig: func() {
+					if _, err := c.CreateTunnel(ctx, account, "taken"); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      tunnelConfigNamed(edge, "taken", origin),
+				ExpectError: regexp.MustCompile(`(?s)Tunnel Name Taken.*another\s+tunnel\s+named\s+"taken".*nothing\s+was\s+changed`),
+			},
+			{
+				// The refused rename changed nothing, on the edge or in the state.
+				Config:           tunnelConfigNamed(edge, "kamuidash-renamed", origin),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            edge.expectTunnelNamed("kamuidash-renamed"),
+			},
+		},
+	})
+}
+
+// TestAccTunnel_RenameRacedIsRefusedCleanly: a tunnel given the new name between the
+// provider's look-up and its rename (another apply, the dashboard) makes the API refuse the
+// rename; that is reported as the name taken, and the tunnel keeps its name.
+func TestAccTunnel_RenameRacedIsRefusedCleanly(t *testing.T) {
+	var race atomic.Pointer[func()] // run before the next rename is served
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/cfd_tunnel/") {
+				if f := race.Swap(nil); f != nil {
+					(*f)()
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	const origin = "origin.kamui.test"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tunnelConfig(edge, origin)},
+			{
+				PreConfig: func() {
+					another := func() {
+						if _, err := edge.client(t).CreateTunnel(context.Background(), edge.Identity().AccountID, "raced"); err != nil {
+							t.Error(err)
+						}
+					}
+					race.Store(&another)
+				},
+				Config:      tunnelConfigNamed(edge, "raced", origin),
+				ExpectError: regexp.MustCompile(`(?s)Tunnel Name Taken.*another\s+tunnel\s+named\s+"raced".*nothing\s+was\s+changed`),
+			},
+			{
+				Config:           tunnelConfig(edge, origin),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            resource.ComposeTestCheckFunc(edge.expectTunnelNamed("kamuidash-test"), edge.expectTunnelWiring(origin)),
 			},
 		},
 	})

@@ -40,7 +40,7 @@ var contractOperations = map[string][]string{
 	"/zones/{zone_id}/dns_records/{dns_record_id}":                                         {"get", "put", "patch", "delete"},
 	"/zones/{zone_id}/purge_cache":                                                         {"post"},
 	"/accounts/{account_id}/cfd_tunnel":                                                    {"get", "post"},
-	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}":                                        {"get", "delete"},
+	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}":                                        {"get", "patch", "delete"},
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/configurations":                         {"get", "put"},
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/connections":                            {"get", "delete"},
 	"/accounts/{account_id}/cfd_tunnel/{tunnel_id}/token":                                  {"get"},

@@ -416,6 +416,13 @@ func driveProviderTraffic(t *testing.T, api *cloudflare.Client, id Identity, opt
 	}
 	doomed, err := api.ZeroTrust.Tunnels.Cloudflared.New(ctx, zero_trust.TunnelCloudflaredNewParams{AccountID: acct, Name: cloudflare.F("doomed"), ConfigSrc: cloudflare.F(zero_trust.TunnelCloudflaredNewParamsConfigSrcCloudflare)})
 	must(t, "create doomed tunnel", err)
+	renamedTunnel, err := api.ZeroTrust.Tunnels.Cloudflared.Edit(ctx, doomed.ID, zero_trust.TunnelCloudflaredEditParams{AccountID: acct, Name: cloudflare.F("doomed-renamed")})
+	must(t, "rename tunnel", err)
+	if renamedTunnel.ID != doomed.ID || renamedTunnel.Name != "doomed-renamed" {
+		t.Errorf("renamed tunnel = %s %q, want %s \"doomed-renamed\"", renamedTunnel.ID, renamedTunnel.Name, doomed.ID)
+	}
+	_, err = api.ZeroTrust.Tunnels.Cloudflared.Edit(ctx, doomed.ID, zero_trust.TunnelCloudflaredEditParams{AccountID: acct, Name: cloudflare.F("kamuidash-origin")})
+	wantAPIError(t, "rename a tunnel to a name taken", err, 409)
 	conns, err := api.ZeroTrust.Tunnels.Cloudflared.Connections.Get(ctx, doomed.ID, zero_trust.TunnelCloudflaredConnectionGetParams{AccountID: acct})
 	must(t, "list tunnel connections", err)
 	if len(conns.Result) != 0 {

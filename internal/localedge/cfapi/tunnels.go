@@ -16,6 +16,7 @@ func (s *Server) registerTunnelRoutes() {
 	s.mux.HandleFunc("GET "+tunnels, s.handleJSON(s.listTunnels))
 	s.mux.HandleFunc("POST "+tunnels, s.handleJSON(s.createTunnel))
 	s.mux.HandleFunc("GET "+tunnels+"/{tunnel_id}", s.handleJSON(s.getTunnel))
+	s.mux.HandleFunc("PATCH "+tunnels+"/{tunnel_id}", s.handleJSON(s.editTunnel))
 	s.mux.HandleFunc("DELETE "+tunnels+"/{tunnel_id}", s.handleJSON(s.deleteTunnel))
 	s.mux.HandleFunc("GET "+tunnels+"/{tunnel_id}/configurations", s.handleJSON(s.getTunnelConfig))
 	s.mux.HandleFunc("PUT "+tunnels+"/{tunnel_id}/configurations", s.handleJSON(s.putTunnelConfig))
@@ -86,17 +87,15 @@ func (s *Server) createTunnel(r *http.Request) (any, any, func(), error) {
 	if strings.TrimSpace(body.Name) == "" {
 		return nil, nil, nil, errBadRequest("name is required")
 	}
-	for _, t := range s.tunnels.Tunnels {
-		if t.Name == body.Name {
-			return nil, nil, nil, errConflictCode(codeDuplicateTunnel, "Tunnel with name already exists")
-		}
+	if err := s.nameFree(body.Name, ""); err != nil {
+		return nil, nil, nil, err
 	}
 	secret := body.TunnelSecret
 	if secret == "" {
 		// Cloudflare generates a secret when none is given.
 		secret = base64.StdEncoding.EncodeToString(randomBytes(32))
-	} else if raw, err := base64.StdEncoding.DecodeString(secret); err != nil || len(raw) < 32 {
-		return nil, nil, nil, errBadRequest("tunnel_secret must be base64 of at least 32 bytes")
+	} else if err := checkTunnelSecret(secret); err != nil {
+		return nil, nil, nil, err
 	}
 	src := body.ConfigSrc
 	if src == "" {
@@ -108,6 +107,65 @@ func (s *Server) createTunnel(r *http.Request) (any, any, func(), error) {
 	t := &Tunnel{ID: newUUID(), Name: body.Name, ConfigSrc: src, Secret: secret, CreatedAt: s.now().UTC()}
 	s.tunnels.Tunnels[t.ID] = t
 	if err := s.save(fileTunnels); err != nil {
+		return nil, nil, nil, err
+	}
+	return s.tunnelView(t, nil), nil, s.notifyTunnel(t, false), nil
+}
+
+// nameFree refuses a tunnel name another tunnel than self (an ID, or "" for none) has: names
+// are unique in the account.
+func (s *Server) nameFree(name, self string) error {
+	for _, t := range s.tunnels.Tunnels {
+		if t.Name == name && t.ID != self {
+			return errConflictCode(codeDuplicateTunnel, "Tunnel with name already exists")
+		}
+	}
+	return nil
+}
+
+func checkTunnelSecret(secret string) error {
+	if raw, err := base64.StdEncoding.DecodeString(secret); err != nil || len(raw) < 32 {
+		return errBadRequest("tunnel_secret must be base64 of at least 32 bytes")
+	}
+	return nil
+}
+
+// editTunnel renames a tunnel or replaces its secret (which changes its token), keeping its ID,
+// configuration and routes.
+func (s *Server) editTunnel(r *http.Request) (any, any, func(), error) {
+	t, err := s.tunnel(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var body struct {
+		Name         *string `json:"name"`
+		TunnelSecret *string `json:"tunnel_secret"`
+	}
+	if err := decodeJSON(r, &body); err != nil {
+		return nil, nil, nil, err
+	}
+	if body.Name != nil {
+		if strings.TrimSpace(*body.Name) == "" {
+			return nil, nil, nil, errBadRequest("name must not be empty")
+		}
+		if err := s.nameFree(*body.Name, t.ID); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if body.TunnelSecret != nil {
+		if err := checkTunnelSecret(*body.TunnelSecret); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	before := *t
+	if body.Name != nil {
+		t.Name = *body.Name
+	}
+	if body.TunnelSecret != nil {
+		t.Secret = *body.TunnelSecret
+	}
+	if err := s.save(fileTunnels); err != nil {
+		*t = before // what was not saved was not done
 		return nil, nil, nil, err
 	}
 	return s.tunnelView(t, nil), nil, s.notifyTunnel(t, false), nil
