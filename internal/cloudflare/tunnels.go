@@ -52,20 +52,29 @@ func (r *DNSRecord) IsPlaceholder() bool { return r.Proxied && r.Content == Plac
 // CreateTunnel creates a remotely managed tunnel with a freshly generated secret. The secret is
 // never returned: the connector authenticates with the token (TunnelToken).
 func (c *Client) CreateTunnel(ctx context.Context, accountID, name string) (string, error) {
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
+	secret, err := newTunnelSecret()
+	if err != nil {
 		return "", err
 	}
 	t, err := c.Tunnels.New(ctx, zero_trust.TunnelCloudflaredNewParams{
 		AccountID:    cf.F(accountID),
 		Name:         cf.F(name),
 		ConfigSrc:    cf.F(zero_trust.TunnelCloudflaredNewParamsConfigSrcCloudflare),
-		TunnelSecret: cf.F(base64.StdEncoding.EncodeToString(secret)),
+		TunnelSecret: cf.F(secret),
 	})
 	if err != nil {
 		return "", err
 	}
 	return t.ID, nil
+}
+
+// newTunnelSecret is a tunnel secret as the API takes it: 32 random bytes, base64.
+func newTunnelSecret() (string, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return "", err
+	}
+	return base64.StdEncoding.EncodeToString(secret), nil
 }
 
 // FindTunnel returns the ID of the account's tunnel named name (names are unique among the
@@ -125,6 +134,21 @@ func (c *Client) RenameTunnel(ctx context.Context, accountID, id, name string) e
 	_, err := c.Tunnels.Edit(ctx, id, zero_trust.TunnelCloudflaredEditParams{
 		AccountID: cf.F(accountID),
 		Name:      cf.F(name),
+	})
+	return err
+}
+
+// RotateTunnelSecret gives the tunnel a freshly generated secret, so a new connector token
+// (TunnelToken); connectors started with the old token cannot connect again. Sending it twice
+// (a lost answer retried) sends the same secret.
+func (c *Client) RotateTunnelSecret(ctx context.Context, accountID, id string) error {
+	secret, err := newTunnelSecret()
+	if err != nil {
+		return err
+	}
+	_, err = c.Tunnels.Edit(ctx, id, zero_trust.TunnelCloudflaredEditParams{
+		AccountID:    cf.F(accountID),
+		TunnelSecret: cf.F(secret),
 	})
 	return err
 }

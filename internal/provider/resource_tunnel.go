@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -44,6 +45,7 @@ type tunnelModel struct {
 	CacheRuleID    types.String `tfsdk:"cache_rule_id"`
 	CNAMETarget    types.String `tfsdk:"cname_target"`
 	Token          types.String `tfsdk:"token"`
+	TokenRotation  types.String `tfsdk:"token_rotation"`
 }
 
 func (r *tunnelResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -105,10 +107,18 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 				PlanModifiers:       stable,
 			},
 			"token": schema.StringAttribute{
-				MarkdownDescription: "The connector token that cloudflared runs with. Sensitive: keep it in a secret store.",
-				Computed:            true,
-				Sensitive:           true,
-				PlanModifiers:       stable,
+				MarkdownDescription: "The connector token that cloudflared runs with. Sensitive: keep it in a secret store. " +
+					"Read again on every refresh, so a token rotated outside Terraform shows here.",
+				Computed:      true,
+				Sensitive:     true,
+				PlanModifiers: stable,
+			},
+			"token_rotation": schema.StringAttribute{
+				MarkdownDescription: "Any value, a date for example. Changing it from one value to another gives the tunnel a new " +
+					"secret, so a new `token`, in place (the tunnel's ID, CNAME and Cache Rule stay); connectors started with the " +
+					"old token cannot connect again, so roll them out with the new one. Setting it for the first time (after an " +
+					"import, say) or removing it rotates nothing.",
+				Optional: true,
 			},
 		},
 	}
@@ -148,8 +158,9 @@ func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	// Drift Read found in the computed parts (the Cache Rule, the origin CNAME) changes
 	// nothing in the configuration, so it is planned here: the value becomes unknown and the
 	// apply is an update that restores the object.
-	var state tunnelModel
+	var state, plan tunnelModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
 	drift, diags := req.Private.GetKey(ctx, cacheRuleDriftKey)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -169,6 +180,16 @@ func (r *tunnelResource) ModifyPlan(ctx context.Context, req resource.ModifyPlan
 	if state.DNSRecordID.ValueString() == "" {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("dns_record_id"), types.StringUnknown())...)
 	}
+	// A value known only at apply may turn out to be the same one: the token may stay too.
+	if plan.TokenRotation.IsUnknown() || rotationAsked(state.TokenRotation, plan.TokenRotation) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("token"), types.StringUnknown())...)
+	}
+}
+
+// rotationAsked says whether token_rotation going from one value to the other asks for a new
+// secret: a change between two values, not a value set for the first time or removed.
+func rotationAsked(from, to types.String) bool {
+	return !from.IsNull() && !from.IsUnknown() && !to.IsNull() && !to.IsUnknown() && from.ValueString() != to.ValueString()
 }
 
 func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -365,14 +386,13 @@ func (r *tunnelResource) Read(ctx context.Context, req resource.ReadRequest, res
 	}
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, cacheRuleDriftKey, drift)...)
 
-	if state.Token.IsNull() || state.Token.ValueString() == "" {
-		token, err := c.TunnelToken(ctx, r.data.AccountID, id)
-		if err != nil {
-			resp.Diagnostics.Append(apiErrorDiag("Unable to Read Tunnel Token", "Reading the connector token of tunnel "+id, err))
-			return
-		}
-		state.Token = types.StringValue(token)
+	// Every time: a token rotated outside Terraform (the dashboard's refresh) shows here.
+	token, err := c.TunnelToken(ctx, r.data.AccountID, id)
+	if err != nil {
+		resp.Diagnostics.Append(apiErrorDiag("Unable to Read Tunnel Token", "Reading the connector token of tunnel "+id, err))
+		return
 	}
+	state.Token = types.StringValue(token)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -393,6 +413,12 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 		state.Name = plan.Name
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
+	if rotationAsked(state.TokenRotation, plan.TokenRotation) {
+		if !r.rotateToken(ctx, id, &state, &resp.State, &resp.Diagnostics) {
+			return
+		}
+	}
+	state.TokenRotation = plan.TokenRotation
 	// While the origin moves, the rule covers both hostnames, so neither is ever cacheable;
 	// it is narrowed to the new one once the CNAME has moved.
 	hosts := []string{host}
@@ -432,6 +458,30 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 		plan.CacheRuleID = types.StringValue(rule.ID)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 	}
+}
+
+// rotateToken gives the tunnel a new secret and reads its new token into state, saving state
+// as it goes: once the secret is replaced the old token connects nowhere, so it is not kept
+// even when the new one cannot be read (the next refresh reads it).
+func (r *tunnelResource) rotateToken(ctx context.Context, id string, state *tunnelModel, saved *tfsdk.State, diags *diag.Diagnostics) bool {
+	c, account := r.data.Client, r.data.AccountID
+	if err := c.RotateTunnelSecret(ctx, account, id); err != nil {
+		diags.Append(apiErrorDiag("Unable to Rotate Tunnel Token", "Giving tunnel "+id+" a new secret; its token is unchanged", err))
+		return false
+	}
+	tflog.Info(ctx, "Rotated tunnel secret", map[string]any{"id": id})
+	state.Token = types.StringValue("")
+	diags.Append(saved.Set(ctx, state)...)
+	token, err := c.TunnelToken(ctx, account, id)
+	if err != nil {
+		diags.Append(apiErrorDiag("Unable to Read Tunnel Token",
+			"Reading the new connector token of tunnel "+id+" (its secret was rotated: the old token no longer connects; "+
+				"the next refresh reads the new one)", err))
+		return false
+	}
+	state.Token = types.StringValue(token)
+	diags.Append(saved.Set(ctx, state)...)
+	return true
 }
 
 // rename gives the tunnel the name to, in place. A name another tunnel of the account has is

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -265,6 +266,110 @@ func TestAccTunnel_RenamedInPlace(t *testing.T) {
 				Config:           tunnelConfigNamed(edge, "kamuidash-renamed", origin),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            edge.expectTunnelNamed("kamuidash-renamed"),
+			},
+		},
+	})
+}
+
+// tunnelConfigRotated is tunnelConfig with token_rotation set to rotation ("": unset).
+func tunnelConfigRotated(edge *testEdge, origin, rotation string) string {
+	line := ""
+	if rotation != "" {
+		line = fmt.Sprintf("\n  token_rotation  = %q", rotation)
+	}
+	return edge.providerBlock() + fmt.Sprintf(`
+resource "kamuidash_tunnel" "edge" {
+  name            = "kamuidash-test"
+  origin_hostname = %q
+  router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"%s
+}
+`, origin, line)
+}
+
+// expectCurrentToken checks that the state holds the token the tunnel has now.
+func (e *testEdge) expectCurrentToken(t *testing.T) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		attrs := s.RootModule().Resources[tunnelAddr].Primary.Attributes
+		token, err := e.client(t).TunnelToken(context.Background(), e.Identity().AccountID, attrs["id"])
+		if err != nil {
+			return err
+		}
+		if attrs["token"] != token {
+			return errors.New("the state's token is not the tunnel's current one")
+		}
+		return nil
+	}
+}
+
+// TestAccTunnel_TokenRotation: changing token_rotation gives the tunnel a new secret, so a
+// new token, in place; setting it for the first time or removing it rotates nothing; and a
+// token rotated outside Terraform is read back on refresh.
+func TestAccTunnel_TokenRotation(t *testing.T) {
+	edge := newTestEdge(t)
+	const origin = "origin.kamui.test"
+	sameID := statecheck.CompareValue(compare.ValuesSame())
+	tokens := statecheck.CompareValue(compare.ValuesDiffer())
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectResourceAction(tunnelAddr, plancheck.ResourceActionUpdate),
+		plancheck.ExpectUnknownValue(tunnelAddr, tfjsonpath.New("token")),
+	}}
+	noRotation := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+		plancheck.ExpectKnownValue(tunnelAddr, tfjsonpath.New("token"), knownvalue.NotNull()),
+	}}
+	var id, before string
+	keep := func(s *terraform.State) error {
+		attrs := s.RootModule().Resources[tunnelAddr].Primary.Attributes
+		id, before = attrs["id"], attrs["token"]
+		return nil
+	}
+	unchanged := func(s *terraform.State) error {
+		if s.RootModule().Resources[tunnelAddr].Primary.Attributes["token"] != before {
+			return errors.New("the token changed")
+		}
+		return nil
+	}
+	ctx, c, account := context.Background(), edge.client(t), edge.Identity().AccountID
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config:            tunnelConfig(edge, origin),
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(tunnelAddr, tfjsonpath.New("id")), tokens.AddStateValue(tunnelAddr, tfjsonpath.New("token"))},
+				Check:             resource.ComposeTestCheckFunc(edge.expectCurrentToken(t), keep),
+			},
+			{
+				// Set for the first time (as after an import): nothing rotates.
+				Config:           tunnelConfigRotated(edge, origin, "2026-12"),
+				ConfigPlanChecks: noRotation,
+				Check:            resource.ComposeTestCheckFunc(unchanged, edge.expectCurrentToken(t)),
+			},
+			{
+				Config:            tunnelConfigRotated(edge, origin, "2027-01"),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(tunnelAddr, tfjsonpath.New("id")), tokens.AddStateValue(tunnelAddr, tfjsonpath.New("token"))},
+				Check:             resource.ComposeTestCheckFunc(edge.expectCurrentToken(t), edge.expectTunnelWiring(origin), keep),
+			},
+			{
+				// Removed: nothing rotates.
+				Config:           tunnelConfig(edge, origin),
+				ConfigPlanChecks: noRotation,
+				Check:            resource.ComposeTestCheckFunc(unchanged, edge.expectCurrentToken(t)),
+			},
+			{
+				// Rotated in the dashboard: the refresh reads the new token.
+				PreConfig: func() {
+					if err := c.RotateTunnelSecret(ctx, account, id); err != nil {
+						t.Fatal(err)
+					}
+				},
+				RefreshState: true,
+				Check:        edge.expectCurrentToken(t),
+			},
+			{
+				ResourceName:            tunnelAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"token_rotation"},
 			},
 		},
 	})

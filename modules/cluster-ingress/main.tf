@@ -173,4 +173,5 @@ resource "kamuidash_tunnel" "this" {
   name            = var.tunnel_name
   origin_hostname = var.origin_hostname
   router_service  = local.router_service
+  token_rotation  = var.tunnel_token_rotation
 }

@@ -1,11 +1,17 @@
 variable "tunnel_name" {
-  description = "The tunnel's name, unique in the account (for example `kamuidash-dev`). Changing it replaces the tunnel, and the connector needs the new token."
+  description = "The tunnel's name, unique in the account (for example `kamuidash-dev`). Changing it renames the tunnel in place: the connector's token stays."
   type        = string
 
   validation {
     condition     = can(regex("^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$", var.tunnel_name))
     error_message = "The tunnel name must be 1 to 63 letters, digits, '_', '.' and '-', starting with a letter or digit."
   }
+}
+
+variable "tunnel_token_rotation" {
+  description = "Any value (a date, say). Changing it from one value to another gives the tunnel a new secret, so a new `token` output: roll the connectors out with it, since the old token no longer connects. Setting it for the first time or removing it rotates nothing."
+  type        = string
+  default     = null
 }
 
 variable "origin_hostname" {
