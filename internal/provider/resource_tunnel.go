@@ -413,12 +413,11 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 		state.Name = plan.Name
 		resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 	}
-	if rotationAsked(state.TokenRotation, plan.TokenRotation) {
-		if !r.rotateToken(ctx, id, &state, &resp.State, &resp.Diagnostics) {
-			return
-		}
+	rotate := rotationAsked(state.TokenRotation, plan.TokenRotation)
+	state.TokenRotation = plan.TokenRotation // saved by rotateToken only once the secret is new
+	if rotate && !r.rotateToken(ctx, id, &state, &resp.State, &resp.Diagnostics) {
+		return
 	}
-	state.TokenRotation = plan.TokenRotation
 	// While the origin moves, the rule covers both hostnames, so neither is ever cacheable;
 	// it is narrowed to the new one once the CNAME has moved.
 	hosts := []string{host}

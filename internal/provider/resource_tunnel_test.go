@@ -375,6 +375,43 @@ func TestAccTunnel_TokenRotation(t *testing.T) {
 	})
 }
 
+// TestAccTunnel_TokenUnreadAfterRotation: a rotation whose new token cannot be read fails the
+// apply without keeping the old token (it connects nowhere now) or asking for another
+// rotation; the next refresh reads the new token and the plan is empty.
+func TestAccTunnel_TokenUnreadAfterRotation(t *testing.T) {
+	var armed, failing atomic.Bool // armed: the next rotation makes the token reads fail
+	edge := newTestEdgeBehind(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if failing.Load() && r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/token") {
+				http.Error(w, "unavailable", http.StatusInternalServerError)
+				return
+			}
+			next.ServeHTTP(w, r)
+			if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/cfd_tunnel/") && armed.Load() {
+				failing.Store(true)
+			}
+		})
+	})
+	const origin = "origin.kamui.test"
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tunnelConfigRotated(edge, origin, "a")},
+			{
+				PreConfig:   func() { armed.Store(true) },
+				Config:      tunnelConfigRotated(edge, origin, "b"),
+				ExpectError: regexp.MustCompile(`(?s)Unable to Read Tunnel Token.*old\s+token\s+no\s+longer\s+connects`),
+			},
+			{
+				PreConfig:        func() { armed.Store(false); failing.Store(false) },
+				Config:           tunnelConfigRotated(edge, origin, "b"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check:            edge.expectCurrentToken(t),
+			},
+		},
+	})
+}
+
 // TestAccTunnel_RenameRacedIsRefusedCleanly: a tunnel given the new name between the
 // provider's look-up and its rename (another apply, the dashboard) makes the API refuse the
 // rename; that is reported as the name taken, and the tunnel keeps its name.
