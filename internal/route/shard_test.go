@@ -99,6 +99,30 @@ func TestCrowdedShardDoublesTheShards(t *testing.T) {
 	}
 }
 
+// Doubling from a count that is not a power of two passes MaxSiteShards without reaching it:
+// the split then tries MaxSiteShards itself before it gives up. The paths here crowd shard 0
+// of 3,072 shards, and so of every count 3 doubles to below it; 4,096 spreads them.
+func TestSplitTriesTheMostShardsBeforeGivingUp(t *testing.T) {
+	m := SiteManifest{Files: map[string]SiteFile{}}
+	for i := 0; len(m.Files) < 600; i++ {
+		if p := "p" + strconv.Itoa(i); SiteShard(testManifestKey, p, 3072) == 0 {
+			m.Files[p] = SiteFile{Object: testObject, Type: "text/plain", Size: 1}
+		}
+	}
+	root, shards, err := SplitSiteManifest(testManifestKey, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root.Shards != MaxSiteShards {
+		t.Fatalf("split into %d shards; want %d", root.Shards, MaxSiteShards)
+	}
+	for i, s := range shards {
+		if len(s.Files) > MaxSiteShardFiles {
+			t.Errorf("shard %d holds %d files", i, len(s.Files))
+		}
+	}
+}
+
 // The shard of a path is part of the data contract: manifests already uploaded were split
 // with it, and a Worker that placed a path elsewhere would not find it.
 func TestSiteShardIsStable(t *testing.T) {

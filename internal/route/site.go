@@ -115,12 +115,15 @@ func SiteShard(manifestKey, path string, shards int) int {
 // (and no shards) when it has at most SiteShardFiles files; otherwise a manifest naming the
 // shard count, and the shards, shard i at SiteShardKey(manifestKey, i). It starts from one
 // shard per SiteShardFiles files and doubles the count until no shard holds more than
-// MaxSiteShardFiles. m is not validated (EncodeSiteManifest does that, piece by piece).
+// MaxSiteShardFiles, MaxSiteShards being the last count it tries (doubling may pass it). m is
+// not validated (EncodeSiteManifest does that, piece by piece).
 func SplitSiteManifest(manifestKey string, m SiteManifest) (SiteManifest, []SiteManifest, error) {
 	if len(m.Files) <= SiteShardFiles {
 		return m, nil, nil
 	}
-	for n := (len(m.Files) + SiteShardFiles - 1) / SiteShardFiles; n <= MaxSiteShards; n *= 2 {
+	first := min((len(m.Files)+SiteShardFiles-1)/SiteShardFiles, MaxSiteShards)
+	for n, last := first, false; !last; n = min(2*n, MaxSiteShards) {
+		last = n == MaxSiteShards
 		shards := make([]SiteManifest, n)
 		largest := 0
 		for p, f := range m.Files {
