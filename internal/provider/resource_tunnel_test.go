@@ -271,8 +271,9 @@ func TestAccTunnel_RenamedInPlace(t *testing.T) {
 	})
 }
 
-// tunnelConfigRotated is tunnelConfig with token_rotation set to rotation ("": unset).
-func tunnelConfigRotated(edge *testEdge, origin, rotation string) string {
+// tunnelConfigRotated is tunnelConfig of origin.kamui.test with token_rotation set to rotation
+// ("": unset).
+func tunnelConfigRotated(edge *testEdge, rotation string) string {
 	line := ""
 	if rotation != "" {
 		line = fmt.Sprintf("\n  token_rotation  = %q", rotation)
@@ -283,7 +284,7 @@ resource "kamuidash_tunnel" "edge" {
   origin_hostname = %q
   router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"%s
 }
-`, origin, line)
+`, "origin.kamui.test", line)
 }
 
 // expectCurrentToken checks that the state holds the token the tunnel has now.
@@ -339,12 +340,12 @@ func TestAccTunnel_TokenRotation(t *testing.T) {
 			},
 			{
 				// Set for the first time (as after an import): nothing rotates.
-				Config:           tunnelConfigRotated(edge, origin, "2026-12"),
+				Config:           tunnelConfigRotated(edge, "2026-12"),
 				ConfigPlanChecks: noRotation,
 				Check:            resource.ComposeTestCheckFunc(unchanged, edge.expectCurrentToken(t)),
 			},
 			{
-				Config:            tunnelConfigRotated(edge, origin, "2027-01"),
+				Config:            tunnelConfigRotated(edge, "2027-01"),
 				ConfigPlanChecks:  update,
 				ConfigStateChecks: []statecheck.StateCheck{sameID.AddStateValue(tunnelAddr, tfjsonpath.New("id")), tokens.AddStateValue(tunnelAddr, tfjsonpath.New("token"))},
 				Check:             resource.ComposeTestCheckFunc(edge.expectCurrentToken(t), edge.expectTunnelWiring(origin), keep),
@@ -392,19 +393,18 @@ func TestAccTunnel_TokenUnreadAfterRotation(t *testing.T) {
 			}
 		})
 	})
-	const origin = "origin.kamui.test"
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
-			{Config: tunnelConfigRotated(edge, origin, "a")},
+			{Config: tunnelConfigRotated(edge, "a")},
 			{
 				PreConfig:   func() { armed.Store(true) },
-				Config:      tunnelConfigRotated(edge, origin, "b"),
+				Config:      tunnelConfigRotated(edge, "b"),
 				ExpectError: regexp.MustCompile(`(?s)Unable to Read Tunnel Token.*old\s+token\s+no\s+longer\s+connects`),
 			},
 			{
 				PreConfig:        func() { armed.Store(false); failing.Store(false) },
-				Config:           tunnelConfigRotated(edge, origin, "b"),
+				Config:           tunnelConfigRotated(edge, "b"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				Check:            edge.expectCurrentToken(t),
 			},
