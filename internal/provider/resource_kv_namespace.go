@@ -46,7 +46,7 @@ func (r *kvNamespaceResource) Schema(_ context.Context, _ resource.SchemaRequest
 			"Renaming a namespace is an in-place update; its data stays.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The namespace's ID, assigned by Cloudflare. Import an existing namespace by this ID.",
+				MarkdownDescription: "The namespace's ID, assigned by Cloudflare. Import an existing namespace by this ID or by its title.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -72,9 +72,12 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 		return
 	}
 	title := plan.Title.ValueString()
-	alreadyExists := func(err error) {
+	alreadyExists := func(existing string, err error) {
+		if existing == "" {
+			existing = quote(title) // its title imports it as well
+		}
 		detail := "A KV namespace titled " + quote(title) + " already exists in this account. " +
-			"To manage it with Terraform, import it: terraform import <address> <namespace id>. Nothing was changed."
+			"To manage it with Terraform, import it: terraform import <address> " + existing + ". Nothing was changed."
 		if err != nil {
 			detail += "\n\nError: " + err.Error()
 		}
@@ -82,11 +85,11 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 	}
 	// Looked up first, so that a namespace found after a create whose answer was lost is known
 	// to be that create's (createdWithoutAnswer).
-	if _, found, err := r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title); err != nil {
+	if existing, found, err := r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up KV Namespace", "Looking for a KV namespace titled "+quote(title), err))
 		return
 	} else if found {
-		alreadyExists(nil)
+		alreadyExists(existing, nil)
 		return
 	}
 	ns, err := r.data.Client.KV.Namespaces.New(ctx, kv.NamespaceNewParams{
@@ -98,7 +101,7 @@ func (r *kvNamespaceResource) Create(ctx context.Context, req resource.CreateReq
 	case err == nil:
 		id = ns.ID
 	case isConflict(err) || strings.Contains(err.Error(), "already exists"):
-		alreadyExists(err) // created meanwhile, outside this apply
+		alreadyExists("", err) // created meanwhile, outside this apply
 		return
 	default:
 		var made bool
@@ -174,6 +177,20 @@ func (r *kvNamespaceResource) Delete(ctx context.Context, req resource.DeleteReq
 	}
 }
 
+// ImportState takes a namespace's ID or its title (what the configuration holds).
 func (r *kvNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	id, isID := importedID(req.ID, isHexID)
+	if !isID {
+		found := false
+		var err error
+		if id, found, err = r.data.Client.FindKVNamespace(ctx, r.data.AccountID, req.ID); err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up KV Namespace", "Looking for a KV namespace titled "+quote(req.ID), err))
+			return
+		} else if !found {
+			resp.Diagnostics.AddError("No Such KV Namespace", "The account has no KV namespace titled "+quote(req.ID)+
+				". Import a namespace by its ID or its title (the dashboard and wrangler kv namespace list show both).")
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }

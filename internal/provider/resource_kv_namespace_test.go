@@ -102,17 +102,42 @@ func TestAccKVNamespace_DeletedOutOfBandIsDrift(t *testing.T) {
 
 func TestAccKVNamespace_ExistingTitleAsksForImport(t *testing.T) {
 	edge := newTestEdge(t)
-	if _, err := edge.client(t).KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{
+	ns, err := edge.client(t).KV.Namespaces.New(context.Background(), kv.NamespaceNewParams{
 		AccountID: cf.F(edge.Identity().AccountID), Title: cf.F("kamuidash-test-taken"),
-	}); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      kvNamespaceConfig(edge, "kamuidash-test-taken"),
-			ExpectError: regexp.MustCompile(`(?s)KV Namespace Already Exists.*terraform\s+import`),
+			ExpectError: regexp.MustCompile(`(?s)KV Namespace Already Exists.*terraform\s+import\s+<address>\s+` + ns.ID),
 		}},
+	})
+}
+
+// TestAccKVNamespace_ImportByTitle: the import takes the namespace's title as well as its ID; a
+// title no namespace has is refused with what was looked for.
+func TestAccKVNamespace_ImportByTitle(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: kvNamespaceConfig(edge, "kamuidash-test-routes")},
+			{
+				ResourceName:      "kamuidash_kv_namespace.routes",
+				ImportState:       true,
+				ImportStateId:     "kamuidash-test-routes",
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  "kamuidash_kv_namespace.routes",
+				ImportState:   true,
+				ImportStateId: "no such namespace",
+				ExpectError:   regexp.MustCompile(`(?s)No Such KV Namespace.*no\s+KV\s+namespace\s+titled\s+"no\s+such\s+namespace"`),
+			},
+		},
 	})
 }
 

@@ -66,7 +66,7 @@ func (r *tunnelResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 			"in that ruleset are never touched. A rule deleted or changed outside Terraform shows in the plan and the next " +
 			"apply restores it. The connector token is exposed as a sensitive attribute. Delete removes the CNAME, then the " +
 			"Cache Rule, then cleans up the tunnel's connections and deletes the tunnel. " +
-			"Import by tunnel ID (the Cache Rule is found by its reference, `kamuidash_tunnel_<tunnel id>`). " +
+			"Import by tunnel ID or name (the Cache Rule is found by its reference, `kamuidash_tunnel_<tunnel id>`). " +
 			"The API token needs, besides the tunnel and DNS permissions, permission to edit the zone's Cache Rules.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -200,11 +200,13 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	c, account, zone := r.data.Client, r.data.AccountID, r.data.ZoneID
 	name, host := plan.Name.ValueString(), plan.OriginHostname.ValueString()
-	alreadyExists := func(err error) {
+	alreadyExists := func(existing string, err error) {
 		// Names are unique in the account: the tunnel is one made outside Terraform.
-		detail := "The account already has a tunnel named " + quote(name) + ". Nothing was created. To manage it here, import it by " +
-			"its ID (the dashboard and cloudflared tunnel list show it): terraform import <address> <tunnel id>. " +
-			"Or choose another name."
+		if existing == "" {
+			existing = quote(name) // its name imports it as well
+		}
+		detail := "The account already has a tunnel named " + quote(name) + ". Nothing was created. To manage it here, import it: " +
+			"terraform import <address> " + existing + ". Or choose another name."
 		if err != nil {
 			detail += "\n\nError: " + err.Error()
 		}
@@ -212,16 +214,16 @@ func (r *tunnelResource) Create(ctx context.Context, req resource.CreateRequest,
 	}
 	// Looked up first, so that a tunnel found after a create whose answer was lost is known to
 	// be that create's (createdWithoutAnswer).
-	if _, found, err := c.FindTunnel(ctx, account, name); err != nil {
+	if existing, found, err := c.FindTunnel(ctx, account, name); err != nil {
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Tunnel", "Looking for a tunnel named "+quote(name), err))
 		return
 	} else if found {
-		alreadyExists(nil)
+		alreadyExists(existing, nil)
 		return
 	}
 	id, err := c.CreateTunnel(ctx, account, name)
 	if isConflict(err) {
-		alreadyExists(err) // created meanwhile, outside this apply
+		alreadyExists("", err) // created meanwhile, outside this apply
 		return
 	}
 	if err != nil {
@@ -593,8 +595,22 @@ func (r *tunnelResource) Delete(ctx context.Context, req resource.DeleteRequest,
 	}
 }
 
+// ImportState takes a tunnel's ID or its name (what the configuration holds).
 func (r *tunnelResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	resource.ImportStatePassthroughID(ctx, path.Root("id"), req, resp)
+	id, isID := importedID(req.ID, isUUID)
+	if !isID {
+		found := false
+		var err error
+		if id, found, err = r.data.Client.FindTunnel(ctx, r.data.AccountID, req.ID); err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Tunnel", "Looking for a tunnel named "+quote(req.ID), err))
+			return
+		} else if !found {
+			resp.Diagnostics.AddError("No Such Tunnel", "The account has no tunnel named "+quote(req.ID)+
+				". Import a tunnel by its ID or its name (the dashboard and cloudflared tunnel list show both).")
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
 }
 
 // serviceURL is an ingress rule's origin service as cloudflared takes it: a scheme and a host,

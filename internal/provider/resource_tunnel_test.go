@@ -682,15 +682,50 @@ func TestAccTunnel_PartsCreatedWithoutAnAnswerAreKept(t *testing.T) {
 // import that manages it, not only the API's conflict.
 func TestAccTunnel_ExistingNameAsksForImport(t *testing.T) {
 	edge := newTestEdge(t)
-	if _, err := edge.client(t).CreateTunnel(context.Background(), edge.Identity().AccountID, "kamuidash-test"); err != nil {
+	id, err := edge.client(t).CreateTunnel(context.Background(), edge.Identity().AccountID, "kamuidash-test")
+	if err != nil {
 		t.Fatal(err)
 	}
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      tunnelConfig(edge, "origin.kamui.test"),
-			ExpectError: regexp.MustCompile(`(?s)Tunnel Already Exists.*terraform\s+import`),
+			ExpectError: regexp.MustCompile(`(?s)Tunnel Already Exists.*terraform\s+import\s+<address>\s+` + id),
 		}},
+	})
+}
+
+// TestAccTunnel_ImportByName: the import takes the tunnel's name as well as its ID (the name is
+// what the configuration and the error of a create that found it hold); a name no tunnel has
+// is refused with what was looked for.
+func TestAccTunnel_ImportByName(t *testing.T) {
+	edge := newTestEdge(t)
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{Config: tunnelConfig(edge, "origin.kamui.test")},
+			{
+				ResourceName:      tunnelAddr,
+				ImportState:       true,
+				ImportStateId:     "kamuidash-test",
+				ImportStateVerify: true,
+			},
+			{
+				// An ID copied in capitals.
+				ResourceName: tunnelAddr,
+				ImportState:  true,
+				ImportStateIdFunc: func(s *terraform.State) (string, error) {
+					return strings.ToUpper(s.RootModule().Resources[tunnelAddr].Primary.ID), nil
+				},
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:  tunnelAddr,
+				ImportState:   true,
+				ImportStateId: "no-such-tunnel",
+				ExpectError:   regexp.MustCompile(`(?s)No Such Tunnel.*no\s+tunnel\s+named\s+"no-such-tunnel"`),
+			},
+		},
 	})
 }
 
