@@ -467,7 +467,10 @@ func (r *tunnelResource) Update(ctx context.Context, req resource.UpdateRequest,
 func (r *tunnelResource) rotateToken(ctx context.Context, id string, state *tunnelModel, saved *tfsdk.State, diags *diag.Diagnostics) bool {
 	c, account := r.data.Client, r.data.AccountID
 	if err := c.RotateTunnelSecret(ctx, account, id); err != nil {
-		diags.Append(apiErrorDiag("Unable to Rotate Tunnel Token", "Giving tunnel "+id+" a new secret; its token is unchanged", err))
+		// Most likely refused, so the old token still connects; a call carried out whose answer
+		// was lost would have replaced it, which the next refresh reads either way.
+		diags.Append(apiErrorDiag("Unable to Rotate Tunnel Token", "Giving tunnel "+id+" a new secret (the next refresh reads "+
+			"whichever token it has; the next apply asks again)", err))
 		return false
 	}
 	tflog.Info(ctx, "Rotated tunnel secret", map[string]any{"id": id})
