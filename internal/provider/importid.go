@@ -22,3 +22,30 @@ func importRouteKey(ctx context.Context, req resource.ImportStateRequest, resp *
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(appAttr), app)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
 }
+
+// importedByName says how a resource imported by its ID or its name is named in errors.
+type importedByName struct {
+	what, title string // "KV namespace", "KV Namespace"
+	name, named string // "title", "titled"
+	where       string // where the ID and the name are shown
+}
+
+// importIDOrName imports a resource by its ID (what isID accepts, in any case) or by its name,
+// which find looks up.
+func importIDOrName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, isID func(string) bool,
+	find func(ctx context.Context, name string) (string, bool, error), n importedByName) {
+	id := strings.ToLower(req.ID) // an ID copied from somewhere that shows it in capitals
+	if !isID(id) {
+		var found bool
+		var err error
+		if id, found, err = find(ctx, req.ID); err != nil {
+			resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up "+n.title, "Looking for a "+n.what+" "+n.named+" "+quote(req.ID), err))
+			return
+		} else if !found {
+			resp.Diagnostics.AddError("No Such "+n.title, "The account has no "+n.what+" "+n.named+" "+quote(req.ID)+". Import a "+n.what+
+				" by its ID or its "+n.name+" ("+n.where+" show both).")
+			return
+		}
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+}

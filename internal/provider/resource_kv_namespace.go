@@ -179,18 +179,9 @@ func (r *kvNamespaceResource) Delete(ctx context.Context, req resource.DeleteReq
 
 // ImportState takes a namespace's ID or its title (what the configuration holds).
 func (r *kvNamespaceResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, isID := importedID(req.ID, isHexID)
-	if !isID {
-		found := false
-		var err error
-		if id, found, err = r.data.Client.FindKVNamespace(ctx, r.data.AccountID, req.ID); err != nil {
-			resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up KV Namespace", "Looking for a KV namespace titled "+quote(req.ID), err))
-			return
-		} else if !found {
-			resp.Diagnostics.AddError("No Such KV Namespace", "The account has no KV namespace titled "+quote(req.ID)+
-				". Import a namespace by its ID or its title (the dashboard and wrangler kv namespace list show both).")
-			return
-		}
+	find := func(ctx context.Context, title string) (string, bool, error) {
+		return r.data.Client.FindKVNamespace(ctx, r.data.AccountID, title)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	importIDOrName(ctx, req, resp, isHexID, find, importedByName{what: "KV namespace", title: "KV Namespace", name: "title",
+		named: "titled", where: "the dashboard and wrangler kv namespace list"})
 }

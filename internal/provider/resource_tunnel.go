@@ -600,20 +600,11 @@ func (r *tunnelResource) Delete(ctx context.Context, req resource.DeleteRequest,
 
 // ImportState takes a tunnel's ID or its name (what the configuration holds).
 func (r *tunnelResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	id, isID := importedID(req.ID, isUUID)
-	if !isID {
-		found := false
-		var err error
-		if id, found, err = r.data.Client.FindTunnel(ctx, r.data.AccountID, req.ID); err != nil {
-			resp.Diagnostics.Append(apiErrorDiag("Unable to Look Up Tunnel", "Looking for a tunnel named "+quote(req.ID), err))
-			return
-		} else if !found {
-			resp.Diagnostics.AddError("No Such Tunnel", "The account has no tunnel named "+quote(req.ID)+
-				". Import a tunnel by its ID or its name (the dashboard and cloudflared tunnel list show both).")
-			return
-		}
+	find := func(ctx context.Context, name string) (string, bool, error) {
+		return r.data.Client.FindTunnel(ctx, r.data.AccountID, name)
 	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), id)...)
+	importIDOrName(ctx, req, resp, isUUID, find, importedByName{what: "tunnel", title: "Tunnel", name: "name", named: "named",
+		where: "the dashboard and cloudflared tunnel list"})
 }
 
 // serviceURL is an ingress rule's origin service as cloudflared takes it: a scheme and a host,

@@ -19,13 +19,6 @@ var uuidPattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 // isUUID accepts an ID as the tunnel API writes them (lower-case, hyphenated).
 func isUUID(s string) bool { return uuidPattern.MatchString(s) }
 
-// importedID is an import ID in the form isID accepts, lower-cased first (an ID copied from
-// somewhere that shows it in capitals); ok is false when it is not one (a name, say).
-func importedID(id string, isID func(string) bool) (string, bool) {
-	lower := strings.ToLower(id)
-	return lower, isID(lower)
-}
-
 func isDNSLabel(s string) bool { return route.IsDNSLabel(s) }
 
 // isNormalHostname accepts only the form route.NormalizeHost produces, so that what the user
