@@ -143,6 +143,29 @@ func TestRetries5xxForPostsThatOnlyReadOrDelete(t *testing.T) {
 	}
 }
 
+// TestRetries5xxForTunnelEdits: a tunnel's PATCH sets its name or secret to a value the body
+// gives, so a rename or a rotation whose answer was lost is sent again; other PATCHes are not.
+func TestRetries5xxForTunnelEdits(t *testing.T) {
+	srv := newAPIServer(t, 503, http.StatusOK)
+	c := newTestClient(t, srv.URL, nil)
+	if err := c.RenameTunnel(context.Background(), "acc", "c1744f8b-faa1-48a4-9e5c-02ac921467fa", "edge-2"); err != nil {
+		t.Fatalf("PATCH after a 503: %v", err)
+	}
+	if got := srv.requests.Load(); got != 2 {
+		t.Errorf("PATCH requests = %d; want 2", got)
+	}
+	for path, want := range map[string]bool{
+		"/accounts/a/cfd_tunnel/c1744f8b-faa1-48a4-9e5c-02ac921467fa": true,
+		"/zones/z/custom_hostnames/0d89c70d":                          false,
+		"/zones/z/dns_records/372e6795":                               false,
+	} {
+		req, _ := http.NewRequest(http.MethodPatch, "http://api.test/client/v4"+path, nil)
+		if isIdempotent(req) != want {
+			t.Errorf("PATCH %s retried on a 5xx: %v; want %v", path, !want, want)
+		}
+	}
+}
+
 func TestRetriesAreBoundedAndKeepTheAPIError(t *testing.T) {
 	srv := newAPIServer(t, 500, 500, 500, 500, 500, 500, 500, 500)
 	c := newTestClient(t, srv.URL, nil)

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -66,17 +67,22 @@ type attempts struct {
 }
 
 // isIdempotent says whether sending req twice does what sending it once does: the idempotent
-// methods, and the POSTs that only read or delete (a bulk read, a bulk delete, a purge).
+// methods, the POSTs that only read or delete (a bulk read, a bulk delete, a purge), and a
+// tunnel's PATCH, which sets its name or secret to what the body gives (RenameTunnel,
+// RotateTunnelSecret).
 func isIdempotent(req *http.Request) bool {
 	if req == nil {
 		return false
 	}
+	p := req.URL.Path
 	switch req.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
 		return true
 	case http.MethodPost:
-		p := req.URL.Path
 		return strings.HasSuffix(p, "/bulk/get") || strings.HasSuffix(p, "/bulk/delete") || strings.HasSuffix(p, "/purge_cache")
+	case http.MethodPatch:
+		dir, id := path.Split(p) // …/cfd_tunnel/, the tunnel's ID
+		return id != "" && strings.HasSuffix(dir, "/cfd_tunnel/")
 	}
 	return false
 }
