@@ -32,13 +32,18 @@ func tunnelConfig(edge *testEdge, origin string) string {
 }
 
 func tunnelConfigNamed(edge *testEdge, name, origin string) string {
+	return tunnelConfigWith(edge, name, origin, "")
+}
+
+// tunnelConfigWith is the tunnel's configuration with the lines extra added to its block.
+func tunnelConfigWith(edge *testEdge, name, origin, extra string) string {
 	return edge.providerBlock() + fmt.Sprintf(`
 resource "kamuidash_tunnel" "edge" {
   name            = %q
   origin_hostname = %q
   router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"
-}
-`, name, origin)
+%s}
+`, name, origin, extra)
 }
 
 // expectTunnelNamed checks the tunnel's name on the edge and in its Cache Rule's description.
@@ -276,15 +281,9 @@ func TestAccTunnel_RenamedInPlace(t *testing.T) {
 func tunnelConfigRotated(edge *testEdge, rotation string) string {
 	line := ""
 	if rotation != "" {
-		line = fmt.Sprintf("\n  token_rotation  = %q", rotation)
+		line = fmt.Sprintf("  token_rotation  = %q\n", rotation)
 	}
-	return edge.providerBlock() + fmt.Sprintf(`
-resource "kamuidash_tunnel" "edge" {
-  name            = "kamuidash-test"
-  origin_hostname = %q
-  router_service  = "http://kamuidash-router.kamuidash-system.svc.cluster.local:8080"%s
-}
-`, "origin.kamui.test", line)
+	return tunnelConfigWith(edge, "kamuidash-test", "origin.kamui.test", line)
 }
 
 // expectCurrentToken checks that the state holds the token the tunnel has now.
