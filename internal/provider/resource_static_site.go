@@ -3,6 +3,7 @@ package provider
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
@@ -121,7 +122,9 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"source_dir": schema.StringAttribute{
 				MarkdownDescription: "The directory holding the built site (for example `${path.module}/site`). It is read at plan time; " +
 					"hidden files and directories are skipped (the root's `.well-known/` directory excepted, not the hidden files in it), a symbolic link is uploaded under its own path only if it points at a file inside the directory, " +
-					"and names the edge cannot serve (invalid UTF-8, control characters, backslashes, over 1,024 bytes) fail the plan.",
+					"and names the edge cannot serve (invalid UTF-8, control characters, backslashes, over 1,024 bytes) fail the plan. " +
+					"A name with accents or voiced kana is served in both its Unicode spellings, composed (NFC) and decomposed (NFD), since a browser sends " +
+					"whichever its link or its user wrote; two files whose names are one name in two spellings fail the plan.",
 				Required:   true,
 				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
@@ -151,6 +154,7 @@ func (r *staticSiteResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			},
 			"files": schema.MapAttribute{
 				MarkdownDescription: "The site's files: path relative to the site root → the hex SHA-256 of its content (its object's name). " +
+					"A path is shown composed (NFC), as Terraform keeps every string, whichever spelling the file has. " +
 					"An edit shows the paths that change; an object deleted from the bucket behind Terraform's back shows as `" + missingObject + "` and is uploaded again.",
 				ElementType: types.StringType,
 				Computed:    true,
@@ -305,6 +309,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
+	setPublishedShards(ctx, resp.Private, manifest.Version, manifest.ShardCount(name), &resp.Diagnostics)
 	plan.Versions = listValue([]string{manifest.Version}, &resp.Diagnostics)
 	plan.Retiring = mapValue(nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -382,10 +387,12 @@ func (r *staticSiteResource) Read(ctx context.Context, req resource.ReadRequest,
 			return
 		}
 		for p, f := range m.Files {
-			files[p] = f.Object
+			files[staticsite.NameKey(p)] = f.Object // another spelling of a path is the same file
 		}
+		setPublishedShards(ctx, resp.Private, current, m.Shards, &resp.Diagnostics)
 	default:
-		if !shardsPresent(name, current, files, present, manifestBytes, &resp.Diagnostics) {
+		shards := publishedShardsOf(ctx, req.Private, current, &resp.Diagnostics)
+		if !shardsPresent(name, current, files, shards, present, manifestBytes, &resp.Diagnostics) {
 			// The edge cannot serve the paths of a missing shard: publish the version again.
 			files = map[string]string{}
 		}
@@ -473,6 +480,7 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
+	setPublishedShards(ctx, resp.Private, manifest.Version, manifest.ShardCount(name), &resp.Diagnostics)
 	plan.Versions = listValue(kept, &resp.Diagnostics)
 	plan.Retiring = mapValue(retiring, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -714,7 +722,7 @@ func (r *staticSiteResource) uploadObjects(ctx context.Context, bucket, name str
 		}
 	}
 	tflog.Info(ctx, "Uploading static site", map[string]any{"bucket": bucket, "site": name, "version": m.Version,
-		"files": len(m.Files), "objects_to_upload": len(send)})
+		"paths": len(m.Files), "objects_to_upload": len(send)})
 	var mu sync.Mutex
 	uploaded := 0
 	g, gctx := errgroup.WithContext(ctx)
@@ -908,11 +916,24 @@ const maxSplitManifestBytes = 64
 // the old one serves the same answers), and uploads no object. Nothing is read: the shards a
 // version has follow from its paths (route.SplitSiteManifest), and a manifest that lists its
 // files is larger than any that names a shard count.
-func shardsPresent(name, version string, files map[string]string, present map[string]bool, manifestBytes int64, diags *diag.Diagnostics) bool {
+//
+// shards is how many shards this release published the version in (publishedShardsOf); -1
+// when the state is older than that count, and the split is then worked out from the state's
+// paths (exact for the manifests releases before it wrote, which served each file under its
+// own spelling alone, as long as that spelling was NFC).
+func shardsPresent(name, version string, files map[string]string, shards int, present map[string]bool, manifestBytes int64, diags *diag.Diagnostics) bool {
+	key := staticsite.ManifestKey(name, version)
+	if shards >= 0 {
+		for i := range shards {
+			if !present[route.SiteShardKey(key, i)] {
+				return false
+			}
+		}
+		return true
+	}
 	if len(files) <= route.SiteShardFiles {
 		return true
 	}
-	key := staticsite.ManifestKey(name, version)
 	if manifestBytes > maxSplitManifestBytes {
 		diags.AddWarning("Static Site Published Again, Split",
 			"The manifest "+quote(key)+" of the current version of site "+quote(name)+" lists all its "+strconv.Itoa(len(files))+
@@ -937,6 +958,45 @@ func shardsPresent(name, version string, files map[string]string, present map[st
 	return true
 }
 
+// publishedShardsKey is a static site's private state: the version this release last
+// published or imported and the number of shards its manifest is split into (0: one manifest).
+// The refresh checks each shard is in the bucket from it, reading nothing; the split cannot be
+// worked out from the state's paths, which hold one spelling of each file's name (NFC:
+// Terraform normalises every string) where the manifest serves every spelling.
+const publishedShardsKey = "published_shards"
+
+type publishedShards struct {
+	Version string `json:"version"`
+	Shards  int    `json:"shards"`
+}
+
+// privateState is what both ReadResponse.Private and the other responses' Private offer.
+type privateState interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+func setPublishedShards(ctx context.Context, private privateState, version string, shards int, diags *diag.Diagnostics) {
+	b, err := json.Marshal(publishedShards{Version: version, Shards: shards})
+	if err != nil {
+		diags.AddError("Unable to Record Static Site Shards", err.Error())
+		return
+	}
+	diags.Append(private.SetKey(ctx, publishedShardsKey, b)...)
+}
+
+// publishedShardsOf is the shard count recorded for version; -1 when none is (a state from an
+// earlier release, or a version published by another).
+func publishedShardsOf(ctx context.Context, private privateState, version string, diags *diag.Diagnostics) int {
+	b, d := private.GetKey(ctx, publishedShardsKey)
+	diags.Append(d...)
+	var p publishedShards
+	if len(b) == 0 || json.Unmarshal(b, &p) != nil || p.Version != version || p.Shards < 0 {
+		return -1
+	}
+	return p.Shards
+}
+
 // versionOfKey is the version a key of the site belongs to: its manifest's or shard's, or for
 // what an earlier release left, its prefix's; "" for a content-addressed object, which belongs to
 // every version naming it.
@@ -955,8 +1015,8 @@ func versionOfKey(name, key string) string {
 }
 
 // fetchManifest reads and checks one version's manifest and, when it is split, each of its
-// shards, as the edge reads them: the result holds every file of the version. A missing or
-// unreadable shard is an error naming its key.
+// shards, as the edge reads them: the result holds every file of the version, and how many
+// shards they were read from. A missing or unreadable shard is an error naming its key.
 func (r *staticSiteResource) fetchManifest(ctx context.Context, bucket, name, version string, diags *diag.Diagnostics) (route.SiteManifest, bool) {
 	key := staticsite.ManifestKey(name, version)
 	m, problem := r.fetchManifestPiece(ctx, bucket, key, "manifest", route.DecodeSiteManifest)
@@ -987,7 +1047,7 @@ func (r *staticSiteResource) fetchManifest(ctx context.Context, bucket, name, ve
 		}
 		maps.Copy(files, shard.Files)
 	}
-	return route.SiteManifest{V: m.V, Files: files}, true
+	return route.SiteManifest{V: m.V, Files: files, Shards: m.Shards}, true
 }
 
 // fetchManifestPiece reads the manifest or shard (what) under key and decodes it.
@@ -1013,11 +1073,7 @@ func (r *staticSiteResource) setFromManifest(m *staticSiteModel, manifest *stati
 	m.Version = types.StringValue(manifest.Version)
 	m.Prefix = types.StringValue(staticsite.SitePrefix(name))
 	m.Manifest = types.StringValue(staticsite.ManifestKey(name, manifest.Version))
-	files := make(map[string]string, len(manifest.Files))
-	for _, f := range manifest.Files {
-		files[f.Path] = f.SHA256
-	}
-	m.Files = mapValue(files, diags)
+	m.Files = mapValue(manifest.FileObjects(), diags)
 }
 
 func keysOf(objects []kdcf.R2Object) []string {

@@ -552,3 +552,76 @@ func TestAccStaticSite_LargeVersionWrittenWholeIsSplit(t *testing.T) {
 func objectGets(ops map[string]int) int {
 	return ops["S3 GetObject"] + ops["GET /accounts/{account_id}/r2/buckets/{bucket_name}/objects/{object_key...}"]
 }
+
+// TestAccStaticSite_SplitSiteOfAccentedNames: a large site whose names are spelled decomposed
+// (NFD, as macOS's HFS+ writes them) is served under both spellings, so its manifest holds
+// twice the paths the state's files attribute does (Terraform keeps every string composed).
+// The plan after the apply is empty all the same, and a refresh still finds a deleted shard:
+// the last one, which a split worked out from the state's paths would not have known of
+// (300 paths are 2 shards, the manifest's 600 are 3).
+func TestAccStaticSite_SplitSiteOfAccentedNames(t *testing.T) {
+	edge := newTestEdge(t)
+	dir := filepath.Join(t.TempDir(), "site")
+	site, served := map[string]string{}, map[string]string{}
+	for i := range 300 {
+		content := fmt.Sprintf("<h1>café %d</h1>", i)
+		site[fmt.Sprintf("docs/cafe\u0301-%d/index.html", i)] = content
+		served[fmt.Sprintf("docs/cafe\u0301-%d/index.html", i)] = content
+		served[fmt.Sprintf("docs/caf\u00e9-%d/index.html", i)] = content
+	}
+	writeFiles(t, dir, site)
+	var manifest string
+	var shards []string
+	var opsBefore map[string]int
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		CheckDestroy:             edge.checkNoSiteObjects,
+		Steps: []resource.TestStep{
+			{
+				Config: staticSiteConfigOverS3(edge, dir),
+				Check: func(s *terraform.State) error {
+					manifest = s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["manifest"]
+					var err error
+					if shards, err = edge.checkSplitVersion(manifest, served); err != nil {
+						return err
+					}
+					if len(shards) != 3 {
+						return fmt.Errorf("the version is in %d shards, want 3 (600 paths)", len(shards))
+					}
+					if n := s.RootModule().Resources["kamuidash_static_site.docs"].Primary.Attributes["files.%"]; n != "300" {
+						return fmt.Errorf("files has %s entries, want one a file: 300", n)
+					}
+					return nil
+				},
+			},
+			{
+				PreConfig:        func() { opsBefore = edge.operations() },
+				Config:           staticSiteConfigOverS3(edge, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: func(*terraform.State) error {
+					if n := objectGets(edge.operations()) - objectGets(opsBefore); n != 0 {
+						return fmt.Errorf("the refresh and plan read %d objects, want none", n)
+					}
+					return edge.client(t).R2DeleteObject(context.Background(), edge.Identity().AccountID, staticBucket, shards[2])
+				},
+				ExpectNonEmptyPlan: true, // the refresh finds the last shard gone
+			},
+			{
+				PreConfig: func() { opsBefore = edge.operations() },
+				Config:    staticSiteConfigOverS3(edge, dir),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("kamuidash_static_site.docs", plancheck.ResourceActionUpdate)},
+				},
+				Check: func(*terraform.State) error {
+					if _, err := edge.checkSplitVersion(manifest, served); err != nil {
+						return err
+					}
+					if n := objectPuts(edge.operations()) - objectPuts(opsBefore); n != len(shards)+1 {
+						return fmt.Errorf("the repair uploaded %d objects, want the %d shards and the manifest", n, len(shards))
+					}
+					return nil
+				},
+			},
+		},
+	})
+}

@@ -114,8 +114,10 @@ func TestAccStaticSite_ServedThroughTheLocalEdge(t *testing.T) {
 	}
 	edge := startFullEdge(t)
 	dir := filepath.Join(t.TempDir(), "site")
-	v1 := map[string]string{"index.html": "<h1>v1</h1>", "assets/app.js": "console.log(1)", "404.html": "not here"}
-	v2 := map[string]string{"index.html": "<h1>v2</h1>", "assets/app.js": "console.log(1)", "404.html": "not here"}
+	// "café.html" named as macOS's HFS+ names it: "e" and a combining accent (NFD).
+	const cafeNFD = "cafe\u0301.html"
+	v1 := map[string]string{"index.html": "<h1>v1</h1>", "assets/app.js": "console.log(1)", "404.html": "not here", cafeNFD: "menu"}
+	v2 := map[string]string{"index.html": "<h1>v2</h1>", "assets/app.js": "console.log(1)", "404.html": "not here", cafeNFD: "menu"}
 	writeFiles(t, dir, v1)
 	first, err := staticsite.Read(dir)
 	if err != nil {
@@ -188,7 +190,16 @@ resource "kamuidash_route_record" "docs" {
 						func(a edgeAnswer) bool { return a.status == 304 && a.body == "" }); err != nil {
 						return err
 					}
-					return edge.eventually("the site's 404 page", host, "/nothing", nil, func(a edgeAnswer) bool { return a.status == 404 && a.body == "not here" })
+					if err := edge.eventually("the site's 404 page", host, "/nothing", nil, func(a edgeAnswer) bool { return a.status == 404 && a.body == "not here" }); err != nil {
+						return err
+					}
+					// A browser sends the spelling of its link, composed (NFC, as typed) or not.
+					for _, spelling := range []string{"/caf%C3%A9.html", "/cafe%CC%81.html"} {
+						if err := edge.eventually("café.html spelled "+spelling, host, spelling, nil, served("menu")); err != nil {
+							return err
+						}
+					}
+					return nil
 				},
 			},
 			{

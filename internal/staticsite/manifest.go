@@ -85,6 +85,16 @@ func (m *Manifest) Site() route.SiteManifest {
 	return route.SiteManifest{Files: files}
 }
 
+// FileObjects maps each file, by its NameKey (one entry whichever spellings it is served
+// under), to its object: the files attribute of kamuidash_static_site.
+func (m *Manifest) FileObjects() map[string]string {
+	files := make(map[string]string, len(m.Files))
+	for _, f := range m.Files {
+		files[NameKey(f.Path)] = f.SHA256
+	}
+	return files
+}
+
 // Objects returns each distinct content once, in path order of its first use: what an upload
 // sends (two paths with the same bytes share one object).
 func (m *Manifest) Objects() []File {
@@ -103,6 +113,9 @@ func (m *Manifest) Objects() []File {
 // left out, so a checkout's .git never ships, except the files of the site root's .well-known
 // directory (see hidden). Every name is checked (see checkName), so a path
 // the Worker would not serve fails the plan with that path instead of uploading a dead file.
+// A name with accents or voiced kana is served in both its Unicode spellings (see
+// withOtherSpellings), so the manifest may hold more paths than the directory has files; two
+// files whose names are one name in two spellings are refused.
 //
 // Symbolic links: dir itself may be one (a "current" release link); it is resolved once.
 // Inside the site, a link to a regular, visible file that is also inside the site is uploaded
@@ -166,16 +179,22 @@ func Read(dir string) (*Manifest, error) {
 	}
 	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 
-	version := sha256.New()
 	for i := range files {
 		sum, err := hashFile(files[i])
 		if err != nil {
 			return nil, err
 		}
 		files[i].SHA256 = hex.EncodeToString(sum)
+	}
+	files, err = withOtherSpellings(files)
+	if err != nil {
+		return nil, err
+	}
+	version := sha256.New()
+	for _, f := range files {
 		// Length-prefixed fields: no two different sites hash the same input. (A hash takes
 		// every write.)
-		_, _ = fmt.Fprintf(version, "%d:%s%d:%s%x\n", len(files[i].Path), files[i].Path, len(files[i].ContentType), files[i].ContentType, sum)
+		_, _ = fmt.Fprintf(version, "%d:%s%d:%s%s\n", len(f.Path), f.Path, len(f.ContentType), f.ContentType, f.SHA256)
 	}
 	return &Manifest{Files: files, Version: hex.EncodeToString(version.Sum(nil))[:VersionLength]}, nil
 }
@@ -206,7 +225,7 @@ func (m *Manifest) pieces(name string, limit int) ([]Piece, error) {
 	key := ManifestKey(name, m.Version)
 	root, shards, err := route.SplitSiteManifest(key, m.Site())
 	if err != nil {
-		return nil, fmt.Errorf("the site's %d files cannot be split into manifest shards the edge Worker reads: %w", len(m.Files), err)
+		return nil, fmt.Errorf("the site's %d paths cannot be split into manifest shards the edge Worker reads: %w", len(m.Files), err)
 	}
 	pieces := make([]Piece, 0, len(shards)+1)
 	for i, shard := range shards {
@@ -224,10 +243,20 @@ func (m *Manifest) pieces(name string, limit int) ([]Piece, error) {
 	for _, p := range pieces {
 		if len(p.Body) > limit {
 			return nil, fmt.Errorf("the manifest piece %s would be %d bytes, more than the %d the edge Worker reads: "+
-				"the site needs shorter paths (its %d files' paths take %d bytes)", p.Key, len(p.Body), limit, len(m.Files), pathBytes(m.Files))
+				"the site needs shorter paths (its %d paths take %d bytes)", p.Key, len(p.Body), limit, len(m.Files), pathBytes(m.Files))
 		}
 	}
 	return pieces, nil
+}
+
+// ShardCount is how many shards Pieces splits the version into for the site name; 0 when it
+// is its manifest alone, or cannot be split (Pieces says why).
+func (m *Manifest) ShardCount(name string) int {
+	root, _, err := route.SplitSiteManifest(ManifestKey(name, m.Version), m.Site())
+	if err != nil {
+		return 0
+	}
+	return root.Shards
 }
 
 func pathBytes(files []File) int {
