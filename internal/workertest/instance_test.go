@@ -11,13 +11,13 @@ import (
 	"time"
 )
 
-// A panic in Go ends the isolate's Go program (an export has no caller to recover it), as a
-// bug anywhere in the core would, and wasm_exec.js then hands back whatever the stopped call
-// left. The request that met it gets the adapter's 500; a request in flight on the same
-// instance fails too, once it comes back to it (its state went with the program); and the
-// next request is served by a new instance: one failure costs the isolate a restart, not every
-// request until the runtime recycles it. The panic is injected by a test build of the Worker
-// (the kamuidash_fault tag), never the one uploaded.
+// A fatal error in Go (one no recover stops: a runtime bug, memory exhausted) ends the
+// isolate's Go program, and wasm_exec.js then hands back whatever the stopped call left. The
+// request that met it gets the adapter's 500; a request in flight on the same instance fails
+// too, once it comes back to it (its state went with the program); and the next request is
+// served by a new instance: one failure costs the isolate a restart, not every request until
+// the runtime recycles it. The error is injected by a test build of the Worker (the
+// kamuidash_fault tag), never the one uploaded.
 func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 	h := startFaultHost(t)
 	if r := do(t, "GET", "shop.kamui.test", "/before", nil, ""); r.status != 200 {
@@ -50,9 +50,9 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 		}
 	}
 
-	p := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/panic", nil, "")
+	p := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/crash", nil, "")
 	if p.status != 500 || !strings.Contains(p.body, "Internal error") {
-		t.Errorf("the request that met the panic: %d %q; want the adapter's 500", p.status, p.body)
+		t.Errorf("the request that met the fatal error: %d %q; want the adapter's 500", p.status, p.body)
 	}
 	if status := <-inFlight; status != 500 {
 		t.Errorf("the request in flight on the stopped instance: %d; want the adapter's 500", status)
@@ -69,7 +69,7 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 	} {
 		r := do(t, "GET", c.host, c.path, nil, "")
 		if r.status != 200 || c.body != "" && r.body != c.body {
-			t.Errorf("%s%s after the panic: %d %q", c.host, c.path, r.status, r.body)
+			t.Errorf("%s%s after the fatal error: %d %q", c.host, c.path, r.status, r.body)
 		}
 	}
 	retired := 0

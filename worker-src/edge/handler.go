@@ -158,6 +158,23 @@ type Handler struct {
 	seq     atomic.Uint64
 }
 
+// Unlocked reports whether none of h's locks is held. Between two calls into the core none
+// ever is (a request never holds one while it waits), so one held after a recovered panic
+// means the panic left a critical section half done: the wasm adapter then stops the program
+// rather than go on (its lostOnPanic).
+func (h *Handler) Unlocked() bool {
+	return mutexFree(&h.mu) && mutexFree(&h.signMu) && mutexFree(&h.decoded.mu)
+}
+
+// mutexFree reports whether m is unlocked, leaving it so.
+func mutexFree(m *sync.Mutex) bool {
+	if !m.TryLock() {
+		return false
+	}
+	m.Unlock()
+	return true
+}
+
 // keyedSigner is a route.Signer with the secret it was keyed with.
 type keyedSigner struct {
 	_ [0]func() // not comparable (see logLine)

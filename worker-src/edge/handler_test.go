@@ -865,3 +865,22 @@ func TestUnderscoreHeadersDropped(t *testing.T) {
 		t.Errorf("forwarded headers %v", f.Header)
 	}
 }
+
+// Unlocked sees each of the Handler's locks held (what the adapter checks after a recovered
+// panic), and leaves every lock as it found it.
+func TestUnlocked(t *testing.T) {
+	h := newWorld(t).handler(t)
+	for name, m := range map[string]*sync.Mutex{"mu": &h.mu, "signMu": &h.signMu, "decoded.mu": &h.decoded.mu} {
+		if !h.Unlocked() {
+			t.Fatalf("before %s: a lock is held", name)
+		}
+		m.Lock()
+		if h.Unlocked() {
+			t.Errorf("%s held: Unlocked says none is", name)
+		}
+		m.Unlock()
+	}
+	if !h.Unlocked() {
+		t.Error("after: a lock is held")
+	}
+}

@@ -9,31 +9,59 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/edge"
 )
 
-// fault stops the Go program for a request whose URL names a fault, in a test build only
-// (scripts/build-worker.sh with KAMUIDASH_WORKER_TAGS=kamuidash_fault). Each fault ends the
-// program in another of the ways into Go, as a bug anywhere in the core would:
-//   - /__kamuidash_fault/panic: a panic in decide (an export has no caller to recover it);
-//   - /__kamuidash_fault/crash-in-run: a fatal error in the runner (which recovers a panic)
-//     before its next static object read, so inside kamuiRun for a site laid out by prefix;
+// fault injects a failure for a request whose URL names one, in a test build only
+// (scripts/build-worker.sh with KAMUIDASH_WORKER_TAGS=kamuidash_fault); export is the call
+// into Go it is called from (url: the request's, "" for puts). Panics, which every export
+// and the runner recover as a lost request:
+//   - /__kamuidash_fault/panic: in decide;
+//   - /__kamuidash_fault/panic-in-lookups, -in-finish: in that call of the request's;
+//   - /__kamuidash_fault/panic-in-puts: in the next call for the route-cache entries waiting
+//     (the request's own, when it planned one);
+//   - /__kamuidash_fault/panic-holding-lock: in decide, with the adapter's lock held, as a bug
+//     inside a critical section would leave it.
+//
+// Fatal errors, which nothing recovers: they end the program, as a bug in the runtime or an
+// exhausted memory would:
+//   - /__kamuidash_fault/crash: in decide;
+//   - /__kamuidash_fault/crash-in-run: in the runner before its next static object read, so
+//     inside kamuiRun for a site laid out by prefix;
 //   - /__kamuidash_fault/crash-in-settle: the same once that read is back, inside
 //     kamuiSettle;
-//   - /__kamuidash_fault/crash-later: a fatal error in a goroutine of its own, which runs at
-//     the scheduler's next event (poke) or blocking export, whichever request makes it.
-//
-// A fatal error, unlike a panic, is not recovered: the runner's recover turns a panic into
-// a lost request, and the program goes on.
-func fault(url string) {
+//   - /__kamuidash_fault/crash-later: in a goroutine of its own, which runs at the scheduler's
+//     next event (poke) or blocking export, whichever request makes it.
+func fault(export, url string) {
+	const prefix = "/__kamuidash_fault/"
+	_, name, named := strings.Cut(url, prefix)
+	name, _, _ = strings.Cut(name, "?")
 	switch {
-	case strings.Contains(url, "/__kamuidash_fault/panic"):
+	case export == "puts":
+		if panicNextPuts {
+			panicNextPuts = false
+			panic("kamuidash: fault injected in puts")
+		}
+	case !named:
+	case export == "decide" && name == "panic":
 		panic("kamuidash: fault injected")
-	case strings.Contains(url, "/__kamuidash_fault/crash-in-run"):
+	case export == "decide" && name == "panic-holding-lock":
+		mu.Lock()
+		panic("kamuidash: fault injected with the lock held")
+	case export == "decide" && name == "panic-in-puts":
+		panicNextPuts = true
+	case name == "panic-in-"+export: // lookups, finish
+		panic("kamuidash: fault injected in " + export)
+	case export == "decide" && name == "crash":
+		crash()
+	case export == "decide" && name == "crash-in-run":
 		crashNextRead(true)
-	case strings.Contains(url, "/__kamuidash_fault/crash-in-settle"):
+	case export == "decide" && name == "crash-in-settle":
 		crashNextRead(false)
-	case strings.Contains(url, "/__kamuidash_fault/crash-later"):
+	case export == "decide" && name == "crash-later":
 		go crash()
 	}
 }
+
+// panicNextPuts makes the next kamuiPuts panic.
+var panicNextPuts bool
 
 // crash ends the program with a fatal error, which no recover stops.
 func crash() {

@@ -41,6 +41,7 @@ package main
 import (
 	"errors"
 	"sync"
+	"syscall"
 	"time"
 	"unsafe"
 
@@ -143,7 +144,8 @@ func kamuiOut() int32 { return address(out) }
 // kamuiDecide decides the request of n bytes in the input buffer without waiting.
 //
 //go:wasmexport kamuiDecide
-func kamuiDecide(n int32) int32 {
+func kamuiDecide(n int32) (answer int32) {
+	defer lostOnPanic(&answer, 0, "decide")
 	clock.read()
 	return decide(message(n))
 }
@@ -151,7 +153,8 @@ func kamuiDecide(n int32) int32 {
 // kamuiLookups hands token's exchange the cache lookups it asked for and decides again.
 //
 //go:wasmexport kamuiLookups
-func kamuiLookups(token, n int32) int32 {
+func kamuiLookups(token, n int32) (answer int32) {
+	defer lostOnPanic(&answer, int(token), "lookups")
 	clock.read()
 	return lookups(int(token), message(n))
 }
@@ -159,7 +162,8 @@ func kamuiLookups(token, n int32) int32 {
 // kamuiFinish hands token's exchange the upstream's outcome: edits, or a plan to respond with.
 //
 //go:wasmexport kamuiFinish
-func kamuiFinish(token, n int32) int32 {
+func kamuiFinish(token, n int32) (answer int32) {
+	defer lostOnPanic(&answer, int(token), "finish")
 	clock.read()
 	return finish(int(token), message(n))
 }
@@ -169,6 +173,8 @@ func kamuiFinish(token, n int32) int32 {
 //
 //go:wasmexport kamuiRemember
 func kamuiRemember(n int32) {
+	var lostAnswer int32 // it has no answer: a panic in it is only logged
+	defer lostOnPanic(&lostAnswer, 0, "remember")
 	clock.read()
 	if handler == nil {
 		return
@@ -176,6 +182,44 @@ func kamuiRemember(n int32) {
 	if m, err := wire.DecodeRemember(message(n)); err == nil {
 		handler.RememberRoute(m.Key, m.Lookup)
 	}
+}
+
+// lostOnPanic, deferred by every export that decides, turns a panic in it into
+// wire.AnswerLost for token's request (0: none yet), as runOne does for the runner: a bug one
+// request meets fails that request alone. Let through, the panic would end the program, and
+// with it every request in flight on the instance; and a request that met it again and again
+// would cost the isolate a new instance each time. The log line names the export, nothing of
+// the request.
+func lostOnPanic(answer *int32, token int, export string) {
+	if p := recover(); p != nil {
+		afterPanic(export)
+		*answer = lost(token)
+	}
+}
+
+// afterPanic logs a recovered panic, or stops the program when the panic left a lock held.
+// Between calls no lock is ever held, and one left held would make the next call that needs it
+// wait inside an export, where nothing else can run to release it: the js/wasm runtime then
+// returns to JS from the middle of that call, with the program neither running nor stopped,
+// and every later call answered with what was last in the output buffer (another request's
+// answer). Stopping is what any fatal error does: worker.mjs fails the calls in flight and
+// starts a new instance.
+func afterPanic(export string) {
+	if !mutexFree(&mu) || !mutexFree(&waits.mu) || !pending.Unlocked() || handler != nil && !handler.Unlocked() {
+		println(`{"msg":"edge.panic_with_lock_held","export":"` + export + `"}`) // no lock needed
+		syscall.Exit(2)
+	}
+	var l jsLogger
+	l.Log(`{"msg":"edge.panic_recovered","export":"` + export + `"}`)
+}
+
+// mutexFree reports whether m is unlocked, leaving it so.
+func mutexFree(m *sync.Mutex) bool {
+	if !m.TryLock() {
+		return false
+	}
+	m.Unlock()
+	return true
 }
 
 // message is the first n bytes of the input buffer, or nil when n does not fit in it (the
@@ -201,8 +245,10 @@ func address(b []byte) int32 {
 // one may find none.
 //
 //go:wasmexport kamuiPuts
-func kamuiPuts() int32 {
+func kamuiPuts() (answer int32) {
+	defer lostOnPanic(&answer, 0, "puts")
 	clock.read()
+	fault("puts", "")
 	mu.Lock()
 	puts := held
 	held = nil
@@ -274,7 +320,7 @@ func decide(msg []byte) int32 {
 	if err != nil {
 		return lost(0)
 	}
-	fault(req.URL)
+	fault("decide", req.URL)
 	ex := handler.Begin(req)
 	return settle(&wire.Exchange{Ex: ex, Req: req}, 0, ex.Decide())
 }
@@ -284,6 +330,7 @@ func lookups(token int, msg []byte) int32 {
 	if x == nil {
 		return lost(token)
 	}
+	fault("lookups", x.Req.URL)
 	reads, err := wire.DecodeLookups(msg)
 	if err != nil {
 		return lost(token)
@@ -419,6 +466,7 @@ func runner(r *run) {
 func runOne(x *wire.Exchange) (n int32) {
 	defer func() {
 		if p := recover(); p != nil {
+			afterPanic("run")
 			io.Set("object", js.Null())
 			n = lost(x.Token)
 		}
@@ -442,6 +490,7 @@ func finish(token int, msg []byte) int32 {
 	if x == nil {
 		return lost(token)
 	}
+	fault("finish", x.Req.URL)
 	u, err := wire.DecodeUpstream(msg)
 	if err != nil {
 		return lost(token)

@@ -92,6 +92,15 @@ func (p *Pending) Take(token int) *Exchange {
 	return x
 }
 
+// Unlocked reports whether p's lock is free (see edge.Handler.Unlocked).
+func (p *Pending) Unlocked() bool {
+	if !p.mu.TryLock() {
+		return false
+	}
+	p.mu.Unlock()
+	return true
+}
+
 // slot is token's slot. Tokens worker.mjs sends are ones Keep made, but a negative one must
 // not index outside the table.
 func slot(token int) int {

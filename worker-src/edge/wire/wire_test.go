@@ -384,3 +384,20 @@ func TestDecodedURLDoesNotKeepTheRequestHead(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
+
+// Unlocked sees the table's lock held, and leaves it as it found it.
+func TestPendingUnlocked(t *testing.T) {
+	var p Pending
+	if !p.Unlocked() {
+		t.Fatal("a new table's lock is held")
+	}
+	p.mu.Lock()
+	if p.Unlocked() {
+		t.Error("held: Unlocked says it is not")
+	}
+	p.mu.Unlock()
+	if !p.Unlocked() {
+		t.Error("released: Unlocked says it is held")
+	}
+	p.Keep(&Exchange{}) // the lock is free: this would block otherwise
+}

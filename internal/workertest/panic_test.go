@@ -1,0 +1,84 @@
+package workertest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A panic in any call into Go is a lost request: the request that met it gets the adapter's
+// 500, and the instance goes on serving, the same one (no instance is retired). A panic a
+// hostile request could provoke at will would otherwise cost the isolate a new instance each
+// time, and fail every request in flight with it. The panics are injected by a test build of
+// the Worker (the kamuidash_fault tag), never the one uploaded.
+func TestPanicIsALostRequest(t *testing.T) {
+	h := startFaultHost(t)
+	if r := do(t, "GET", "shop.kamui.test", "/before", nil, ""); r.status != 200 {
+		t.Fatalf("before the panics: %d %q", r.status, r.body)
+	}
+	// Each fault on a request that makes that call: a custom host not resolved yet asks for
+	// its lookups; a known app's request is forwarded, and its upstream's answer finished.
+	for _, c := range []struct{ host, fault, export string }{
+		{"shop.kamui.test", "panic", "decide"},
+		{"www.shop.example", "panic-in-lookups", "lookups"},
+		{"shop.kamui.test", "panic-in-finish", "finish"},
+	} {
+		before := linesOf(h, `"msg":"edge.panic_recovered","export":"`+c.export+`"`)
+		r := do(t, "GET", c.host, "/__kamuidash_fault/"+c.fault, nil, "")
+		if r.status != 500 || !strings.Contains(r.body, "Internal error at the edge.") {
+			t.Errorf("%s: %d %q; want the adapter's 500", c.fault, r.status, r.body)
+		}
+		if _, ok := h.WaitLog(func(l string) bool {
+			return linesOf(h, `"msg":"edge.panic_recovered","export":"`+c.export+`"`) > before
+		}, 5*time.Second); !ok {
+			t.Errorf("%s: no edge.panic_recovered line naming %s", c.fault, c.export)
+		}
+		if r := do(t, "GET", c.host, "/after", nil, ""); r.status != 200 {
+			t.Errorf("after %s: %d %q", c.fault, r.status, r.body)
+		}
+	}
+
+	// The route-cache entries are made after the response, so a panic making them costs the
+	// request nothing: a host first resolved here plans them.
+	r := do(t, "GET", "cas.kamui.test", "/__kamuidash_fault/panic-in-puts", nil, "")
+	if r.status == 500 {
+		t.Errorf("panic-in-puts: %d %q; the response leaves before the entries are made", r.status, r.body)
+	}
+	if _, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.panic_recovered","export":"puts"`) }, 5*time.Second); !ok {
+		t.Error("panic-in-puts: no edge.panic_recovered line naming puts")
+	}
+	if r := do(t, "GET", "cas.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>cas start</h1>" {
+		t.Errorf("after panic-in-puts: %d %q", r.status, r.body)
+	}
+
+	if n := linesOf(h, `"msg":"edge.instance_retired"`); n != 0 {
+		t.Errorf("%d instances retired; a panic should retire none", n)
+	}
+	noUnhandledRejections(t, h)
+}
+
+// What a recovered panic leaves half done is not undone: a lock it held stays held. The next
+// call that needs the lock cannot wait for it inside an export, so the program stops there,
+// and worker.mjs starts a new instance, as after any fatal error: no request waits for a lock
+// nobody will release, and later requests are served.
+func TestPanicHoldingALockCostsTheInstance(t *testing.T) {
+	h := startFaultHost(t)
+	if r := do(t, "GET", "shop.kamui.test", "/before", nil, ""); r.status != 200 {
+		t.Fatalf("before the panic: %d %q", r.status, r.body)
+	}
+	began := time.Now()
+	r := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/panic-holding-lock", nil, "")
+	if r.status != 500 || !strings.Contains(r.body, "Internal error at the edge.") {
+		t.Errorf("the request that met the panic: %d %q; want the adapter's 500", r.status, r.body)
+	}
+	if took := time.Since(began); took > 2*time.Second {
+		t.Errorf("answered after %v", took)
+	}
+	if _, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second); !ok {
+		t.Error("no edge.instance_retired line")
+	}
+	if r := do(t, "GET", "shop.kamui.test", "/after", nil, ""); r.status != 200 {
+		t.Errorf("after the panic: %d %q", r.status, r.body)
+	}
+	noUnhandledRejections(t, h)
+}
