@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"golang.org/x/net/idna"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
 )
@@ -36,6 +37,9 @@ type stringCheck struct {
 	// hide, when set and true for a refused value, keeps the value out of the diagnostic: a
 	// URL with user information most likely holds a credential put in the wrong place.
 	hide func(string) bool
+	// suggest, when set, offers for a refused value the one the user most likely meant, and
+	// why it is written so.
+	suggest func(string) (value, why string, ok bool)
 }
 
 func (v stringCheck) Description(context.Context) string             { return "value must be " + v.rule }
@@ -52,8 +56,13 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
 			"The value (not shown: the part before its \"@\" looks like credentials, which this setting never takes) is not "+v.rule+".")
 	default:
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value",
-			"The value "+quote(s)+" is not "+v.rule+".")
+		msg := "The value " + quote(s) + " is not " + v.rule + "."
+		if v.suggest != nil {
+			if meant, why, ok := v.suggest(s); ok {
+				msg += " Write it as " + quote(meant) + why + "."
+			}
+		}
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Attribute Value", msg)
 	}
 }
 
@@ -62,7 +71,31 @@ func (v stringCheck) ValidateString(_ context.Context, req validator.StringReque
 func hasUserInfo(s string) bool { return strings.Contains(s, "@") }
 
 func hostname() validator.String {
-	return stringCheck{ok: isNormalHostname, rule: "a lower-case DNS name without port or trailing dot, such as kamui.app"}
+	return stringCheck{ok: isNormalHostname, rule: "a lower-case DNS name without port or trailing dot, such as kamui.app",
+		suggest: normalHostnameFor}
+}
+
+// normalHostnameFor is the form isNormalHostname accepts of a name written otherwise, if it
+// has one: lower-cased, its trailing dot dropped, and an internationalised name (bücher.example)
+// in its ASCII form (xn--bcher-kva.example), which is what browsers send as the Host and so what
+// the edge looks up. The conversion is IDNA's lookup profile (UTS #46: case folded, NFC).
+func normalHostnameFor(s string) (string, string, bool) {
+	ascii, err := idna.Lookup.ToASCII(strings.TrimSuffix(s, "."))
+	if err != nil {
+		return "", "", false
+	}
+	h, err := route.NormalizeHost(ascii)
+	if err != nil || h == s {
+		return "", "", false
+	}
+	why := ""
+	for _, r := range s {
+		if r >= 0x80 {
+			why = " (an internationalised name is written in its ASCII form, the one browsers send)"
+			break
+		}
+	}
+	return h, why, true
 }
 
 func dnsLabel() validator.String {

@@ -74,3 +74,37 @@ func TestRouterServiceRefusesAPath(t *testing.T) {
 		}
 	}
 }
+
+// A hostname in another form than the edge compares is refused with the form that was most
+// likely meant: an internationalised name in its ASCII form (what browsers send as the Host),
+// upper case lowered, a trailing dot dropped. A name with no such form is refused plainly.
+func TestHostnameSuggestsTheFormMeant(t *testing.T) {
+	for _, c := range []struct{ value, meant, why string }{
+		{"bücher.example", "xn--bcher-kva.example", "ASCII form"},
+		{"Www.Bücher.Example", "www.xn--bcher-kva.example", "ASCII form"},
+		{"カムイ.example", "xn--eckn3n.example", "ASCII form"},
+		{"Www.Shop.Example", "www.shop.example", ""},
+		{"www.shop.example.", "www.shop.example", ""},
+	} {
+		d := validate(hostname(), c.value).Diagnostics
+		if !d.HasError() {
+			t.Errorf("%q accepted", c.value)
+			continue
+		}
+		detail := d[0].Detail()
+		if !strings.Contains(detail, `Write it as "`+c.meant+`"`) || c.why != "" && !strings.Contains(detail, c.why) {
+			t.Errorf("%q: %s; want it to suggest %q", c.value, detail, c.meant)
+		}
+	}
+	for _, value := range []string{"shop example", "-shop.example", "10.0.0.1", "shop.example:8080", "a..b"} {
+		d := validate(hostname(), value).Diagnostics
+		if !d.HasError() {
+			t.Errorf("%q accepted", value)
+		} else if strings.Contains(d[0].Detail(), "Write it as") {
+			t.Errorf("%q: %s; no form of it is a hostname", value, d[0].Detail())
+		}
+	}
+	if d := validate(hostname(), "xn--bcher-kva.example").Diagnostics; d.HasError() {
+		t.Errorf("the ASCII form refused: %v", d)
+	}
+}
