@@ -173,8 +173,7 @@ func kamuiFinish(token, n int32) (answer int32) {
 //
 //go:wasmexport kamuiRemember
 func kamuiRemember(n int32) {
-	var lostAnswer int32 // it has no answer: a panic in it is only logged
-	defer lostOnPanic(&lostAnswer, 0, "remember")
+	defer lostOnPanic(nil, 0, "remember") // it has no answer: a panic in it is only logged
 	clock.read()
 	if handler == nil {
 		return
@@ -189,11 +188,14 @@ func kamuiRemember(n int32) {
 // request meets fails that request alone. Let through, the panic would end the program, and
 // with it every request in flight on the instance; and a request that met it again and again
 // would cost the isolate a new instance each time. The log line names the export, nothing of
-// the request.
+// the request, and goes out with the lost answer. answer nil: the export answers nothing
+// (remember), and the line waits for the next answer.
 func lostOnPanic(answer *int32, token int, export string) {
 	if p := recover(); p != nil {
 		afterPanic(export)
-		*answer = lost(token)
+		if answer != nil {
+			*answer = lost(token)
+		}
 	}
 }
 
