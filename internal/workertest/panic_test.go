@@ -77,6 +77,9 @@ func TestPanicHoldingALockCostsTheInstance(t *testing.T) {
 	if _, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second); !ok {
 		t.Error("no edge.instance_retired line")
 	}
+	if linesOf(h, `{"msg":"edge.panic_with_lock_held","export":"decide"}`) != 1 {
+		t.Error("no edge.panic_with_lock_held line naming decide")
+	}
 	if r := do(t, "GET", "shop.kamui.test", "/after", nil, ""); r.status != 200 {
 		t.Errorf("after the panic: %d %q", r.status, r.body)
 	}
