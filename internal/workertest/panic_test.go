@@ -85,3 +85,30 @@ func TestPanicHoldingALockCostsTheInstance(t *testing.T) {
 	}
 	noUnhandledRejections(t, h)
 }
+
+// A call into Go that waits for what nothing will ever send (a deadlock) does not return: the
+// js/wasm runtime unwinds it back to JS from the middle, with whatever its result slot held,
+// while the output buffer holds another request's answer. The export never says it finished,
+// so worker.mjs retires the instance rather than read that answer: the request gets the
+// adapter's 500, and the next request a new instance.
+func TestCallThatNeverFinishesCostsTheInstance(t *testing.T) {
+	h := startFaultHost(t)
+	// The answer a blocked call would be read against: another host's, just made.
+	if r := do(t, "GET", "cas.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>cas start</h1>" {
+		t.Fatalf("before the fault: %d %q", r.status, r.body)
+	}
+	r := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/block", nil, "")
+	if r.status != 500 || !strings.Contains(r.body, "Internal error at the edge.") {
+		t.Errorf("the blocked request: %d %q; want the adapter's 500", r.status, r.body)
+	}
+	l, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second)
+	if !ok || !strings.Contains(l, "did not finish") {
+		t.Errorf("retired: %q; want it retired as a call that did not finish", l)
+	}
+	for _, c := range []struct{ host, path string }{{"shop.kamui.test", "/after"}, {"cas.kamui.test", "/guide/start.html"}} {
+		if r := do(t, "GET", c.host, c.path, nil, ""); r.status != 200 {
+			t.Errorf("%s%s after the fault: %d %q", c.host, c.path, r.status, r.body)
+		}
+	}
+	noUnhandledRejections(t, h)
+}

@@ -117,6 +117,7 @@ class GoInstance {
     }
     g.api = globalThis.__kamuiEdge;
     globalThis.__kamuiEdge = undefined;
+    g.finishedAt = g.exports.kamuiFinished();
     return g;
   }
 
@@ -134,6 +135,8 @@ class GoInstance {
     this.reads = new Map();
     this.active = undefined; // the token whose runner the call running now may wake
     this.io = settling(this, ioHelpers);
+    this.finishedAt = 0; // the address of the Go side's "the last call finished" word
+    this.finishedView = undefined; // a view of it, made again when the memory grows
   }
 
   // retire takes the instance out of service for good, once: new requests go to a new
@@ -161,9 +164,16 @@ class GoInstance {
   // call makes one call into the instance (no export takes more than two arguments: a fixed
   // arity, not a rest parameter, which would cost every call an array); a call into a retired
   // instance, or that finds the program stopped, throws rather than hand anything back.
+  //
+  // A call that came back without finishing retires the instance and throws as well: an
+  // export that waits with nothing else to run (a bug) is unwound back to JS from the middle,
+  // its result whatever the stack held and the answer buffer another request's, with the
+  // program neither running nor stopped. Each export sets the word at finishedAt as it
+  // returns, and this clears it first.
   call(name, a, b) {
     if (this.go.exited) this.retire("the Go program exited before " + name);
     if (this.retired) throw new Error("the edge's Go instance was retired");
+    this.finishedWord()[0] = 0;
     let n;
     try {
       n = this.exports[name](a, b);
@@ -175,7 +185,21 @@ class GoInstance {
       this.retire("the Go program exited during " + name);
       throw new Error("the edge's Go instance exited");
     }
+    if (this.finishedWord()[0] !== 1) {
+      this.retire("a call into Go did not finish: " + name);
+      throw new Error("the edge's Go instance stopped in a call");
+    }
     return n;
+  }
+
+  // finishedWord is the Go side's "the last call finished" word, through a view made again
+  // only when the memory's buffer has been replaced (it is, whenever the memory grows).
+  finishedWord() {
+    const buffer = this.exports.mem.buffer;
+    if (this.finishedView === undefined || this.finishedView.buffer !== buffer) {
+      this.finishedView = new Uint32Array(buffer, this.finishedAt, 1);
+    }
+    return this.finishedView;
   }
 
   // check retires the instance if its program has stopped, after an event (poke), which the

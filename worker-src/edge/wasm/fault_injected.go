@@ -29,6 +29,9 @@ import (
 //     kamuiSettle;
 //   - /__kamuidash_fault/crash-later: in a goroutine of its own, which runs at the scheduler's
 //     next event (poke) or blocking export, whichever request makes it.
+//
+// And a call that never finishes: /__kamuidash_fault/block waits in decide for what nothing
+// will send, as a deadlock would.
 func fault(export, url string) {
 	const prefix = "/__kamuidash_fault/"
 	_, name, named := strings.Cut(url, prefix)
@@ -57,6 +60,8 @@ func fault(export, url string) {
 		crashNextRead(false)
 	case export == "decide" && name == "crash-later":
 		go crash()
+	case export == "decide" && name == "block":
+		select {}
 	}
 }
 

@@ -133,19 +133,23 @@ func kamuiIn(n int32) int32 {
 		in = make([]byte, max(int(n), 2*cap(in)))
 	}
 	in = in[:cap(in)]
+	finished = 1
 	return address(in)
 }
 
 // kamuiOut returns the address of the last answer (its length was the call's result).
 //
 //go:wasmexport kamuiOut
-func kamuiOut() int32 { return address(out) }
+func kamuiOut() int32 {
+	finished = 1
+	return address(out)
+}
 
 // kamuiDecide decides the request of n bytes in the input buffer without waiting.
 //
 //go:wasmexport kamuiDecide
 func kamuiDecide(n int32) (answer int32) {
-	defer lostOnPanic(&answer, 0, "decide")
+	defer endCall(&answer, 0, "decide")
 	clock.read()
 	return decide(message(n))
 }
@@ -154,7 +158,7 @@ func kamuiDecide(n int32) (answer int32) {
 //
 //go:wasmexport kamuiLookups
 func kamuiLookups(token, n int32) (answer int32) {
-	defer lostOnPanic(&answer, int(token), "lookups")
+	defer endCall(&answer, int(token), "lookups")
 	clock.read()
 	return lookups(int(token), message(n))
 }
@@ -163,7 +167,7 @@ func kamuiLookups(token, n int32) (answer int32) {
 //
 //go:wasmexport kamuiFinish
 func kamuiFinish(token, n int32) (answer int32) {
-	defer lostOnPanic(&answer, int(token), "finish")
+	defer endCall(&answer, int(token), "finish")
 	clock.read()
 	return finish(int(token), message(n))
 }
@@ -173,7 +177,7 @@ func kamuiFinish(token, n int32) (answer int32) {
 //
 //go:wasmexport kamuiRemember
 func kamuiRemember(n int32) {
-	defer lostOnPanic(nil, 0, "remember") // it has no answer: a panic in it is only logged
+	defer endCall(nil, 0, "remember") // it has no answer: a panic in it is only logged
 	clock.read()
 	if handler == nil {
 		return
@@ -183,21 +187,44 @@ func kamuiRemember(n int32) {
 	}
 }
 
-// lostOnPanic, deferred by every export that decides, turns a panic in it into
-// wire.AnswerLost for token's request (0: none yet), as runOne does for the runner: a bug one
-// request meets fails that request alone. Let through, the panic would end the program, and
-// with it every request in flight on the instance; and a request that met it again and again
-// would cost the isolate a new instance each time. The log line names the export, nothing of
-// the request, and goes out with the lost answer. answer nil: the export answers nothing
-// (remember), and the line waits for the next answer.
-func lostOnPanic(answer *int32, token int, export string) {
+// endCall, deferred by every export that decides, turns a panic in it into wire.AnswerLost
+// for token's request (0: none yet), as runOne does for the runner: a bug one request meets
+// fails that request alone. Let through, the panic would end the program, and with it every
+// request in flight on the instance; and a request that met it again and again would cost
+// the isolate a new instance each time. The log line names the export, nothing of the
+// request, and goes out with the lost answer. answer nil: the export answers nothing
+// (remember), and the line waits for the next answer. Last, it says the call finished.
+func endCall(answer *int32, token int, export string) {
 	if p := recover(); p != nil {
 		afterPanic(export)
 		if answer != nil {
 			*answer = lost(token)
 		}
 	}
+	finished = 1
 }
+
+// finished is 1 once the export worker.mjs called last has returned: worker.mjs sets it to 0
+// before each call (at the address kamuiFinished hands it) and checks it after. An export
+// that waits with nothing else to run (a goroutine holding what it waits for that never will
+// release it: a bug) does not return: the js/wasm runtime unwinds to JS from the middle of
+// it, with the program neither running nor stopped, and the call's result is whatever the
+// stack held, read against an output buffer that holds another request's answer. No deferred
+// function runs then, so finished stays 0, and worker.mjs retires the instance instead of
+// reading that answer.
+var finished uint32
+
+// kamuiFinished hands worker.mjs the address of finished.
+//
+//go:wasmexport kamuiFinished
+func kamuiFinished() int32 {
+	finished = 1
+	return int32(uintptr(unsafe.Pointer(&finished)))
+}
+
+// markFinished is endCall for the exports that recover nothing of their own (the runner's
+// recovers for them).
+func markFinished() { finished = 1 }
 
 // afterPanic logs a recovered panic, or stops the program when the panic left a lock held.
 // Between calls no lock is ever held, and one left held would make the next call that needs it
@@ -248,7 +275,7 @@ func address(b []byte) int32 {
 //
 //go:wasmexport kamuiPuts
 func kamuiPuts() (answer int32) {
-	defer lostOnPanic(&answer, 0, "puts")
+	defer endCall(&answer, 0, "puts")
 	clock.read()
 	fault("puts", "")
 	mu.Lock()
@@ -388,6 +415,7 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 //
 //go:wasmexport kamuiRun
 func kamuiRun(token int32) int32 {
+	defer markFinished()
 	clock.read()
 	x := pending.Take(int(token))
 	if x == nil {
@@ -411,6 +439,7 @@ func kamuiRun(token int32) int32 {
 //
 //go:wasmexport kamuiSettle
 func kamuiSettle(id, ok int32) int32 {
+	defer markFinished()
 	clock.read()
 	w := waits.take(int(id))
 	if w == nil {
