@@ -23,7 +23,8 @@
 // scheduler runs the runner meanwhile, inside the export. That is safe because a request
 // waits only on its own runner goroutine and only in await (every lookup started ahead goes
 // through Handler.StartMatch), so the runner always hands control back: the scheduler never
-// finds nothing to run inside an export, which the js/wasm runtime cannot survive.
+// finds nothing to run inside an export, which the js/wasm runtime cannot survive (it unwinds
+// the call back to JS unfinished: see finished, which worker.mjs checks after every call).
 //
 // Requests and answers cross as NUL-separated UTF-8 fields written straight into Go's
 // memory: worker.mjs encodes a request into the input buffer (in), and reads an answer from
