@@ -99,7 +99,18 @@ func normalHostnameFor(s string) (string, string, bool) {
 }
 
 func dnsLabel() validator.String {
-	return stringCheck{ok: isDNSLabel, rule: "a DNS label: 1-63 characters of a-z, 0-9 and '-', not starting or ending with '-'"}
+	return stringCheck{ok: isDNSLabel, rule: "a DNS label: 1-63 characters of a-z, 0-9 and '-', not starting or ending with '-'",
+		suggest: dnsLabelFor}
+}
+
+// dnsLabelFor is the label a name in capitals most likely meant ("Shop" → "shop"): the one
+// change that keeps it the same name to a DNS resolver, which compares labels without case.
+func dnsLabelFor(s string) (string, string, bool) {
+	lower := strings.ToLower(s)
+	if lower == s || !isDNSLabel(lower) {
+		return "", "", false
+	}
+	return lower, " (DNS names are compared without case; the edge keeps them in lower case)", true
 }
 
 // zoneName accepts what normalizeZoneName makes a DNS name of: any case, a trailing dot.

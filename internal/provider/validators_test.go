@@ -108,3 +108,19 @@ func TestHostnameSuggestsTheFormMeant(t *testing.T) {
 		t.Errorf("the ASCII form refused: %v", d)
 	}
 }
+
+// A label in capitals is refused with its lower-case form; anything else wrong with it, plainly.
+func TestDNSLabelSuggestsLowerCase(t *testing.T) {
+	d := validate(dnsLabel(), "Shop").Diagnostics
+	if !d.HasError() || !strings.Contains(d[0].Detail(), `Write it as "shop"`) {
+		t.Errorf("Shop: %v; want the suggestion \"shop\"", d)
+	}
+	for _, value := range []string{"shop_app", "-shop", "Shop_App", strings.Repeat("a", 64)} {
+		d := validate(dnsLabel(), value).Diagnostics
+		if !d.HasError() {
+			t.Errorf("%q accepted", value)
+		} else if strings.Contains(d[0].Detail(), "Write it as") {
+			t.Errorf("%q: %s; no case of it is a label", value, d[0].Detail())
+		}
+	}
+}
