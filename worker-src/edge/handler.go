@@ -161,7 +161,7 @@ type Handler struct {
 // Unlocked reports whether none of h's locks is held. Between two calls into the core none
 // ever is (a request never holds one while it waits), so one held after a recovered panic
 // means the panic left a critical section half done: the wasm adapter then stops the program
-// rather than go on (its lostOnPanic).
+// rather than go on (its afterPanic).
 func (h *Handler) Unlocked() bool {
 	return mutexFree(&h.mu) && mutexFree(&h.signMu) && mutexFree(&h.decoded.mu)
 }
