@@ -297,7 +297,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 	if !ok {
 		return
 	}
-	touched, err := r.publish(ctx, bucket, name, manifest, nil, false)
+	touched, shards, err := r.publish(ctx, bucket, name, manifest, nil, false)
 	if err != nil {
 		if cleanupErr := r.takeBack(ctx, bucket, name, touched); cleanupErr != nil {
 			resp.Diagnostics.AddWarning("Objects of the Failed Upload Left Behind",
@@ -309,7 +309,7 @@ func (r *staticSiteResource) Create(ctx context.Context, req resource.CreateRequ
 		return
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
-	setPublishedShards(ctx, resp.Private, manifest.Version, manifest.ShardCount(name), &resp.Diagnostics)
+	setPublishedShards(ctx, resp.Private, manifest.Version, shards, &resp.Diagnostics)
 	plan.Versions = listValue([]string{manifest.Version}, &resp.Diagnostics)
 	plan.Retiring = mapValue(nil, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -446,7 +446,8 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 	// the files (shardsPresent).
 	published := manifest.Version == state.Version.ValueString() && len(held) > 0
 	before := stringList(ctx, state.Versions, &resp.Diagnostics)
-	if _, err := r.publish(ctx, bucket, name, manifest, have, published); err != nil {
+	_, shards, err := r.publish(ctx, bucket, name, manifest, have, published)
+	if err != nil {
 		// What was uploaded stays: a kept version may share it, and the next prune takes
 		// whatever no kept version names. The record still points at the old version.
 		resp.Diagnostics.Append(apiErrorDiag("Unable to Upload Static Site", "Uploading version "+manifest.Version+" of site "+quote(name)+
@@ -480,7 +481,7 @@ func (r *staticSiteResource) Update(ctx context.Context, req resource.UpdateRequ
 		}
 	}
 	r.setFromManifest(&plan, manifest, &resp.Diagnostics)
-	setPublishedShards(ctx, resp.Private, manifest.Version, manifest.ShardCount(name), &resp.Diagnostics)
+	setPublishedShards(ctx, resp.Private, manifest.Version, shards, &resp.Diagnostics)
 	plan.Versions = listValue(kept, &resp.Diagnostics)
 	plan.Retiring = mapValue(retiring, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
@@ -684,14 +685,18 @@ func (c *siteClaims) claim(bucket, name string) (release func(), ok bool) {
 // version names. touched lists every key an upload was started for, shards and manifest
 // included, for a caller that must take them back: an upload that failed may still have been
 // stored (an error answered after the write), and a key left behind would make the next
-// create refuse the prefix.
-func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (touched []string, err error) {
+// create refuse the prefix. shards is how many shards the version is published in (0: its
+// manifest alone), for the private state (setPublishedShards).
+func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m *staticsite.Manifest, have map[string]bool, published bool) (touched []string, shards int, err error) {
 	var pieces []staticsite.Piece
-	if !published {
+	if published {
+		shards = m.ShardCount(name)
+	} else {
 		// Before any upload: a manifest that cannot be written must not leave objects behind.
 		if pieces, err = m.Pieces(name); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
+		shards = len(pieces) - 1
 	}
 	var mu sync.Mutex
 	touch := func(key string) {
@@ -700,16 +705,16 @@ func (r *staticSiteResource) publish(ctx context.Context, bucket, name string, m
 		touched = append(touched, key)
 	}
 	if err := r.uploadObjects(ctx, bucket, name, m, have, touch); err != nil {
-		return touched, err
+		return touched, shards, err
 	}
 	if published {
-		return touched, nil
+		return touched, shards, nil
 	}
-	shards, manifest := pieces[:len(pieces)-1], pieces[len(pieces)-1]
-	if err := r.uploadPieces(ctx, bucket, shards, touch); err != nil {
-		return touched, err
+	shardPieces, manifest := pieces[:len(pieces)-1], pieces[len(pieces)-1]
+	if err := r.uploadPieces(ctx, bucket, shardPieces, touch); err != nil {
+		return touched, shards, err
 	}
-	return touched, r.uploadPieces(ctx, bucket, []staticsite.Piece{manifest}, touch)
+	return touched, shards, r.uploadPieces(ctx, bucket, []staticsite.Piece{manifest}, touch)
 }
 
 // uploadObjects uploads the objects of m that have does not name, uploadConcurrency at once,
@@ -970,24 +975,15 @@ type publishedShards struct {
 	Shards  int    `json:"shards"`
 }
 
-// privateState is what both ReadResponse.Private and the other responses' Private offer.
-type privateState interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-func setPublishedShards(ctx context.Context, private privateState, version string, shards int, diags *diag.Diagnostics) {
-	b, err := json.Marshal(publishedShards{Version: version, Shards: shards})
-	if err != nil {
-		diags.AddError("Unable to Record Static Site Shards", err.Error())
-		return
-	}
+// setPublishedShards records in private state that version was published in shards shards.
+func setPublishedShards(ctx context.Context, private privateSetter, version string, shards int, diags *diag.Diagnostics) {
+	b, _ := json.Marshal(publishedShards{Version: version, Shards: shards}) // a string and an int always encode
 	diags.Append(private.SetKey(ctx, publishedShardsKey, b)...)
 }
 
 // publishedShardsOf is the shard count recorded for version; -1 when none is (a state from an
 // earlier release, or a version published by another).
-func publishedShardsOf(ctx context.Context, private privateState, version string, diags *diag.Diagnostics) int {
+func publishedShardsOf(ctx context.Context, private privateGetter, version string, diags *diag.Diagnostics) int {
 	b, d := private.GetKey(ctx, publishedShardsKey)
 	diags.Append(d...)
 	var p publishedShards

@@ -66,24 +66,12 @@ func TestShardsPresent(t *testing.T) {
 	}
 }
 
-// memoryPrivate is a resource's private state in memory.
-type memoryPrivate map[string][]byte
-
-func (m memoryPrivate) GetKey(_ context.Context, key string) ([]byte, diag.Diagnostics) {
-	return m[key], nil
-}
-
-func (m memoryPrivate) SetKey(_ context.Context, key string, value []byte) diag.Diagnostics {
-	m[key] = value
-	return nil
-}
-
 // The recorded count belongs to one version: another version's, a state without one, or one
 // that does not decode all say "not known", so the split is worked out instead.
 func TestPublishedShards(t *testing.T) {
 	ctx := context.Background()
 	var diags diag.Diagnostics
-	private := memoryPrivate{}
+	private := fakePrivate{}
 	if n := publishedShardsOf(ctx, private, "v1", &diags); n != -1 {
 		t.Errorf("nothing recorded: %d, want -1", n)
 	}
