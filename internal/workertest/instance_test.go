@@ -57,7 +57,7 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 	if status := <-inFlight; status != 500 {
 		t.Errorf("the request in flight on the stopped instance: %d; want the adapter's 500", status)
 	}
-	if _, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second); !ok {
+	if _, ok := awaitLine(h, `"msg":"edge.instance_retired"`); !ok {
 		t.Error("no edge.instance_retired line")
 	}
 
@@ -115,6 +115,11 @@ var faultWorker = func() func(t *testing.T) string {
 		return dir
 	}
 }()
+
+// awaitLine waits up to 5 s for a console line of h holding s, and returns it.
+func awaitLine(h *Host, s string) (string, bool) {
+	return h.WaitLog(func(l string) bool { return strings.Contains(l, s) }, 5*time.Second)
+}
 
 // linesOf counts h's console lines holding s.
 func linesOf(h *Host, s string) int {
@@ -239,7 +244,7 @@ func TestGoInstanceStoppedInAnEvent(t *testing.T) {
 	if failed != 1 {
 		t.Errorf("%d requests failed; want the one whose poke met the stop", failed)
 	}
-	l, ok := h.WaitLog(func(l string) bool { return strings.Contains(l, `"msg":"edge.instance_retired"`) }, 5*time.Second)
+	l, ok := awaitLine(h, `"msg":"edge.instance_retired"`)
 	if !ok || !strings.Contains(l, `during poke`) {
 		t.Errorf("retired: %q; want it found at the poke", l)
 	}
