@@ -162,16 +162,16 @@ type Handler struct {
 // ever is (a request never holds one while it waits), so one held after a recovered panic
 // means the panic left a critical section half done: the wasm adapter then stops the program
 // rather than go on (its afterPanic).
-func (h *Handler) Unlocked() bool {
-	return mutexFree(&h.mu) && mutexFree(&h.signMu) && mutexFree(&h.decoded.mu)
-}
+func (h *Handler) Unlocked() bool { return MutexesFree(&h.mu, &h.signMu, &h.decoded.mu) }
 
-// mutexFree reports whether m is unlocked, leaving it so.
-func mutexFree(m *sync.Mutex) bool {
-	if !m.TryLock() {
-		return false
+// MutexesFree reports whether none of ms is locked, leaving each as it found it.
+func MutexesFree(ms ...*sync.Mutex) bool {
+	for _, m := range ms {
+		if !m.TryLock() {
+			return false
+		}
+		m.Unlock()
 	}
-	m.Unlock()
 	return true
 }
 

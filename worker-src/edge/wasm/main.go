@@ -218,10 +218,7 @@ var finished uint32
 // kamuiFinished hands worker.mjs the address of finished.
 //
 //go:wasmexport kamuiFinished
-func kamuiFinished() int32 {
-	finished = 1
-	return int32(uintptr(unsafe.Pointer(&finished)))
-}
+func kamuiFinished() int32 { return int32(uintptr(unsafe.Pointer(&finished))) }
 
 // markFinished is endCall for the exports that recover nothing of their own (the runner's
 // recovers for them).
@@ -235,21 +232,12 @@ func markFinished() { finished = 1 }
 // answer). Stopping is what any fatal error does: worker.mjs fails the calls in flight and
 // starts a new instance.
 func afterPanic(export string) {
-	if !mutexFree(&mu) || !mutexFree(&waits.mu) || !pending.Unlocked() || handler != nil && !handler.Unlocked() {
+	if !edge.MutexesFree(&mu, &waits.mu) || !pending.Unlocked() || handler != nil && !handler.Unlocked() {
 		println(`{"msg":"edge.panic_with_lock_held","export":"` + export + `"}`) // no lock needed
 		syscall.Exit(2)
 	}
 	var l jsLogger
 	l.Log(`{"msg":"edge.panic_recovered","export":"` + export + `"}`)
-}
-
-// mutexFree reports whether m is unlocked, leaving it so.
-func mutexFree(m *sync.Mutex) bool {
-	if !m.TryLock() {
-		return false
-	}
-	m.Unlock()
-	return true
 }
 
 // message is the first n bytes of the input buffer, or nil when n does not fit in it (the

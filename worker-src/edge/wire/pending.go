@@ -93,13 +93,7 @@ func (p *Pending) Take(token int) *Exchange {
 }
 
 // Unlocked reports whether p's lock is free (see edge.Handler.Unlocked).
-func (p *Pending) Unlocked() bool {
-	if !p.mu.TryLock() {
-		return false
-	}
-	p.mu.Unlock()
-	return true
-}
+func (p *Pending) Unlocked() bool { return edge.MutexesFree(&p.mu) }
 
 // slot is token's slot. Tokens worker.mjs sends are ones Keep made, but a negative one must
 // not index outside the table.
