@@ -24,31 +24,8 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 		t.Fatalf("before the panic: %d %q", r.status, r.body)
 	}
 
-	// In flight: its upstream answers after 5 s and its record's timeout is 300 ms, so it
-	// comes back to Go (the timeout's answer) after the panic below.
-	for len(slowArrivals) > 0 { // other tests' arrivals: room for this one's
-		<-slowArrivals
-	}
-	inFlight := make(chan int, 1)
-	go func() {
-		req, _ := http.NewRequest("GET", h.URL+"/in-flight", nil)
-		req.Host = "slow.kamui.test"
-		resp, err := client.Do(req)
-		if err != nil {
-			inFlight <- 0
-			return
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		_ = resp.Body.Close()
-		inFlight <- resp.StatusCode
-	}()
-	for arrived := ""; arrived != "/in-flight"; {
-		select {
-		case arrived = <-slowArrivals: // another test's request, left from before, is passed over
-		case <-time.After(10 * time.Second):
-			t.Fatal("the in-flight request never reached its upstream")
-		}
-	}
+	// In flight: it comes back to Go after the fatal error below.
+	inFlight := slowRequestInFlight(t, h)
 
 	p := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/crash", nil, "")
 	if p.status != 500 || !strings.Contains(p.body, "Internal error") {
@@ -81,6 +58,38 @@ func TestStoppedGoInstanceIsReplaced(t *testing.T) {
 	if retired != 1 {
 		t.Errorf("%d instances retired; want 1", retired)
 	}
+}
+
+// slowRequestInFlight sends a request to h that waits on its upstream, and returns once the
+// upstream has it; the channel gets its status (0: no answer). The upstream answers after 5 s
+// and the record's timeout is 300 ms, so within 300 ms of the return the request comes back to
+// Go, with the timeout, for the 504 that answers it.
+func slowRequestInFlight(t *testing.T, h *Host) <-chan int {
+	t.Helper()
+	for len(slowArrivals) > 0 { // other tests' arrivals: room for this one's
+		<-slowArrivals
+	}
+	inFlight := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest("GET", h.URL+"/in-flight", nil)
+		req.Host = "slow.kamui.test"
+		resp, err := client.Do(req)
+		if err != nil {
+			inFlight <- 0
+			return
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		_ = resp.Body.Close()
+		inFlight <- resp.StatusCode
+	}()
+	for arrived := ""; arrived != "/in-flight"; {
+		select {
+		case arrived = <-slowArrivals: // another test's request, left from before, is passed over
+		case <-time.After(10 * time.Second):
+			t.Fatal("the in-flight request never reached its upstream")
+		}
+	}
+	return inFlight
 }
 
 // startFaultHost starts a workerd of the test's own with the test build of the Worker (the

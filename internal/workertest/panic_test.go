@@ -55,6 +55,50 @@ func TestPanicIsALostRequest(t *testing.T) {
 	noUnhandledRejections(t, h)
 }
 
+// A request answered lost never comes back, so a panic after its exchange was kept for its
+// next call takes the exchange out of the adapter's table. Left there, such exchanges would
+// fill the table, and the next ones kept would take the slots of requests still in flight.
+// The panic's line says how many stay kept: none after each panic alone, and with a request
+// in flight that one, which then gets its answer (the upstream's timeout) as if nothing had
+// happened.
+func TestPanicLeavesNothingKept(t *testing.T) {
+	h := startFaultHost(t)
+	if r := do(t, "GET", "shop.kamui.test", "/before", nil, ""); r.status != 200 {
+		t.Fatalf("before the panics: %d %q", r.status, r.body)
+	}
+	// A known app's request is kept in decide, to be finished once forwarded; a custom host
+	// not resolved yet is kept in decide for its lookups and again in lookups.
+	for _, c := range []struct{ host, fault, export string }{
+		{"shop.kamui.test", "panic-after-keep", "decide"},
+		{"www.shop.example", "panic-after-put", "lookups"},
+	} {
+		r := do(t, "GET", c.host, "/__kamuidash_fault/"+c.fault, nil, "")
+		if r.status != 500 || !strings.Contains(r.body, "Internal error at the edge.") {
+			t.Errorf("%s: %d %q; want the adapter's 500", c.fault, r.status, r.body)
+		}
+		if l, ok := awaitLine(h, `"msg":"edge.panic_recovered","export":"`+c.export+`"`); !ok {
+			t.Errorf("%s: no edge.panic_recovered line naming %s", c.fault, c.export)
+		} else if !strings.Contains(l, `"kept":0}`) {
+			t.Errorf("%s: %s; want no exchange kept", c.fault, l)
+		}
+	}
+
+	inFlight := slowRequestInFlight(t, h)
+	if r := do(t, "GET", "shop.kamui.test", "/__kamuidash_fault/panic-after-keep?again", nil, ""); r.status != 500 {
+		t.Errorf("the panic beside a request in flight: %d %q; want the adapter's 500", r.status, r.body)
+	}
+	if _, ok := awaitLine(h, `"export":"decide","kept":1}`); !ok {
+		t.Error(`no edge.panic_recovered line with the request in flight kept ("kept":1)`)
+	}
+	if status := <-inFlight; status != 504 {
+		t.Errorf("the request in flight beside the panic: %d; want its upstream's timeout, 504", status)
+	}
+	if n := linesOf(h, `"msg":"edge.instance_retired"`); n != 0 {
+		t.Errorf("%d instances retired; a panic should retire none", n)
+	}
+	noUnhandledRejections(t, h)
+}
+
 // What a recovered panic leaves half done is not undone: a lock it held stays held. The next
 // call that needs the lock cannot wait for it inside an export, so the program stops there,
 // and worker.mjs starts a new instance, as after any fatal error: no request waits for a lock

@@ -11,12 +11,16 @@ import (
 
 // fault injects a failure for a request whose URL names one, in a test build only
 // (scripts/build-worker.sh with KAMUIDASH_WORKER_TAGS=kamuidash_fault); export is the call
-// into Go it is called from (url: the request's, "" for puts). Panics, which every export
+// into Go it is called from, or "keep" and "put" for the points in settle where a request's
+// exchange is kept (url: the request's, "" for puts). Panics, which every export
 // and the runner recover as a lost request:
 //   - /__kamuidash_fault/panic: in decide;
 //   - /__kamuidash_fault/panic-in-lookups, -in-finish: in that call of the request's;
 //   - /__kamuidash_fault/panic-in-puts: in the next call for the route-cache entries waiting
 //     (the request's own, when it planned one);
+//   - /__kamuidash_fault/panic-after-keep, -after-put: once the request's exchange is kept
+//     for worker.mjs to come back for, in the decide that first keeps it, or in the lookups
+//     that keeps it again;
 //   - /__kamuidash_fault/panic-holding-lock: in decide, with the adapter's lock held, as a bug
 //     inside a critical section would leave it.
 //
@@ -50,7 +54,7 @@ func fault(export, url string) {
 		panic("kamuidash: fault injected with the lock held")
 	case export == "decide" && name == "panic-in-puts":
 		panicNextPuts = true
-	case name == "panic-in-"+export: // lookups, finish
+	case name == "panic-in-"+export, name == "panic-after-"+export: // lookups, finish; keep, put
 		panic("kamuidash: fault injected in " + export)
 	case export == "decide" && name == "crash":
 		crash()

@@ -41,6 +41,7 @@ package main
 
 import (
 	"errors"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -197,13 +198,23 @@ func kamuiRemember(n int32) {
 // (remember), and the line waits for the next answer. Last, it says the call finished.
 func endCall(answer *int32, token int, export string) {
 	if p := recover(); p != nil {
-		afterPanic(export)
+		if token == 0 {
+			token = kept // decide: the token settle kept its exchange under, if it got so far
+		}
+		afterPanic(export, token)
 		if answer != nil {
 			*answer = lost(token)
 		}
 	}
+	kept = 0
 	finished = 1
 }
+
+// kept is the token settle kept a new request's exchange under in the decide call in
+// progress (0: none yet), which that call's endCall knows no other way: a panic after it must
+// not leave the exchange in the table, where nothing would come back for it. Reset by every
+// endCall, so that it never outlives the call that set it.
+var kept int
 
 // finished is 1 once the export worker.mjs called last has returned: worker.mjs sets it to 0
 // before each call (at the address kamuiFinished hands it) and checks it after. An export
@@ -231,13 +242,18 @@ func markFinished() { finished = 1 }
 // and every later call answered with what was last in the output buffer (another request's
 // answer). Stopping is what any fatal error does: worker.mjs fails the calls in flight and
 // starts a new instance.
-func afterPanic(export string) {
+//
+// The request's exchange (token's, 0 for none) is dropped first, so that the line can say how
+// many exchanges stay kept for worker.mjs to come back for: those of requests still in flight,
+// and nothing the panics left behind.
+func afterPanic(export string, token int) {
 	if !edge.MutexesFree(&mu, &waits.mu) || !pending.Unlocked() || handler != nil && !handler.Unlocked() {
 		println(`{"msg":"edge.panic_with_lock_held","export":"` + export + `"}`) // no lock needed
 		syscall.Exit(2)
 	}
+	forget(token)
 	var l jsLogger
-	l.Log(`{"msg":"edge.panic_recovered","export":"` + export + `"}`)
+	l.Log(`{"msg":"edge.panic_recovered","export":"` + export + `","kept":` + strconv.Itoa(pending.Kept()) + `}`)
 }
 
 // message is the first n bytes of the input buffer, or nil when n does not fit in it (the
@@ -309,6 +325,7 @@ func drain() []string {
 // its log lines go with it.
 func send(token int, lines []string, b []byte, err error) int32 {
 	if err != nil {
+		forget(token)
 		b, _ = wire.Lost(b, token, lines)
 	}
 	out = b
@@ -323,11 +340,22 @@ func sendPlan(token int, p edge.Plan) int32 {
 	return send(token, l, b, err)
 }
 
-// lost answers a token that is not (or no longer) pending.
+// lost answers a token that is not (or no longer) pending, or whose request cannot go on.
 func lost(token int) int32 {
+	forget(token)
 	l := drain()
 	b, err := wire.Lost(out, token, l)
 	return send(token, l, b, err)
+}
+
+// forget drops token's exchange if it is still kept (0: none). worker.mjs fails a request
+// answered wire.AnswerLost and never comes back for its token, so a slot left holding it
+// would hold the exchange's memory until the table fills, and then make a request in flight
+// give way for it (wire.Pending.Keep).
+func forget(token int) {
+	if token != 0 {
+		pending.Take(token)
+	}
 }
 
 func decide(msg []byte) int32 {
@@ -380,8 +408,11 @@ func settle(x *wire.Exchange, token int, decided bool) int32 {
 	}
 	if token == 0 {
 		token = pending.Keep(x)
+		kept = token
+		fault("keep", x.Req.URL)
 	} else {
 		pending.Put(x)
+		fault("put", x.Req.URL)
 	}
 	if decided {
 		return sendPlan(token, x.Ex.Plan)
@@ -486,7 +517,7 @@ func runner(r *run) {
 func runOne(x *wire.Exchange) (n int32) {
 	defer func() {
 		if p := recover(); p != nil {
-			afterPanic("run")
+			afterPanic("run", x.Token)
 			io.Set("object", js.Null())
 			n = lost(x.Token)
 		}

@@ -92,6 +92,14 @@ func (p *Pending) Take(token int) *Exchange {
 	return x
 }
 
+// Kept is how many exchanges are kept.
+func (p *Pending) Kept() int {
+	p.mu.Lock()
+	n := p.used
+	p.mu.Unlock()
+	return n
+}
+
 // Unlocked reports whether p's lock is free (see edge.Handler.Unlocked).
 func (p *Pending) Unlocked() bool { return edge.MutexesFree(&p.mu) }
 

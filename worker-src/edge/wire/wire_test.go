@@ -320,6 +320,31 @@ func TestPendingKeepsALongRequest(t *testing.T) {
 	}
 }
 
+// TestPendingCountsWhatItKeeps: Kept counts the exchanges kept, a slot taken over by a
+// newer token once, and a token taken twice or never kept not at all.
+func TestPendingCountsWhatItKeeps(t *testing.T) {
+	var p Pending
+	a, b := &Exchange{}, &Exchange{}
+	ta, tb := p.Keep(a), p.Keep(b)
+	p.Take(ta)
+	p.Put(a) // kept again under its token
+	if n := p.Kept(); n != 2 {
+		t.Errorf("Kept = %d with two exchanges kept", n)
+	}
+	p.Take(ta)
+	p.Take(ta)
+	p.Take(tb + 1)
+	if n := p.Kept(); n != 1 {
+		t.Errorf("Kept = %d after one exchange was taken (twice) and a token never kept was asked for", n)
+	}
+	for range PendingSlots {
+		p.Keep(&Exchange{})
+	}
+	if n := p.Kept(); n != PendingSlots {
+		t.Errorf("Kept = %d with the table full; want %d", n, PendingSlots)
+	}
+}
+
 func TestPendingTokensWrap(t *testing.T) {
 	p := Pending{next: maxToken - 1}
 	x, y := &Exchange{}, &Exchange{}
