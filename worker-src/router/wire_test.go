@@ -175,3 +175,39 @@ func TestRouter_ForwardsTheSignedTargetExactly(t *testing.T) {
 		}
 	}
 }
+
+// A client's request trailers stay behind at the router: a trailer field is a header that
+// arrives after the body, and a Kamui-* one, or any other the tenant would read as it reads
+// headers, must not reach the tenant where the router's checks of the head never saw it. The
+// body itself arrives whole.
+func TestRouter_DropsRequestTrailers(t *testing.T) {
+	type arrived struct {
+		body    string
+		trailer http.Header
+	}
+	got := make(chan arrived, 1)
+	b := newBackend(t, func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body) // r.Trailer is complete once the body is read
+		got <- arrived{string(body), r.Trailer.Clone()}
+		_, _ = io.WriteString(w, "ok")
+	})
+	h := newHarness(t, b, nil)
+	head := signedHead(t, h, http.MethodPost, "/upload") +
+		"Transfer-Encoding: chunked\r\nTrailer: Kamui-App, X-Checksum\r\n\r\n"
+	res := rawExchange(t, h, head+"5\r\nhello\r\n0\r\nKamui-App: other-tenant\r\nX-Checksum: abc\r\n\r\n")
+	if res == nil || res.StatusCode != http.StatusOK {
+		t.Fatalf("got %v, want 200", res)
+	}
+	a := <-got
+	if a.body != "hello" {
+		t.Errorf("the tenant read body %q, want %q", a.body, "hello")
+	}
+	for name, v := range a.trailer {
+		if len(v) > 0 || strings.HasPrefix(strings.ToLower(name), "kamui-") {
+			t.Errorf("the tenant got trailer %s: %q", name, v)
+		}
+	}
+	if v := b.last().Header.Values("Trailer"); len(v) > 0 {
+		t.Errorf("the tenant was announced trailers %q", v)
+	}
+}
