@@ -144,8 +144,9 @@ func (rt *Router) admit(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRequ
 		return &Failure{Status: http.StatusBadRequest, Outcome: OutcomeMalformed, Err: errors.New("a Transfer-Encoding other than chunked")}
 	}
 	// The signature binds the request target exactly as received; the Host is the tunnel's
-	// origin hostname, and the public host arrives, signed, in the context.
-	c, key, err := rt.verifier.VerifyHeaders(sig, ex.method, string(target), rt.now(), rt.maxSkew)
+	// origin hostname, and the public host arrives, signed, in the context. Its time is checked
+	// against the request's arrival, read once for the exchange.
+	c, key, err := rt.verifier.VerifyHeaders(sig, ex.method, string(target), ex.start, rt.maxSkew)
 	if err != nil {
 		return &Failure{Status: http.StatusForbidden, Outcome: OutcomeDenied, Err: err}
 	}
