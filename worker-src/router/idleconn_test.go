@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -170,6 +171,45 @@ func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 				t.Errorf("bob's request went over alice's connection (%d) after it received unsolicited bytes", aliceConn)
 			}
 			eventually(t, "the router closed alice's connection", func() bool { return up.isClosed(aliceConn) })
+		})
+	}
+}
+
+// A response whose framing two parsers could read differently (a hidden second response in
+// it, with alice's cookie) leaves no bytes behind for the next client: whatever the router
+// makes of alice's answer, the connection carried something past the end it found, so it is
+// not reused, and bob gets his own page on another connection.
+func TestRouter_AmbiguouslyFramedResponseReachesNoOtherClient(t *testing.T) {
+	const hidden = "HTTP/1.1 200 OK\r\nSet-Cookie: session=alice\r\nContent-Length: 10\r\n\r\nalice's!!!"
+	for _, tc := range []struct{ name, head, body string }{
+		{"content-length and chunked", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n" + hidden},
+		{"chunked and content-length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", "0\r\n\r\n" + hidden},
+		{"duplicate content-length", "Content-Length: 5\r\nContent-Length: 0\r\n", "hello" + hidden},
+		{"content-length shorter than sent", "Content-Length: 5\r\n", "hello" + hidden},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
+				if req.URL.Path == "/alice" {
+					_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+tc.head+"\r\n"+tc.body)
+					return
+				}
+				writeResponse(conn, "", "page for "+req.URL.Path)
+			})
+			h := newHarnessTo(t, up.url(), nil)
+			if res, body := do(t, h.request(t, validContext(http.MethodGet, "req-alice"), "/alice", nil)); strings.Contains(body, "alice's!!!") {
+				t.Errorf("alice got the hidden response as her body: %d %q", res.StatusCode, body)
+			}
+			aliceConn := up.connOf("/alice")
+			res, body := do(t, h.request(t, validContext(http.MethodGet, "req-bob"), "/bob", nil))
+			if res.StatusCode != http.StatusOK || body != "page for /bob" {
+				t.Errorf("bob: got %d %q, want his own page", res.StatusCode, body)
+			}
+			if c := res.Header.Get("Set-Cookie"); c != "" {
+				t.Errorf("bob received Set-Cookie %q from alice's exchange", c)
+			}
+			if up.connOf("/bob") == aliceConn {
+				t.Errorf("bob's request went over alice's connection (%d), which had bytes past alice's answer", aliceConn)
+			}
 		})
 	}
 }
