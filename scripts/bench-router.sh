@@ -14,7 +14,10 @@
 # wrk from Debian when missing (needs root). Tunables: BENCH_THREADS (2), BENCH_CONNECTIONS (32),
 # BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), POST_BYTES (16384), FIXED_CONNECTIONS (64),
 # ROUTER_BIN (a prebuilt router binary to measure instead of this checkout's, for comparing
-# candidate designs in one harness).
+# candidate designs in one harness), COMPARE_BIN (a second router binary, the A of an A/B: driven
+# right after the router in every round, with the same loads; the run then ends with a line
+# "bench-router-compare: …" giving the router's req/s, CPU per request and fixed-load p99 over
+# the compared build's, each side scored as above).
 #
 # The floors. A bare fasthttp proxy (benchtool proxy: the library's server and HostClient in
 # their defaults, each request passed through untouched) is driven by the same loads as the
@@ -89,9 +92,9 @@ fi
 go build -trimpath -o "$TMP/benchtool" ./worker-src/router/internal/benchtool
 log "load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mapfile -t PORTS < <("$TMP/benchtool" ports 6)
+mapfile -t PORTS < <("$TMP/benchtool" ports 8)
 BACKEND_PORT=${PORTS[0]} ROUTER_PORT=${PORTS[1]} ADMIN_PORT=${PORTS[2]} NGINX_PORT=${PORTS[3]} BARE_PORT=${PORTS[4]}
-PROXY_PORT=${PORTS[5]}
+PROXY_PORT=${PORTS[5]} COMPARE_PORT=${PORTS[6]} COMPARE_ADMIN_PORT=${PORTS[7]}
 
 wait_port() { # wait_port <port> <name>: up to 10 s for a listener
   local i
@@ -120,12 +123,22 @@ wait_port "$PROXY_PORT" "bare fasthttp proxy"
 mkdir -m 700 "$TMP/secret"
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$TMP/secret/key"
 chmod 600 "$TMP/secret/key"
-"$TMP/kamuidash-router" --listen "127.0.0.1:$ROUTER_PORT" --admin-listen "127.0.0.1:$ADMIN_PORT" \
-  --secret-file "$TMP/secret/key" --namespace-prefix tenant- --upstream-template '127.0.0.1:{port}' \
-  --log-sample-rate 0 --max-skew 2m >"$TMP/router.log" 2>&1 &
-ROUTER_PID=$!
+start_router() { # start_router <binary> <port> <admin port> <log>: prints the pid
+  "$1" --listen "127.0.0.1:$2" --admin-listen "127.0.0.1:$3" \
+    --secret-file "$TMP/secret/key" --namespace-prefix tenant- --upstream-template '127.0.0.1:{port}' \
+    --log-sample-rate 0 --max-skew 2m >"$4" 2>&1 &
+  echo $!
+}
+ROUTER_PID=$(start_router "$TMP/kamuidash-router" "$ROUTER_PORT" "$ADMIN_PORT" "$TMP/router.log")
 PIDS+=($ROUTER_PID)
 wait_port "$ROUTER_PORT" router
+COMPARE_PID=""
+if [ -n "${COMPARE_BIN:-}" ]; then
+  cp "$COMPARE_BIN" "$TMP/kamuidash-router-compare"
+  COMPARE_PID=$(start_router "$TMP/kamuidash-router-compare" "$COMPARE_PORT" "$COMPARE_ADMIN_PORT" "$TMP/compare.log")
+  PIDS+=($COMPARE_PID)
+  wait_port "$COMPARE_PORT" "compared router"
+fi
 
 # nginx as a plain keep-alive reverse proxy, in the foreground, with every path under $TMP.
 mkdir -p "$TMP/nginx"
@@ -268,11 +281,37 @@ fixed_floor_line() {
     'BEGIN { printf "%-14s bare fasthttp proxy: p99 %7s ms  %.2f x nginx  cpu %6s us/req\n", l, fp99, fp99 / np99, fcpu }'
 }
 
+# compare_line <label> <result>: the compared router's result, when there is one.
+compare_line() {
+  local cr cp99 ccpu
+  read -r cr _ cp99 ccpu _ _ <<<"$2"
+  printf '%-14s compared router: %9s req/s  p99 %7s ms  cpu %6s us/req\n' "$1" "$cr" "$cp99" "$ccpu"
+}
+
+# The compared router runs beside the router, before it in even rounds and after it in odd ones:
+# a position in the sequence (right after nginx's run, say) is worth a few per cent by itself.
+compare_first() { [ -n "$COMPARE_PID" ] && [ $(($1 % 2)) = 0 ]; }
+compare_after() { [ -n "$COMPARE_PID" ] && [ $(($1 % 2)) = 1 ]; }
+compare_get() {
+  local c
+  c=$(run_wrk compare "$COMPARE_PORT" "$DURATION" "$(lua router GET 0)" "$COMPARE_PID")
+  compare_line "GET round $1" "$c"
+  if better "$c" "$best_get_compare" 1 more; then best_get_compare=$c; fi
+}
+compare_post() {
+  local c
+  c=$(run_wrk compare "$COMPARE_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$COMPARE_PID")
+  compare_line "POST round $1" "$c"
+  if better "$c" "$best_post_compare" 1 more; then best_post_compare=$c; fi
+}
+
 zero="0 0 0 0 0 0"
 best_get_router=$zero best_get_nginx=$zero best_post_router=$zero best_post_nginx=$zero
-best_get_proxy=$zero best_post_proxy=$zero
+best_get_proxy=$zero best_post_proxy=$zero best_get_compare=$zero best_post_compare=$zero
 for round in $(seq "$ROUNDS"); do
+  if compare_first "$round"; then compare_get "$round"; fi
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router GET 0)" "$ROUTER_PID")
+  if compare_after "$round"; then compare_get "$round"; fi
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx GET 0)" "$NGINX_PID")
   f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx GET 0)" "$PROXY_PID")
   report "GET round $round" "$r" "$n"
@@ -280,7 +319,9 @@ for round in $(seq "$ROUNDS"); do
   better "$r" "$best_get_router" 1 more && best_get_router=$r
   better "$n" "$best_get_nginx" 1 more && best_get_nginx=$n
   better "$f" "$best_get_proxy" 1 more && best_get_proxy=$f
+  if compare_first "$round"; then compare_post "$round"; fi
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$ROUTER_PID")
+  if compare_after "$round"; then compare_post "$round"; fi
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$NGINX_PID")
   f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$PROXY_PID")
   report "POST round $round" "$r" "$n"
@@ -330,9 +371,17 @@ run_fixed_rate() {
 max=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 0)
 target=$(awk -v r="${max%% *}" 'BEGIN { printf "%d", r * 0.7 }')
 log "fixed load: $target req/s offered (70 % of nginx's ${max%% *} req/s under the same generator), open loop, over $FIXED_CONNECTIONS connections"
-best_fixed_router=$zero best_fixed_nginx=$zero best_fixed_proxy=$zero
+best_fixed_router=$zero best_fixed_nginx=$zero best_fixed_proxy=$zero best_fixed_compare=$zero
+compare_fixed() {
+  local c
+  c=$(run_fixed_rate compare "$COMPARE_PORT" "$COMPARE_PID" 1 "$target")
+  compare_line "fixed round $1" "$c"
+  if better "$c" "$best_fixed_compare" 3 less; then best_fixed_compare=$c; fi
+}
 for round in $(seq "$ROUNDS"); do
+  if compare_first "$round"; then compare_fixed "$round"; fi
   r=$(run_fixed_rate router "$ROUTER_PORT" "$ROUTER_PID" 1 "$target")
+  if compare_after "$round"; then compare_fixed "$round"; fi
   n=$(run_fixed_rate nginx "$NGINX_PORT" "$NGINX_PID" 0 "$target")
   f=$(run_fixed_rate proxy "$PROXY_PORT" "$PROXY_PID" 0 "$target")
   report "fixed round $round" "$r" "$n"
@@ -368,7 +417,7 @@ awk -v nr="$nr" -v ncpu="$ncpu" -v rcpu="$rcpu" -v nb="$nbackend" -v rb="$rbacke
 }'
 # wrk stops with requests in flight, which the router rightly logs as client_gone; anything
 # else it logged as a failure means the numbers are not of a healthy run.
-failures=$(grep '"level":"ERROR"\|"level":"WARN"' "$TMP/router.log" | grep -v '"outcome":"client_gone"' || true)
+failures=$(cat "$TMP/router.log" ${COMPARE_PID:+"$TMP/compare.log"} | grep '"level":"ERROR"\|"level":"WARN"' | grep -v '"outcome":"client_gone"' || true)
 if [ -n "$failures" ]; then
   log "the router logged failures during the run:"
   head -5 <<<"$failures" >&2
@@ -380,5 +429,13 @@ read -r fpr _ <<<"$best_post_proxy"
 read -r _ _ ffp99 _ <<<"$best_fixed_proxy"
 awk -v fgr="$fgr" -v nr="$nr" -v fpr="$fpr" -v pnr="$pnr" -v ffp99="$ffp99" -v fnp99="$fnp99" \
   'BEGIN { printf "bench-router: the most fasthttp allows here (bare proxy): rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", fgr / nr, ffp99 / fnp99, fpr / pnr }'
+if [ -n "$COMPARE_PID" ]; then
+  read -r cgr _ _ cgcpu _ _ <<<"$best_get_compare"
+  read -r cpr _ _ cpcpu _ _ <<<"$best_post_compare"
+  read -r _ _ cfp99 _ _ _ <<<"$best_fixed_compare"
+  awk -v rr="$rr" -v rcpu="$rcpu" -v cgr="$cgr" -v cgcpu="$cgcpu" -v prr="$prr" -v prcpu="$prcpu" \
+    -v cpr="$cpr" -v cpcpu="$cpcpu" -v rp="$frp99" -v cp="$cfp99" \
+    'BEGIN { printf "bench-router-compare: this router over the compared one: get_rps=%.3f get_cpu=%.3f post_rps=%.3f post_cpu=%.3f fixed_p99=%.3f\n", rr / cgr, rcpu / cgcpu, prr / cpr, prcpu / cpcpu, rp / cp }'
+fi
 awk -v rr="$rr" -v nr="$nr" -v rp="$frp99" -v np="$fnp99" -v prr="$prr" -v pnr="$pnr" \
   'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", rr / nr, rp / np, prr / pnr }'

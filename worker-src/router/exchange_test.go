@@ -211,6 +211,32 @@ func TestRouter_SlowBodyOutlivesTheHeaderTimeout(t *testing.T) {
 	}
 }
 
+// An exchange without a body (HEAD, 204, 304) ends with the connection back in the pool and the
+// read deadline of the wait for its head still set. A connection idle for longer than the
+// header timeout must serve the next request all the same: each exchange sets its own deadline
+// before it reads.
+func TestRouter_ReusesAConnectionIdleLongerThanTheHeaderTimeout(t *testing.T) {
+	const headerTimeout = 50 * time.Millisecond
+	b := newBackend(t, nil)
+	h := newHarness(t, b, func(c *router.Config) { c.ResponseHeaderTimeout = headerTimeout })
+	for i, method := range []string{http.MethodHead, http.MethodGet, http.MethodHead, http.MethodGet} {
+		if i > 0 {
+			time.Sleep(3 * headerTimeout)
+		}
+		res, body := do(t, h.request(t, validContext(method, "req-idle-past-timeout"), "/", nil))
+		want := "ok from backend"
+		if method == http.MethodHead {
+			want = ""
+		}
+		if res.StatusCode != http.StatusOK || body != want {
+			t.Fatalf("request %d (%s): got %d %q, want 200 and %q", i, method, res.StatusCode, body, want)
+		}
+	}
+	if n := b.conns.Load(); n != 1 {
+		t.Errorf("the backend accepted %d connections for 4 sequential requests, want 1", n)
+	}
+}
+
 // countingConn counts the writes made on an upstream connection. It hides the connection's
 // ReadFrom, so that every byte goes through Write.
 type countingConn struct {
