@@ -1,7 +1,11 @@
 package router_test
 
 import (
+	"bufio"
+	"bytes"
+	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -109,5 +113,84 @@ func TestSampleRate(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("SampleRate(%v) kept %d of 100, want %d", tc.rate, got, tc.want)
 		}
+	}
+}
+
+// A body that came whole with its head is recorded as the router hands it to the server (its
+// bytes counted, the upstream connection already free); a streamed body is recorded when it
+// ends, and one cut off on either side is "aborted" with the bytes that got through.
+func TestAccessLog_RecordsEachBodyWhenItIsDone(t *testing.T) {
+	const total = 64 << 20
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	streamed := func(cutOff bool) http.HandlerFunc {
+		return func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Length", strconv.Itoa(total))
+			for sent := 0; sent < total; sent += len(chunk) {
+				if cutOff && sent == 4*len(chunk) {
+					conn, _, err := http.NewResponseController(w).Hijack()
+					if err == nil {
+						_ = conn.Close() // the upstream breaks off mid-body
+					}
+					return
+				}
+				if _, err := w.Write(chunk); err != nil {
+					return // the router closed the connection: the client left
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name         string
+		handler      http.HandlerFunc
+		clientLeaves bool
+		outcome      string
+		whole        bool // bytes is the whole body
+	}{
+		{name: "small body, with its head", handler: func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = io.WriteString(w, "ok from backend")
+		}, outcome: "proxied", whole: true},
+		{name: "streamed body, read to its end", handler: streamed(false), outcome: "proxied", whole: true},
+		{name: "streamed body, the client leaves", handler: streamed(false), clientLeaves: true, outcome: "aborted"},
+		{name: "streamed body, the upstream breaks off", handler: streamed(true), outcome: "aborted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, newBackend(t, tc.handler), nil)
+			req := h.request(t, validContext(http.MethodGet, "req-recorded"), "/", nil)
+			conn := dialRouter(t, h)
+			if err := req.Write(conn); err != nil {
+				t.Fatal(err)
+			}
+			br := bufio.NewReader(conn)
+			res, err := http.ReadResponse(br, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got int64
+			if tc.clientLeaves {
+				got, _ = io.CopyN(io.Discard, res.Body, 1<<20)
+				_ = conn.Close()
+			} else {
+				got, _ = io.Copy(io.Discard, res.Body) // an upstream that broke off ends it early
+			}
+			var line map[string]any
+			eventually(t, "the exchange's access line", func() bool {
+				lines := h.logs.accessLines(t)
+				if len(lines) == 0 {
+					return false
+				}
+				line = lines[0]
+				return true
+			})
+			if line["outcome"] != tc.outcome {
+				t.Errorf("outcome %v (reason %v), want %s", line["outcome"], line["reason"], tc.outcome)
+			}
+			bytesLogged, _ := line["bytes"].(float64)
+			switch {
+			case tc.whole && int64(bytesLogged) != got:
+				t.Errorf("bytes %v, want the %d the client read", line["bytes"], got)
+			case !tc.whole && (bytesLogged < float64(got) || bytesLogged >= total):
+				t.Errorf("bytes %v, want what got through: at least the %d the client read, less than %d", line["bytes"], got, total)
+			}
+		})
 	}
 }

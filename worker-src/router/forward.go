@@ -260,7 +260,11 @@ func (rt *Router) forward(ctx *fasthttp.RequestCtx, ex *exchange, fwd *forwardRe
 }
 
 // relay hands the upstream's response to the server: the head now, the body as a stream the
-// server copies to the client after the handler returns. res is released when that is done.
+// server copies to the client after the handler returns, res released when that is done; or,
+// when the transport took the body whole with the head (its connection already back in the
+// pool), the body itself, and the exchange is recorded now, as an answer the router made
+// itself is: a failed write of those few bytes to the client is not seen (nginx, too, logs the
+// status it sent).
 func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Response) {
 	var announced []byte // the tenant's Trailer header, which copyResponseHead leaves behind
 	if len(res.Header.PeekTrailerKeys()) > 0 {
@@ -271,9 +275,13 @@ func (rt *Router) relay(ctx *fasthttp.RequestCtx, ex *exchange, res *fasthttp.Re
 		announceTrailers(&ctx.Response.Header, announced)
 	}
 	status := res.StatusCode()
-	if res.BodyStream() == nil { // HEAD, 204, 304: the connection is back in the pool already
+	if res.BodyStream() == nil { // HEAD, 204, 304, or a body taken whole: the connection is back in the pool
+		body := res.Body() // (a stream it would read through: there is none)
+		if len(body) > 0 {
+			ctx.Response.SetBody(body) // a copy: res goes back to its pool now
+		}
 		fasthttp.ReleaseResponse(res)
-		rt.finish(ex, status, OutcomeProxied, 0)
+		rt.finish(ex, status, OutcomeProxied, int64(len(body)))
 		return
 	}
 	// The connection is this exchange's until the stream closes (transport.go: upstreamBody).

@@ -103,8 +103,9 @@ type exchange struct {
 }
 
 // ServeFastHTTP admits or refuses the request, then forwards it. The exchange is recorded
-// (metrics, access log) when its response is complete: here for answers without a body, when
-// the body stream closes for the others (relaybody.go), when the tunnel closes for upgrades.
+// (metrics, access log) when its response is complete: here for answers without a body or
+// with one that came whole with its head (forward.go: relay), when the body stream closes for
+// the others (relaybody.go), when the tunnel closes for upgrades.
 func (rt *Router) ServeFastHTTP(ctx *fasthttp.RequestCtx) {
 	// fasthttp's server holds a response back unflushed when the next request has already
 	// arrived (pipelining), and runs that request's handler meanwhile: an interim response the

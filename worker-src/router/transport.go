@@ -30,7 +30,10 @@ import (
 // As in fasthttp's transport, a response body is streamed (the router's HostClients set
 // StreamResponseBody), and its connection goes back to the pool only once the body was read to
 // its end and neither side asked to close; closing the stream early closes the connection,
-// interrupting a Read in flight (upstreamBody). The HostClient settings this transport does
+// interrupting a Read in flight (upstreamBody). A body that came whole with its head (a small
+// response's, framed by its Content-Length) is taken at once instead, as fasthttp's own
+// transport takes every body without StreamResponseBody: its connection goes back to the pool
+// before the client is written to, and the router hands it on in one piece (relay). The HostClient settings this transport does
 // not implement are the ones the router leaves unset: ReadTimeout, WriteTimeout,
 // MaxConnDuration, MaxResponseBodySize and request timeouts. Nothing is sent again here: the
 // router decides that (forward.go), so RoundTrip never asks HostClient.Do to retry.
@@ -142,6 +145,18 @@ func (t *transport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, re
 		reuse = false
 	case resp.SkipBody || status < 200 || status == fasthttp.StatusNoContent || status == fasthttp.StatusNotModified:
 		// No body: the exchange is over.
+	case bodyCameWithHead(resp, br):
+		// A small response's body arrives with its head: fasthttp takes it from the reader's
+		// buffer (no read on the connection, and at most the buffer's size), and the
+		// connection is free again before the client is sent a byte. The read deadline of the
+		// wait for the head stays on the pooled connection, as after an answer without a body:
+		// every exchange sets its own before it reads.
+		resp.StreamBody = false
+		if err = resp.ReadBody(br, 0); err != nil {
+			hc.ReleaseReader(br)
+			uc.done(false)
+			return false, err
+		}
 	default:
 		// The head is in: the body is not bounded by the header timeout.
 		if err = conn.SetReadDeadline(time.Time{}); err != nil {
@@ -158,6 +173,13 @@ func (t *transport) RoundTrip(hc *fasthttp.HostClient, req *fasthttp.Request, re
 	hc.ReleaseReader(br)
 	uc.done(reuse)
 	return false, nil
+}
+
+// bodyCameWithHead reports whether resp's body, framed by its Content-Length, is in br's buffer
+// already. A chunked body, or one framed by the connection's end, is always streamed.
+func bodyCameWithHead(resp *fasthttp.Response, br *bufio.Reader) bool {
+	length := resp.Header.ContentLength()
+	return length >= 0 && length <= br.Buffered()
 }
 
 // bindConn returns the function that hands cc back to its HostClient (release to the pool or

@@ -118,8 +118,9 @@ func (u *upstreams) newClient(addr string) *fasthttp.HostClient {
 		DisablePathNormalizing: true,
 		// Response header names reach the client as the tenant spelled them.
 		DisableHeaderNamesNormalizing: true,
-		// Bodies stream both ways; nothing is buffered whole (fasthttp reads a response body
-		// into memory by default).
+		// Bodies stream both ways; nothing larger than the read buffer is held whole (fasthttp
+		// reads a response body into memory by default). A body that came with its head is
+		// taken from that buffer (transport.go).
 		StreamResponseBody: true,
 		// No "User-Agent: fasthttp" on requests whose client sent none.
 		NoDefaultUserAgentHeader: true,
