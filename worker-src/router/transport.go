@@ -33,10 +33,12 @@ import (
 // interrupting a Read in flight (upstreamBody). A body that came whole with its head (a small
 // response's, framed by its Content-Length) is taken at once instead, as fasthttp's own
 // transport takes every body without StreamResponseBody: its connection goes back to the pool
-// before the client is written to, and the router hands it on in one piece (relay). The HostClient settings this transport does
-// not implement are the ones the router leaves unset: ReadTimeout, WriteTimeout,
-// MaxConnDuration, MaxResponseBodySize and request timeouts. Nothing is sent again here: the
-// router decides that (forward.go), so RoundTrip never asks HostClient.Do to retry.
+// before the client is written to, and the router hands it on in one piece (relay).
+//
+// The HostClient settings this transport does not implement are the ones the router leaves
+// unset: ReadTimeout, WriteTimeout, MaxConnDuration, MaxResponseBodySize and request timeouts.
+// Nothing is sent again here: the router decides that (forward.go), so RoundTrip never asks
+// HostClient.Do to retry.
 type transport struct {
 	headerTimeout time.Duration
 }
