@@ -15,9 +15,10 @@
 # BENCH_DURATION (10s), BENCH_WARMUP (2s), ROUNDS (2), POST_BYTES (16384), FIXED_CONNECTIONS (64),
 # ROUTER_BIN (a prebuilt router binary to measure instead of this checkout's, for comparing
 # candidate designs in one harness), COMPARE_BIN (a second router binary, the A of an A/B: driven
-# right after the router in every round, with the same loads; the run then ends with a line
-# "bench-router-compare: …" giving the router's req/s, CPU per request and fixed-load p99 over
-# the compared build's, each side scored as above).
+# beside the router in every round with the same loads, before it in even rounds and after it in
+# odd ones; the run then ends with a line "bench-router-compare: …" giving the router's GET and
+# POST req/s and CPU per request over the compared build's, as ratios of their sums over the
+# rounds, with the rounds each won, and the ratio of the lowest fixed-load p99s).
 #
 # The floors. A bare fasthttp proxy (benchtool proxy: the library's server and HostClient in
 # their defaults, each request passed through untouched) is driven by the same loads as the
@@ -296,22 +297,39 @@ compare_get() {
   local c
   c=$(run_wrk compare "$COMPARE_PORT" "$DURATION" "$(lua router GET 0)" "$COMPARE_PID")
   compare_line "GET round $1" "$c"
-  if better "$c" "$best_get_compare" 1 more; then best_get_compare=$c; fi
+  compare_get_rounds+=("$c")
 }
 compare_post() {
   local c
   c=$(run_wrk compare "$COMPARE_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$COMPARE_PID")
   compare_line "POST round $1" "$c"
-  if better "$c" "$best_post_compare" 1 more; then best_post_compare=$c; fi
+  compare_post_rounds+=("$c")
+}
+# ab_ratios <label> <router results…> -- <compared results…>: req/s and CPU per request of the
+# router over the compared one, as ratios of their sums over the rounds, and the rounds whose
+# req/s the router won (the nth result of each side is the same round's).
+ab_ratios() {
+  local label=$1
+  shift
+  printf '%s\n' "$@" | awk -v label="$label" '
+    $0 == "--" { side = 1; next }
+    side == 0 { r[++nr] = $1; rc[nr] = $4 }
+    side == 1 { c[++nc] = $1; cc[nc] = $4 }
+    END {
+      for (i = 1; i <= nr; i++) { sr += r[i]; src += rc[i]; sc += c[i]; scc += cc[i]; won += r[i] > c[i] }
+      printf "%s_rps=%.3f %s_cpu=%.3f %s_rounds_won=%d/%d", label, sr / sc, label, src / scc, label, won, nr
+    }'
 }
 
 zero="0 0 0 0 0 0"
 best_get_router=$zero best_get_nginx=$zero best_post_router=$zero best_post_nginx=$zero
-best_get_proxy=$zero best_post_proxy=$zero best_get_compare=$zero best_post_compare=$zero
+best_get_proxy=$zero best_post_proxy=$zero
+router_get_rounds=() router_post_rounds=() compare_get_rounds=() compare_post_rounds=()
 for round in $(seq "$ROUNDS"); do
   if compare_first "$round"; then compare_get "$round"; fi
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router GET 0)" "$ROUTER_PID")
   if compare_after "$round"; then compare_get "$round"; fi
+  router_get_rounds+=("$r")
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx GET 0)" "$NGINX_PID")
   f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx GET 0)" "$PROXY_PID")
   report "GET round $round" "$r" "$n"
@@ -322,6 +340,7 @@ for round in $(seq "$ROUNDS"); do
   if compare_first "$round"; then compare_post "$round"; fi
   r=$(run_wrk router "$ROUTER_PORT" "$DURATION" "$(lua router POST "$POST_BYTES")" "$ROUTER_PID")
   if compare_after "$round"; then compare_post "$round"; fi
+  router_post_rounds+=("$r")
   n=$(run_wrk nginx "$NGINX_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$NGINX_PID")
   f=$(run_wrk proxy "$PROXY_PORT" "$DURATION" "$(lua nginx POST "$POST_BYTES")" "$PROXY_PID")
   report "POST round $round" "$r" "$n"
@@ -430,12 +449,11 @@ read -r _ _ ffp99 _ <<<"$best_fixed_proxy"
 awk -v fgr="$fgr" -v nr="$nr" -v fpr="$fpr" -v pnr="$pnr" -v ffp99="$ffp99" -v fnp99="$fnp99" \
   'BEGIN { printf "bench-router: the most fasthttp allows here (bare proxy): rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", fgr / nr, ffp99 / fnp99, fpr / pnr }'
 if [ -n "$COMPARE_PID" ]; then
-  read -r cgr _ _ cgcpu _ _ <<<"$best_get_compare"
-  read -r cpr _ _ cpcpu _ _ <<<"$best_post_compare"
   read -r _ _ cfp99 _ _ _ <<<"$best_fixed_compare"
-  awk -v rr="$rr" -v rcpu="$rcpu" -v cgr="$cgr" -v cgcpu="$cgcpu" -v prr="$prr" -v prcpu="$prcpu" \
-    -v cpr="$cpr" -v cpcpu="$cpcpu" -v rp="$frp99" -v cp="$cfp99" \
-    'BEGIN { printf "bench-router-compare: this router over the compared one: get_rps=%.3f get_cpu=%.3f post_rps=%.3f post_cpu=%.3f fixed_p99=%.3f\n", rr / cgr, rcpu / cgcpu, prr / cpr, prcpu / cpcpu, rp / cp }'
+  printf 'bench-router-compare: this router over the compared one: %s %s fixed_p99=%s\n' \
+    "$(ab_ratios get "${router_get_rounds[@]}" -- "${compare_get_rounds[@]}")" \
+    "$(ab_ratios post "${router_post_rounds[@]}" -- "${compare_post_rounds[@]}")" \
+    "$(awk -v rp="$frp99" -v cp="$cfp99" 'BEGIN { printf "%.3f", rp / cp }')"
 fi
 awk -v rr="$rr" -v nr="$nr" -v rp="$frp99" -v np="$fnp99" -v prr="$prr" -v pnr="$pnr" \
   'BEGIN { printf "bench-router: rps_vs_nginx=%.2f p99_vs_nginx=%.2f post_rps_vs_nginx=%.2f\n", rr / nr, rp / np, prr / pnr }'
