@@ -172,15 +172,8 @@ func TestAccessLog_RecordsEachBodyWhenItIsDone(t *testing.T) {
 			} else {
 				got, _ = io.Copy(io.Discard, res.Body) // an upstream that broke off ends it early
 			}
-			var line map[string]any
-			eventually(t, "the exchange's access line", func() bool {
-				lines := h.logs.accessLines(t)
-				if len(lines) == 0 {
-					return false
-				}
-				line = lines[0]
-				return true
-			})
+			eventually(t, "the exchange's access line", func() bool { return len(h.logs.accessLines(t)) > 0 })
+			line := h.logs.accessLines(t)[0]
 			if line["outcome"] != tc.outcome {
 				t.Errorf("outcome %v (reason %v), want %s", line["outcome"], line["reason"], tc.outcome)
 			}
