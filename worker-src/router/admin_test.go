@@ -125,13 +125,24 @@ func TestAdmin_HealthAndReadiness(t *testing.T) {
 	}
 }
 
+// Every exchange is counted once it is over, however its response's body was relayed (a
+// streamed one when its stream ends, after the handler returned).
 func TestAdmin_MetricsCountRequests(t *testing.T) {
-	h := newHarness(t, newBackend(t, nil), nil)
+	for _, shape := range responseShapes {
+		t.Run(shape.name, func(t *testing.T) { testMetricsCountRequests(t, shape) })
+	}
+}
+
+func testMetricsCountRequests(t *testing.T, shape responseShape) {
+	page := shape.body("ok")
+	h := newHarness(t, newBackend(t, func(w http.ResponseWriter, _ *http.Request) { shape.serve(w, http.StatusOK, page) }), nil)
 	admin := httptest.NewServer(h.rt.Admin())
 	defer admin.Close()
 
 	for _, id := range []string{"a", "b"} {
-		do(t, h.request(t, validContext(http.MethodGet, id), "/", nil))
+		if res, body := do(t, h.request(t, validContext(http.MethodGet, id), "/", nil)); res.StatusCode != http.StatusOK || body != page {
+			t.Fatalf("request %s: got %d and %d bytes of body, want 200 and %d bytes", id, res.StatusCode, len(body), len(page))
+		}
 	}
 	unsigned, _ := http.NewRequest(http.MethodGet, h.front.URL, nil)
 	unsigned.Host = publicHost
@@ -139,6 +150,9 @@ func TestAdmin_MetricsCountRequests(t *testing.T) {
 	refused := validContext(http.MethodGet, "c")
 	refused.Upstream = "kube-system/dns:53"
 	do(t, h.request(t, refused, "/", nil))
+	// A streamed body's exchange ends when the router's server closes the stream, just after
+	// the client has read the last of it.
+	eventually(t, "every exchange ended", func() bool { return h.rt.InFlight() == 0 })
 
 	res, body := get(t, admin.URL+"/metrics")
 	if ct := res.Header.Get("Content-Type"); ct != "text/plain; version=0.0.4; charset=utf-8" {

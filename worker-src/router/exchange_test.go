@@ -13,17 +13,24 @@ import (
 	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
 )
 
+// A connection goes back to the pool after each exchange, however the response's body came
+// back: five sequential requests use one.
 func TestRouter_ReusesUpstreamConnections(t *testing.T) {
-	b := newBackend(t, nil)
-	h := newHarness(t, b, nil)
-	for i := range 5 {
-		res, body := do(t, h.request(t, validContext(http.MethodGet, "req-reuse"), "/", nil))
-		if res.StatusCode != http.StatusOK || body != "ok from backend" {
-			t.Fatalf("request %d: got %d %q", i, res.StatusCode, body)
-		}
-	}
-	if n := b.conns.Load(); n != 1 {
-		t.Errorf("the backend accepted %d connections for 5 sequential requests, want 1", n)
+	for _, shape := range responseShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			want := shape.body("ok from backend")
+			b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) { shape.serve(w, http.StatusOK, want) })
+			h := newHarness(t, b, nil)
+			for i := range 5 {
+				res, body := do(t, h.request(t, validContext(http.MethodGet, "req-reuse"), "/", nil))
+				if res.StatusCode != http.StatusOK || body != want {
+					t.Fatalf("request %d: got %d and %d bytes of body, want 200 and %d bytes", i, res.StatusCode, len(body), len(want))
+				}
+			}
+			if n := b.conns.Load(); n != 1 {
+				t.Errorf("the backend accepted %d connections for 5 sequential requests, want 1", n)
+			}
+		})
 	}
 }
 
@@ -50,40 +57,45 @@ func TestRouter_ReplacesAnIdleConnectionTheUpstreamClosed(t *testing.T) {
 }
 
 func TestRouter_DropsHeadersTheConnectionHeaderNames(t *testing.T) {
-	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Connection", "X-Upstream-Hop")
-		w.Header().Set("X-Upstream-Hop", "hop")
-		w.Header().Set("Keep-Alive", "timeout=5")
-		_, _ = io.WriteString(w, "ok")
-	})
-	h := newHarness(t, b, nil)
-	req := h.request(t, validContext(http.MethodGet, "req-hop"), "/", nil)
-	// Named in another spelling, before and after the Connection header in the head (the
-	// client writes header names in order), one of them twice, and one a header fasthttp keeps
-	// apart from the others (User-Agent).
-	req.Header.Set("Connection", "X-Client-Hop, a-client-hop, user-agent")
-	req.Header.Set("X-Client-Hop", "hop")
-	req.Header["A-Client-Hop"] = []string{"hop 1", "hop 2"}
-	req.Header.Set("User-Agent", "hop")
-	req.Header.Set("X-Kept", "kept")
-	req.Header.Set("Proxy-Authorization", "Basic c2VjcmV0")
-	res, _ := do(t, req)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("got %d, want 200", res.StatusCode)
-	}
-	got := h.backend.last().Header
-	if got.Get("X-Kept") != "kept" {
-		t.Errorf("backend did not receive X-Kept: %v", got)
-	}
-	for _, name := range []string{"X-Client-Hop", "A-Client-Hop", "User-Agent", "Proxy-Authorization"} {
-		if v := got.Get(name); v != "" {
-			t.Errorf("backend received hop-by-hop %s: %q", name, v)
-		}
-	}
-	for _, name := range []string{"X-Upstream-Hop", "Keep-Alive"} {
-		if v := res.Header.Get(name); v != "" {
-			t.Errorf("client received hop-by-hop %s: %q", name, v)
-		}
+	for _, shape := range responseShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			want := shape.body("ok")
+			b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Connection", "X-Upstream-Hop")
+				w.Header().Set("X-Upstream-Hop", "hop")
+				w.Header().Set("Keep-Alive", "timeout=5")
+				shape.serve(w, http.StatusOK, want)
+			})
+			h := newHarness(t, b, nil)
+			req := h.request(t, validContext(http.MethodGet, "req-hop"), "/", nil)
+			// Named in another spelling, before and after the Connection header in the head
+			// (the client writes header names in order), one of them twice, and one a header
+			// fasthttp keeps apart from the others (User-Agent).
+			req.Header.Set("Connection", "X-Client-Hop, a-client-hop, user-agent")
+			req.Header.Set("X-Client-Hop", "hop")
+			req.Header["A-Client-Hop"] = []string{"hop 1", "hop 2"}
+			req.Header.Set("User-Agent", "hop")
+			req.Header.Set("X-Kept", "kept")
+			req.Header.Set("Proxy-Authorization", "Basic c2VjcmV0")
+			res, got := do(t, req)
+			if res.StatusCode != http.StatusOK || got != want {
+				t.Fatalf("got %d and %d bytes of body, want 200 and %d bytes", res.StatusCode, len(got), len(want))
+			}
+			sent := h.backend.last().Header
+			if sent.Get("X-Kept") != "kept" {
+				t.Errorf("backend did not receive X-Kept: %v", sent)
+			}
+			for _, name := range []string{"X-Client-Hop", "A-Client-Hop", "User-Agent", "Proxy-Authorization"} {
+				if v := sent.Get(name); v != "" {
+					t.Errorf("backend received hop-by-hop %s: %q", name, v)
+				}
+			}
+			for _, name := range []string{"X-Upstream-Hop", "Keep-Alive"} {
+				if v := res.Header.Get(name); v != "" {
+					t.Errorf("client received hop-by-hop %s: %q", name, v)
+				}
+			}
+		})
 	}
 }
 

@@ -1,7 +1,6 @@
 package router_test
 
 import (
-	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -63,24 +62,29 @@ func TestRouter_ClientCannotSpoofHeaders(t *testing.T) {
 }
 
 func TestRouter_StripsPlatformHeadersFromResponses(t *testing.T) {
-	b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Kamui-Upstream", "leak")
-		w.Header().Set("Kamui-Cache-Marker", "leak")
-		w.Header().Set("X-Tenant", "kept")
-		w.WriteHeader(http.StatusCreated)
-	})
-	h := newHarness(t, b, nil)
-	res, _ := do(t, h.request(t, validContext(http.MethodPost, "r"), "/", strings.NewReader("x")))
-	if res.StatusCode != http.StatusCreated {
-		t.Fatalf("got %d, want the backend's 201", res.StatusCode)
-	}
-	for name := range res.Header {
-		if route.IsContextHeader(name) {
-			t.Errorf("response carries %s", name)
-		}
-	}
-	if res.Header.Get("X-Tenant") != "kept" {
-		t.Error("the tenant's own response header was dropped")
+	for _, shape := range responseShapes {
+		t.Run(shape.name, func(t *testing.T) {
+			want := shape.body("created")
+			b := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+				w.Header().Set("Kamui-Upstream", "leak")
+				w.Header().Set("Kamui-Cache-Marker", "leak")
+				w.Header().Set("X-Tenant", "kept")
+				shape.serve(w, http.StatusCreated, want)
+			})
+			h := newHarness(t, b, nil)
+			res, body := do(t, h.request(t, validContext(http.MethodPost, "r"), "/", strings.NewReader("x")))
+			if res.StatusCode != http.StatusCreated || body != want {
+				t.Fatalf("got %d and %d bytes of body, want the backend's 201 and its %d bytes", res.StatusCode, len(body), len(want))
+			}
+			for name := range res.Header {
+				if route.IsContextHeader(name) {
+					t.Errorf("response carries %s", name)
+				}
+			}
+			if res.Header.Get("X-Tenant") != "kept" {
+				t.Error("the tenant's own response header was dropped")
+			}
+		})
 	}
 }
 
@@ -136,14 +140,14 @@ func TestRouter_AddsNoHeadersOfItsOwn(t *testing.T) {
 			h.Set("Content-Type", "application/x-tenant")
 		}, map[string][]string{"Server": {"tenant/1.0"}, "Content-Type": {"application/x-tenant"}}},
 	} {
-		for _, method := range []string{http.MethodGet, http.MethodHead} {
-			t.Run(c.name+"/"+method, func(t *testing.T) {
+		for _, run := range methodsAndShapes() {
+			t.Run(c.name+"/"+run.method+"/"+run.shape.name, func(t *testing.T) {
 				h := newHarness(t, newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
 					c.set(w.Header())
-					_, _ = io.WriteString(w, "a body without a type")
+					run.shape.serve(w, http.StatusOK, run.shape.body("a body without a type"))
 				}), nil)
 				before := time.Now().Add(-time.Second)
-				res, _ := do(t, h.request(t, validContext(method, "req-own-head"), "/", nil))
+				res, _ := do(t, h.request(t, validContext(run.method, "req-own-head"), "/", nil))
 				if res.StatusCode != http.StatusOK {
 					t.Fatalf("got %d, want 200", res.StatusCode)
 				}

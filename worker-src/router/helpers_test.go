@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -289,6 +290,76 @@ func (p requestShape) requestSignedWith(t *testing.T, h *harness, key []byte, re
 	c.Target = target
 	c.SetHeaders(req.Header, key)
 	return req
+}
+
+// responseShape is a way a response body comes back from the upstream. The router relays each
+// the same way up to the body (forward.go: relay), then one of two ways: a body that came whole
+// with its head is handed on in one piece, its connection back in the pool before the client is
+// written to; any other is streamed, and its connection goes back when the stream ends. Every
+// guarantee about responses holds for each shape, so such tests run over all of them. Which way
+// a shape goes follows from its framing, not from timing: a chunked body is always streamed, and
+// so is one larger than the transport's read buffer.
+type responseShape struct {
+	name    string
+	size    int // the body's size in bytes
+	chunked bool
+}
+
+var responseShapes = []responseShape{
+	{name: "whole-with-head", size: 64},
+	{name: "streamed-chunked", size: 64, chunked: true},
+	{name: "streamed-larger-than-the-read-buffer", size: router.UpstreamReadBufferSize + 8<<10},
+}
+
+// body is a body of the shape's size that starts with tag, so that a test can tell whose it is.
+func (s responseShape) body(tag string) string {
+	if len(tag) >= s.size {
+		return tag
+	}
+	return tag + strings.Repeat(".", s.size-len(tag))
+}
+
+// serve answers status and body through a net/http handler's w, the body framed as the shape
+// says (the handler sets the head's other fields before).
+func (s responseShape) serve(w http.ResponseWriter, status int, body string) {
+	if s.chunked {
+		w.Header().Del("Content-Length")
+		w.WriteHeader(status)
+		_, _ = io.WriteString(w, body[:len(body)/2])
+		_ = http.NewResponseController(w).Flush() // a failed flush shows in what the client reads
+		_, _ = io.WriteString(w, body[len(body)/2:])
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, body)
+}
+
+// methodShape is a request method and the shape the upstream answers it in.
+type methodShape struct {
+	method string
+	shape  responseShape
+}
+
+// methodsAndShapes are a GET answered in each response shape, and a HEAD: a HEAD's answer has no
+// body whatever the upstream's handler writes, so one shape stands for all.
+func methodsAndShapes() []methodShape {
+	runs := []methodShape{{http.MethodHead, responseShapes[0]}}
+	for _, shape := range responseShapes {
+		runs = append(runs, methodShape{http.MethodGet, shape})
+	}
+	return runs
+}
+
+// writeRaw writes a whole 200 response on a bare upstream connection, body framed as the shape
+// says, in one write.
+func (s responseShape) writeRaw(conn net.Conn, extraHeaders, body string) {
+	if !s.chunked {
+		writeResponse(conn, extraHeaders, body)
+		return
+	}
+	_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Transfer-Encoding: chunked\r\n\r\n"+
+		strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n0\r\n\r\n")
 }
 
 // dialRouter opens a raw client connection to h's router, closed when the test ends (a test may

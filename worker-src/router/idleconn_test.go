@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/worker-src/router"
 )
 
 // rawUpstream is a tenant service on a bare TCP listener, so a test can make it break HTTP/1.1
@@ -134,45 +136,52 @@ func writeResponse(conn net.Conn, extraHeaders, body string) {
 // (a body included).
 func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 	for _, p := range requestShapes {
-		t.Run(p.name, func(t *testing.T) {
-			sendLate, lateWritten := make(chan struct{}), make(chan struct{})
-			up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
-				switch req.URL.Path {
-				case "/alice":
-					writeResponse(conn, "", "alice's page")
-					// Once alice has her answer (the connection now idles in the router's
-					// pool), a buggy or hostile service sends another response, with
-					// alice's session cookie, on the same connection.
-					<-sendLate
-					writeResponse(conn, "Set-Cookie: session=alice\r\n", "alice's late page")
-					close(lateWritten)
-				default:
-					writeResponse(conn, "", "page for "+req.URL.Path)
-				}
-			})
-			h := newHarnessTo(t, up.url(), nil)
-
-			res, body := do(t, p.request(t, h, "req-alice", "/alice"))
-			if res.StatusCode != http.StatusOK || body != "alice's page" {
-				t.Fatalf("alice: got %d %q", res.StatusCode, body)
-			}
-			close(sendLate)
-			<-lateWritten
-			aliceConn := up.connOf("/alice")
-
-			res, body = do(t, p.request(t, h, "req-bob", "/bob"))
-			if res.StatusCode != http.StatusOK || body != "page for /bob" {
-				t.Errorf("bob: got %d %q, want his own page", res.StatusCode, body)
-			}
-			if c := res.Header.Get("Set-Cookie"); c != "" {
-				t.Errorf("bob received Set-Cookie %q from alice's exchange", c)
-			}
-			if bobConn := up.connOf("/bob"); bobConn == aliceConn {
-				t.Errorf("bob's request went over alice's connection (%d) after it received unsolicited bytes", aliceConn)
-			}
-			eventually(t, "the router closed alice's connection", func() bool { return up.isClosed(aliceConn) })
-		})
+		for _, shape := range responseShapes {
+			t.Run(p.name+"/"+shape.name, func(t *testing.T) { testLateResponse(t, p, shape) })
+		}
 	}
+}
+
+// testLateResponse is one row of TestRouter_NeverDeliversALateResponseToTheNextClient: alice's
+// request of shape p, her answer of the given shape, then the late one.
+func testLateResponse(t *testing.T, p requestShape, shape responseShape) {
+	alicePage := shape.body("alice's page")
+	sendLate, lateWritten := make(chan struct{}), make(chan struct{})
+	up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
+		switch req.URL.Path {
+		case "/alice":
+			shape.writeRaw(conn, "", alicePage)
+			// Once alice has her answer (the connection now idles in the router's pool), a
+			// buggy or hostile service sends another response, with alice's session cookie,
+			// on the same connection.
+			<-sendLate
+			writeResponse(conn, "Set-Cookie: session=alice\r\n", "alice's late page")
+			close(lateWritten)
+		default:
+			writeResponse(conn, "", "page for "+req.URL.Path)
+		}
+	})
+	h := newHarnessTo(t, up.url(), nil)
+
+	res, body := do(t, p.request(t, h, "req-alice", "/alice"))
+	if res.StatusCode != http.StatusOK || body != alicePage {
+		t.Fatalf("alice: got %d and %d bytes of body, want 200 and her %d bytes", res.StatusCode, len(body), len(alicePage))
+	}
+	close(sendLate)
+	<-lateWritten
+	aliceConn := up.connOf("/alice")
+
+	res, body = do(t, p.request(t, h, "req-bob", "/bob"))
+	if res.StatusCode != http.StatusOK || body != "page for /bob" {
+		t.Errorf("bob: got %d %q, want his own page", res.StatusCode, body)
+	}
+	if c := res.Header.Get("Set-Cookie"); c != "" {
+		t.Errorf("bob received Set-Cookie %q from alice's exchange", c)
+	}
+	if bobConn := up.connOf("/bob"); bobConn == aliceConn {
+		t.Errorf("bob's request went over alice's connection (%d) after it received unsolicited bytes", aliceConn)
+	}
+	eventually(t, "the router closed alice's connection", func() bool { return up.isClosed(aliceConn) })
 }
 
 // A response whose framing two parsers could read differently (a hidden second response in
@@ -181,11 +190,15 @@ func TestRouter_NeverDeliversALateResponseToTheNextClient(t *testing.T) {
 // not reused, and bob gets his own page on another connection.
 func TestRouter_AmbiguouslyFramedResponseReachesNoOtherClient(t *testing.T) {
 	const hidden = "HTTP/1.1 200 OK\r\nSet-Cookie: session=alice\r\nContent-Length: 10\r\n\r\nalice's!!!"
+	streamed := router.UpstreamReadBufferSize + 8<<10
 	for _, tc := range []struct{ name, head, body string }{
 		{"content-length and chunked", "Content-Length: 5\r\nTransfer-Encoding: chunked\r\n", "0\r\n\r\n" + hidden},
 		{"chunked and content-length", "Transfer-Encoding: chunked\r\nContent-Length: 5\r\n", "0\r\n\r\n" + hidden},
 		{"duplicate content-length", "Content-Length: 5\r\nContent-Length: 0\r\n", "hello" + hidden},
 		{"content-length shorter than sent", "Content-Length: 5\r\n", "hello" + hidden},
+		// The same past a body too large to come whole with its head: streamed, not taken whole.
+		{"content-length shorter than sent, streamed", "Content-Length: " + strconv.Itoa(streamed) + "\r\n",
+			strings.Repeat(".", streamed) + hidden},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			up := newRawUpstream(t, func(conn net.Conn, _ int, req *http.Request) {
@@ -220,41 +233,44 @@ func TestRouter_AmbiguouslyFramedResponseReachesNoOtherClient(t *testing.T) {
 // anything is written: TestRouter_ReplacesAnIdleConnectionTheUpstreamClosed.)
 func TestRouter_NeverReplaysAWrittenRequest(t *testing.T) {
 	for _, p := range requestShapes {
-		t.Run(p.name, func(t *testing.T) {
-			var mu sync.Mutex
-			perConn := map[int]int{}
-			up := newRawUpstream(t, func(conn net.Conn, connID int, req *http.Request) {
-				mu.Lock()
-				perConn[connID]++
-				n := perConn[connID]
-				mu.Unlock()
-				if n > 1 {
-					// A server that stops keeping connections alive, after reading the
-					// second request.
-					tcp, ok := conn.(*net.TCPConn)
-					if !ok {
-						t.Errorf("the upstream's connection is a %T, not TCP", conn)
+		for _, shape := range responseShapes {
+			t.Run(p.name+"/"+shape.name, func(t *testing.T) {
+				firstPage := shape.body("page for /first")
+				var mu sync.Mutex
+				perConn := map[int]int{}
+				up := newRawUpstream(t, func(conn net.Conn, connID int, req *http.Request) {
+					mu.Lock()
+					perConn[connID]++
+					n := perConn[connID]
+					mu.Unlock()
+					if n > 1 {
+						// A server that stops keeping connections alive, after reading the
+						// second request.
+						tcp, ok := conn.(*net.TCPConn)
+						if !ok {
+							t.Errorf("the upstream's connection is a %T, not TCP", conn)
+							return
+						}
+						if err := tcp.CloseWrite(); err != nil {
+							t.Error(err)
+						}
 						return
 					}
-					if err := tcp.CloseWrite(); err != nil {
-						t.Error(err)
-					}
-					return
+					shape.writeRaw(conn, "", firstPage)
+				})
+				h := newHarnessTo(t, up.url(), nil)
+				if res, body := do(t, p.request(t, h, "req-first", "/first")); res.StatusCode != http.StatusOK || body != firstPage {
+					t.Fatalf("first: got %d and %d bytes of body, want 200 and %d bytes", res.StatusCode, len(body), len(firstPage))
 				}
-				writeResponse(conn, "", "page for "+req.URL.Path)
+				res, _ := do(t, p.request(t, h, "req-second", "/second"))
+				if res.StatusCode != http.StatusBadGateway {
+					t.Errorf("second, on a reused connection closed after reading it: got %d, want 502", res.StatusCode)
+				}
+				if n := up.count("/second"); n != 1 {
+					t.Errorf("the upstream received /second %d times, want once (no replay)", n)
+				}
 			})
-			h := newHarnessTo(t, up.url(), nil)
-			if res, body := do(t, p.request(t, h, "req-first", "/first")); res.StatusCode != http.StatusOK || body != "page for /first" {
-				t.Fatalf("first: got %d %q", res.StatusCode, body)
-			}
-			res, _ := do(t, p.request(t, h, "req-second", "/second"))
-			if res.StatusCode != http.StatusBadGateway {
-				t.Errorf("second, on a reused connection closed after reading it: got %d, want 502", res.StatusCode)
-			}
-			if n := up.count("/second"); n != 1 {
-				t.Errorf("the upstream received /second %d times, want once (no replay)", n)
-			}
-		})
+		}
 	}
 }
 
@@ -263,37 +279,40 @@ func TestRouter_NeverReplaysAWrittenRequest(t *testing.T) {
 // fresh connection: no client sees an error, however many pooled connections went stale.
 func TestRouter_ReplacesEveryStaleIdleConnection(t *testing.T) {
 	for _, p := range requestShapes {
-		t.Run(p.name, func(t *testing.T) {
-			// Three connections in the pool: three requests in flight at once.
-			release := make(chan struct{})
-			var started sync.WaitGroup
-			started.Add(3)
-			var warming atomic.Int64
-			slow := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
-				if warming.Add(1) <= 3 {
-					started.Done()
-					<-release
+		for _, shape := range responseShapes {
+			t.Run(p.name+"/"+shape.name, func(t *testing.T) {
+				// Three connections in the pool: three requests in flight at once.
+				release := make(chan struct{})
+				var started sync.WaitGroup
+				started.Add(3)
+				var warming atomic.Int64
+				page := shape.body("ok from backend")
+				slow := newBackend(t, func(w http.ResponseWriter, _ *http.Request) {
+					if warming.Add(1) <= 3 {
+						started.Done()
+						<-release
+					}
+					shape.serve(w, http.StatusOK, page)
+				})
+				hs := newHarnessTo(t, slow.URL, nil)
+				results := make([]<-chan result, 3)
+				for i := range results {
+					results[i] = send(p.request(t, hs, "req-warm", "/"))
 				}
-				_, _ = io.WriteString(w, "ok from backend")
+				started.Wait()
+				close(release)
+				for _, r := range results {
+					if got := <-r; got.status != http.StatusOK {
+						t.Fatalf("warming up: %d %v", got.status, got.err)
+					}
+				}
+				slow.CloseClientConnections() // every pooled connection goes stale
+				for i := range 3 {
+					if res, body := do(t, p.request(t, hs, "req-after", "/")); res.StatusCode != http.StatusOK || body != page {
+						t.Errorf("request %d after the upstream closed its idle connections: %d and %d bytes of body", i, res.StatusCode, len(body))
+					}
+				}
 			})
-			hs := newHarnessTo(t, slow.URL, nil)
-			results := make([]<-chan result, 3)
-			for i := range results {
-				results[i] = send(p.request(t, hs, "req-warm", "/"))
-			}
-			started.Wait()
-			close(release)
-			for _, r := range results {
-				if got := <-r; got.status != http.StatusOK {
-					t.Fatalf("warming up: %d %v", got.status, got.err)
-				}
-			}
-			slow.CloseClientConnections() // every pooled connection goes stale
-			for i := range 3 {
-				if res, body := do(t, p.request(t, hs, "req-after", "/")); res.StatusCode != http.StatusOK || body != "ok from backend" {
-					t.Errorf("request %d after the upstream closed its idle connections: %d %q", i, res.StatusCode, body)
-				}
-			}
-		})
+		}
 	}
 }
