@@ -3,4 +3,7 @@
 provider "kamuidash" {
   platform_domain = "kamui.app"
   environment     = "dev"
+  # The router's --namespace-prefix (modules/cluster-ingress router.tenant_namespace_prefix): a
+  # plan that points an app at a namespace outside it fails instead of every request for the app.
+  tenant_namespace_prefix = "tenant-"
 }

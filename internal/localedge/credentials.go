@@ -13,8 +13,10 @@ import (
 // image (kamuidash_router_image's repository <registry>/kamuidash/router).
 const EnvLocalRegistry = "KAMUIDASH_LOCAL_REGISTRY"
 
-// clusterEnv is what the env file says about the cluster side.
-type clusterEnv struct{ registry, kubeconfig string }
+// clusterEnv is what the env file says about the cluster side: the registry, the API server's
+// kubeconfig (with --kube-assets), and the namespace prefix the local edge's router requires,
+// which the provider checks apps against at plan (tenant_namespace_prefix).
+type clusterEnv struct{ registry, kubeconfig, namespacePrefix string }
 
 // envFile is what a user pastes (or sources) to point the provider at the local edge, as
 // export lines in a fixed order. It holds the API token, the signing secret and the R2 S3
@@ -36,6 +38,9 @@ func envFile(id cfapi.Identity, apiURL, edgeURL, signingSecret string, cluster c
 		{"KAMUIDASH_R2_ACCESS_KEY_ID", id.R2AccessKeyID},
 		{"KAMUIDASH_R2_SECRET_ACCESS_KEY", id.R2SecretAccessKey},
 		{EnvLocalRegistry, cluster.registry},
+	}
+	if cluster.namespacePrefix != "" {
+		lines = append(lines, [2]string{"KAMUIDASH_TENANT_NAMESPACE_PREFIX", cluster.namespacePrefix})
 	}
 	if cluster.kubeconfig != "" {
 		lines = append(lines, [2]string{"KUBECONFIG", cluster.kubeconfig})

@@ -101,7 +101,7 @@ func TestEnvFile(t *testing.T) {
 		R2AccessKeyID: "r2key", R2SecretAccessKey: "r2secret"}
 	const secret = "local-signing-secret-0123456789abcdef"
 	got := string(envFile(id, "http://127.0.0.1:8787", "http://127.0.0.1:8788", secret,
-		clusterEnv{registry: "127.0.0.1:5000", kubeconfig: "/state/cluster/kubeconfig"}))
+		clusterEnv{registry: "127.0.0.1:5000", kubeconfig: "/state/cluster/kubeconfig", namespacePrefix: "tenant-"}))
 	want := "export CLOUDFLARE_API_TOKEN='tok'\\''en'\n" +
 		"export KAMUIDASH_API_BASE_URL=http://127.0.0.1:8787/client/v4\n" +
 		"export KAMUIDASH_ACCOUNT_ID=acc\n" +
@@ -114,6 +114,7 @@ func TestEnvFile(t *testing.T) {
 		"export KAMUIDASH_R2_ACCESS_KEY_ID=r2key\n" +
 		"export KAMUIDASH_R2_SECRET_ACCESS_KEY=r2secret\n" +
 		"export KAMUIDASH_LOCAL_REGISTRY=127.0.0.1:5000\n" +
+		"export KAMUIDASH_TENANT_NAMESPACE_PREFIX=tenant-\n" +
 		"export KUBECONFIG=/state/cluster/kubeconfig\n"
 	if got != want {
 		t.Errorf("env file:\n%s\nwant:\n%s", got, want)

@@ -163,7 +163,7 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopRegistry()
-	cluster := clusterEnv{registry: registryAddr}
+	cluster := clusterEnv{registry: registryAddr, namespacePrefix: opts.RouterNamespacePrefix}
 	if opts.KubeAssets != "" {
 		kubeconfig, stopCluster, err := startCluster(ctx, opts.KubeAssets, layout.cluster, stdout)
 		if err != nil {

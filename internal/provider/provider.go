@@ -40,6 +40,8 @@ const (
 	EnvEnvironment    = "KAMUIDASH_ENVIRONMENT"
 	EnvEdgeURL        = "KAMUIDASH_EDGE_URL"
 	EnvProbeKey       = "KAMUIDASH_PROBE_KEY"
+	// EnvTenantNamespacePrefix is tenant_namespace_prefix's fallback: the router's --namespace-prefix.
+	EnvTenantNamespacePrefix = "KAMUIDASH_TENANT_NAMESPACE_PREFIX"
 	// EnvVerifyPropagation is verify_propagation's fallback: true or false.
 	EnvVerifyPropagation = "KAMUIDASH_VERIFY_PROPAGATION"
 
@@ -69,6 +71,7 @@ var providerSettings = []struct {
 	{"environment", EnvEnvironment, false},
 	{"edge_url", EnvEdgeURL, false},
 	{"probe_key", EnvProbeKey, false},
+	{"tenant_namespace_prefix", EnvTenantNamespacePrefix, false},
 	{"r2_s3_endpoint", EnvR2S3Endpoint, false},
 	{"r2_access_key_id", EnvR2AccessKeyID, false},
 	{"r2_secret_access_key", EnvR2SecretAccessKey, false},
@@ -112,6 +115,8 @@ type providerModel struct {
 	Environment    types.String `tfsdk:"environment"`
 	EdgeURL        types.String `tfsdk:"edge_url"`
 	ProbeKey       types.String `tfsdk:"probe_key"`
+	// TenantNamespacePrefix is the router's allowed namespace prefix (tenantnamespace.go).
+	TenantNamespacePrefix types.String `tfsdk:"tenant_namespace_prefix"`
 	// VerifyPropagation is a bool, so it is resolved apart from the string settings.
 	VerifyPropagation types.Bool       `tfsdk:"verify_propagation"`
 	R2S3Endpoint      types.String     `tfsdk:"r2_s3_endpoint"`
@@ -125,7 +130,8 @@ func (m providerModel) values() map[string]types.String {
 	return map[string]types.String{
 		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "zone_name": m.ZoneName, "api_base_url": m.APIBaseURL,
 		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
-		"r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID, "r2_secret_access_key": m.R2SecretKey,
+		"tenant_namespace_prefix": m.TenantNamespacePrefix,
+		"r2_s3_endpoint":          m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID, "r2_secret_access_key": m.R2SecretKey,
 	}
 }
 
@@ -142,6 +148,9 @@ type providerData struct {
 	EdgeURL string
 	// ProbeKey signs propagation probes (nil: verify_propagation cannot be used).
 	ProbeKey []byte
+	// TenantNamespacePrefix is the prefix the router requires of every upstream namespace
+	// ("": not checked at plan; tenantnamespace.go).
+	TenantNamespacePrefix string
 	// VerifyPropagation makes every write of a route record or domain mapping wait until the
 	// edge serves it (propagation.go).
 	VerifyPropagation bool
@@ -242,6 +251,16 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 					"the `" + EnvProbeKey + "` environment variable, which a local edge's env file exports.",
 				Optional:  true,
 				Sensitive: true,
+			},
+			"tenant_namespace_prefix": schema.StringAttribute{
+				MarkdownDescription: "The prefix the router requires of every upstream namespace: the router's `--namespace-prefix` " +
+					"(modules/cluster-ingress `router.tenant_namespace_prefix`, `tenant-` by default). When it is set, a plan that points " +
+					"an app (`kamuidash_tenant_app`, or a dynamic `kamuidash_route_record`) at a namespace outside it fails, instead of " +
+					"the router refusing every request for that app with 403 after apply; an app already applied that way gets a " +
+					"warning. Unset, nothing is checked. It may also be set with the `" + EnvTenantNamespacePrefix + "` environment " +
+					"variable, which a local edge's env file exports.",
+				Optional:   true,
+				Validators: []validator.String{namespacePrefix()},
 			},
 			"verify_propagation": schema.BoolAttribute{
 				MarkdownDescription: "Wait after every write of a route record (`kamuidash_tenant_app`, `kamuidash_route_record`) or " +
@@ -356,6 +375,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		{"zone_id", EnvZoneID, zoneID, isHexID, "a 32-character hexadecimal Cloudflare ID"},
 		{"platform_domain", EnvPlatformDomain, platformDomain, isNormalHostname, "a lower-case DNS name such as kamui.app"},
 		{"environment", EnvEnvironment, environment, isDNSLabel, "a DNS label such as dev or prod"},
+		{"tenant_namespace_prefix", EnvTenantNamespacePrefix, resolved["tenant_namespace_prefix"], isNamespacePrefix, namespacePrefixRule},
 	} {
 		if check.value != "" && !check.ok(check.value) {
 			resp.Diagnostics.AddAttributeError(path.Root(check.attr), "Invalid Provider Setting",
@@ -434,19 +454,20 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 	}
 
 	data := &providerData{
-		Client:            client,
-		AccountID:         accountID,
-		ZoneID:            zoneID,
-		APIBaseURL:        baseURL,
-		PlatformDomain:    platformDomain,
-		Environment:       environment,
-		EdgeURL:           edgeURL,
-		ProbeKey:          probeKey,
-		VerifyPropagation: verify,
-		Economy:           economy,
-		Version:           p.version,
-		Bundles:           p.bundles,
-		Kube:              newKubeConnection(config.Kubernetes),
+		Client:                client,
+		AccountID:             accountID,
+		ZoneID:                zoneID,
+		APIBaseURL:            baseURL,
+		PlatformDomain:        platformDomain,
+		Environment:           environment,
+		EdgeURL:               edgeURL,
+		ProbeKey:              probeKey,
+		TenantNamespacePrefix: resolved["tenant_namespace_prefix"],
+		VerifyPropagation:     verify,
+		Economy:               economy,
+		Version:               p.version,
+		Bundles:               p.bundles,
+		Kube:                  newKubeConnection(config.Kubernetes),
 	}
 	resp.DataSourceData = data
 	resp.ResourceData = data

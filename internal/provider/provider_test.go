@@ -159,13 +159,14 @@ func TestConfigureFallsBackToEnvironment(t *testing.T) {
 	t.Setenv(EnvAccountID, testAccountID)
 	t.Setenv(EnvPlatformDomain, "kamui.test")
 	t.Setenv(EnvAPIBaseURL, "http://127.0.0.1:8787/client/v4")
+	t.Setenv(EnvTenantNamespacePrefix, "tenant-")
 	resp := configure(t, map[string]*string{"environment": ptr("dev")})
 	if resp.Diagnostics.HasError() {
 		t.Fatalf("unexpected diagnostics: %s", diagText(resp))
 	}
 	data := resourceData(t, resp)
 	if data.AccountID != testAccountID || data.PlatformDomain != "kamui.test" || data.Environment != "dev" ||
-		data.APIBaseURL != "http://127.0.0.1:8787/client/v4" || data.Client == nil {
+		data.APIBaseURL != "http://127.0.0.1:8787/client/v4" || data.TenantNamespacePrefix != "tenant-" || data.Client == nil {
 		t.Errorf("resolved data = %+v", data)
 	}
 }
@@ -189,9 +190,10 @@ func TestConfigureValidatesEnvironmentValues(t *testing.T) {
 	t.Setenv(EnvAccountID, "not-an-id")
 	t.Setenv(EnvPlatformDomain, "Kamui.Test")
 	t.Setenv(EnvAPIBaseURL, "ftp://somewhere")
+	t.Setenv(EnvTenantNamespacePrefix, "Tenant_")
 	resp := configure(t, nil)
 	all := diagText(resp)
-	for _, want := range []string{"account_id", EnvAccountID, "platform_domain", "api_base_url"} {
+	for _, want := range []string{"account_id", EnvAccountID, "platform_domain", "api_base_url", "tenant_namespace_prefix", EnvTenantNamespacePrefix} {
 		if !strings.Contains(all, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, all)
 		}

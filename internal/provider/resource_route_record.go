@@ -269,6 +269,22 @@ func (r *routeRecordResource) ModifyPlan(ctx context.Context, req resource.Modif
 			return
 		}
 	}
+	if plan.Dynamic != nil && !plan.Dynamic.Upstream.IsUnknown() {
+		if up, err := route.ParseUpstream(plan.Dynamic.Upstream.ValueString()); err == nil { // else its validator reports it
+			var state routeRecordModel
+			var applied route.Upstream
+			if !req.State.Raw.IsNull() {
+				resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+			}
+			if state.Dynamic != nil {
+				applied, _ = route.ParseUpstream(state.Dynamic.Upstream.ValueString())
+			}
+			at := path.Root("dynamic").AtName("upstream")
+			if resp.Diagnostics.Append(r.data.upstreamNamespaceDiags(up.Namespace, applied.Namespace == up.Namespace, at)...); resp.Diagnostics.HasError() {
+				return
+			}
+		}
+	}
 	rev := types.StringUnknown()
 	if rec, ok := plan.record(); ok {
 		_, enc, err := route.EncodeRecord(rec)

@@ -189,6 +189,16 @@ func (r *tenantAppResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 			return
 		}
 	}
+	if !plan.Namespace.IsUnknown() {
+		var applied types.String
+		if !req.State.Raw.IsNull() {
+			resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("namespace"), &applied)...)
+		}
+		ns := plan.Namespace.ValueString()
+		if resp.Diagnostics.Append(r.data.upstreamNamespaceDiags(ns, applied.ValueString() == ns, path.Root("namespace"))...); resp.Diagnostics.HasError() {
+			return
+		}
+	}
 	plan.Rev = types.StringUnknown()
 	if rec, ok := plan.record(); ok {
 		_, enc, err := route.EncodeRecord(rec)

@@ -28,7 +28,8 @@ variable "dynamic" {
     The placement of a `dynamic` app; must be null for a `static` one.
     `origin` is the tunnel's origin hostname (modules/cluster-ingress `origin_hostname`);
     `namespace`, `service` and `port` name the Kubernetes service the router forwards to
-    (the namespace must carry the router's tenant prefix, `tenant-` by default);
+    (the namespace must carry the router's tenant prefix, `tenant-` by default, which the
+    provider's `tenant_namespace_prefix` checks at plan);
     `timeout` is how long the edge waits for response headers, a Go duration between 100ms and 90s
     (such as `30s`, `1.5s`, `500ms`), checked by the provider.
   EOT

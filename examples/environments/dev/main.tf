@@ -40,6 +40,9 @@ locals {
 
 provider "kamuidash" {
   environment = local.environment
+  # The router's namespace prefix (modules/cluster-ingress's default): a plan that points an app
+  # at a namespace outside it fails, instead of the router refusing the app's every request.
+  tenant_namespace_prefix = "tenant-"
 }
 
 module "platform" {

@@ -13,13 +13,14 @@ resource "kamuidash_route_record" "docs" {
   }
 }
 
-# The platform's own landing page at the apex of the platform domain.
+# The platform's own landing page at the apex of the platform domain. Like every upstream, its
+# namespace carries the router's tenant prefix (tenant- by default), or the router refuses it.
 resource "kamuidash_route_record" "apex" {
   app                 = "apex"
   routes_namespace_id = kamuidash_kv_namespace.routes.id
 
   dynamic = {
     origin   = "origin.dev.kamui.app"
-    upstream = "platform/landing:8080"
+    upstream = "tenant-platform/landing:8080"
   }
 }
