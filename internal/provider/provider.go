@@ -130,8 +130,8 @@ func (m providerModel) values() map[string]types.String {
 	return map[string]types.String{
 		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "zone_name": m.ZoneName, "api_base_url": m.APIBaseURL,
 		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
-		"tenant_namespace_prefix": m.TenantNamespacePrefix,
-		"r2_s3_endpoint":          m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID, "r2_secret_access_key": m.R2SecretKey,
+		"tenant_namespace_prefix": m.TenantNamespacePrefix, "r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID,
+		"r2_secret_access_key": m.R2SecretKey,
 	}
 }
 
