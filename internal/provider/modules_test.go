@@ -160,3 +160,45 @@ module "m" {
 		})
 	}
 }
+
+// TestAccModuleTenant_StaticPagesAreFilesOfTheSite: a static app's not_found page, and with spa
+// its index, must be files of source_dir, or the plan stops before anything is uploaded; a site
+// that has them plans.
+func TestAccModuleTenant_StaticPagesAreFilesOfTheSite(t *testing.T) {
+	clearProviderEnv(t)
+	edge := newTestEdge(t)
+	site := t.TempDir()
+	if err := os.WriteFile(filepath.Join(site, "index.html"), []byte("<h1>docs</h1>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, tc := range map[string]struct {
+		settings    string
+		expectError *regexp.Regexp
+	}{
+		"a missing not_found page": {`not_found = "404.html"`,
+			regexp.MustCompile(`(?s)static\.not_found is "404\.html", which is not a file of`)},
+		"a missing index for an spa": {`spa = true
+    index = "app.html"`, regexp.MustCompile(`(?s)static\.spa answers every path without a file.*"app\.html"`)},
+		"both present": {`not_found = "index.html"
+    spa = true`, nil},
+	} {
+		t.Run(name, func(t *testing.T) {
+			step := moduleStep(t, "tenant", edge.providerBlock()+fmt.Sprintf(`
+module "m" {
+  source              = %%[1]q
+  name                = "docs"
+  kind                = "static"
+  platform_domain     = "kamui.test"
+  routes_namespace_id = "0123456789abcdef0123456789abcdef"
+  static = {
+    bucket     = "kamuidash-test-static"
+    source_dir = %q
+    %s
+  }
+}
+`, site, tc.settings))
+			step.PlanOnly, step.ExpectNonEmptyPlan, step.ExpectError = true, true, tc.expectError
+			resource.Test(t, resource.TestCase{Steps: []resource.TestStep{step}})
+		})
+	}
+}

@@ -49,6 +49,17 @@ resource "kamuidash_static_site" "this" {
       condition     = local.settings_ok
       error_message = local.settings_problem
     }
+    # The pages the record names must be files of the site: the edge does not check them, and
+    # a missing one is only a 404 nobody asked for (HCL's conditional evaluates one branch,
+    # where || would evaluate both).
+    precondition {
+      condition     = var.static == null ? true : var.static.not_found == null ? true : try(fileexists("${var.static.source_dir}/${var.static.not_found}"), false)
+      error_message = "static.not_found is \"${try(var.static.not_found, "")}\", which is not a file of ${try(var.static.source_dir, "")}: a missing path would get the edge's plain 404 instead of the site's page. Name the site's 404 page relative to source_dir, or leave not_found null."
+    }
+    precondition {
+      condition     = var.static == null ? true : !var.static.spa ? true : try(fileexists("${var.static.source_dir}/${var.static.index}"), false)
+      error_message = "static.spa answers every path without a file with the site's index, but ${try(var.static.source_dir, "")} has no \"${try(var.static.index, "")}\": each such path would answer 404. Build the site's index into source_dir, or set static.index to the file the app starts from."
+    }
   }
 }
 
