@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The linters `make lint` and the README's test command (scripts/test.sh) run: go vet,
-# staticcheck, then golangci-lint with .golangci.yml (errcheck, unparam, forcetypeassert and the
-# rest it enables). Any finding fails the run.
+# staticcheck, a build of the provider for windows/386 (the release's odd one out), then
+# golangci-lint with .golangci.yml (errcheck, unparam, forcetypeassert and the rest it enables).
+# Any finding fails the run.
 #
 # All the Go code is one module, the root's go.mod (the provider, worker-src/edge and
 # worker-src/router), so ./... covers it; tools/go.mod and tools/golangci/go.mod only pin tools
@@ -17,6 +18,10 @@ run() {
 
 run go vet ./...
 run go tool -modfile=tools/go.mod staticcheck ./...
+# The release builds the provider for every system .goreleaser.yml lists. Windows has no process
+# groups or SIGTERM, and 386 has 32-bit ints: one build for windows/386 catches code that holds
+# on neither (the other targets are unix, 64-bit or both, like the machines the tests run on).
+run env GOOS=windows GOARCH=386 go build -o /dev/null .
 
 echo "golangci-lint: from tools/golangci/go.mod (built once into Go's build cache; the first build takes a minute or two)"
 start=$SECONDS

@@ -14,8 +14,8 @@ import (
 const EnvLocalRegistry = "KAMUIDASH_LOCAL_REGISTRY"
 
 // clusterEnv is what the env file says about the cluster side: the registry, the API server's
-// kubeconfig (with --kube-assets), and the namespace prefix the local edge's router requires,
-// which the provider checks apps against at plan (tenant_namespace_prefix).
+// kubeconfig (with --kube-assets), and the namespace prefix the local edge's router requires
+// (with --router), which the provider checks apps against at plan (tenant_namespace_prefix).
 type clusterEnv struct{ registry, kubeconfig, namespacePrefix string }
 
 // envFile is what a user pastes (or sources) to point the provider at the local edge, as

@@ -54,9 +54,13 @@
 // served on the API listener under cfapi.S3Prefix (KAMUIDASH_R2_S3_ENDPOINT, for the AWS
 // SDK's BaseEndpoint with path-style addressing), signed with the key pair made with the
 // identity (KAMUIDASH_R2_ACCESS_KEY_ID, KAMUIDASH_R2_SECRET_ACCESS_KEY); its objects are the
-// REST API's, so the Workers' R2 bindings serve them. --ready-file is written
-// (atomically, with the same lines) once everything listens, and removed on exit. SIGINT or
-// SIGTERM stops everything it started and exits 0.
+// REST API's, so the Workers' R2 bindings serve them. With --router the env file also exports
+// the router's namespace prefix (KAMUIDASH_TENANT_NAMESPACE_PREFIX), which the provider checks
+// apps against at plan. --ready-file is written (atomically, with the same lines) once
+// everything listens, and removed on exit. SIGINT or SIGTERM stops everything it started and
+// exits 0. One local edge runs on a state dir at a time (<state-dir>/lock, flock'd, names its
+// pid): a second is refused before it writes anything. It runs where process groups exist
+// (Linux, macOS); elsewhere it refuses to start (package procgroup).
 //
 // # State dir
 //

@@ -16,11 +16,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/bundle"
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/procgroup"
 	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
 )
 
@@ -308,7 +308,7 @@ func (r *localRouter) start(keys routerKeys) (*routerProcess, error) {
 	}
 	started := newStartWatch(r.output)
 	cmd.Stdout, cmd.Stderr = started, r.output
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Detach(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (p *routerProcess) stop() {
 	if p == nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	_ = procgroup.Terminate(p.cmd.Process)
 	select {
 	case <-p.exited:
 	case <-time.After(10 * time.Second):

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/cfapi"
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/procgroup"
 	edgeruntime "github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/runtime"
 )
 
@@ -20,6 +21,10 @@ import (
 // (workerd and its Node host, the router) and returns nil. Progress, the credentials and the
 // ready line go to stdout; logs go to stderr.
 func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
+	if !procgroup.Supported {
+		return errors.New("the local edge stops workerd and the router by process group, which this system does not have: " +
+			"run it on Linux or macOS (on Windows, in WSL)")
+	}
 	if err := opts.validate(); err != nil {
 		return err
 	}
@@ -28,6 +33,13 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 	if err := os.MkdirAll(layout.root, 0o700); err != nil {
 		return fmt.Errorf("creating the state dir: %w", err)
 	}
+	// One local edge per state dir: a second would rewrite the env file with its own ports and
+	// the API's state under the first one.
+	unlock, err := lockStateDir(layout.lock)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 
 	// Everything that can fail fast does so before anything long-running starts.
 	wd, err := os.Getwd()
@@ -163,7 +175,10 @@ func Run(ctx context.Context, opts Options, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer stopRegistry()
-	cluster := clusterEnv{registry: registryAddr, namespacePrefix: opts.RouterNamespacePrefix}
+	cluster := clusterEnv{registry: registryAddr}
+	if router != nil {
+		cluster.namespacePrefix = opts.RouterNamespacePrefix
+	}
 	if opts.KubeAssets != "" {
 		kubeconfig, stopCluster, err := startCluster(ctx, opts.KubeAssets, layout.cluster, stdout)
 		if err != nil {
@@ -211,6 +226,7 @@ type stateLayout struct {
 	bin     string // the router binary built by --router
 	env     string // the credentials as export lines
 	cluster string // the local cluster's kubeconfig and logs (--kube-assets); etcd's data is temporary
+	lock    string // held while a local edge runs on this state dir; it names that one's pid
 	// signingSecret is the local edge's own signing secret (see signing.go).
 	signingSecret string
 }
@@ -223,6 +239,7 @@ func newStateLayout(root string) stateLayout {
 		bin:     filepath.Join(root, "bin"),
 		env:     filepath.Join(root, "env"),
 		cluster: filepath.Join(root, "cluster"),
+		lock:    filepath.Join(root, "lock"),
 
 		signingSecret: filepath.Join(root, "signing-secret"),
 	}

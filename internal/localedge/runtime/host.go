@@ -23,8 +23,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/kamuidash/terraform-provider-kamuidash/internal/localedge/procgroup"
 )
 
 //go:embed host.mjs
@@ -104,7 +105,7 @@ func Start(cfg Config) (*Host, error) {
 	cmd.Dir = cfg.WorkDir
 	// Its own process group, so a Ctrl-C in the terminal reaches the Go process first and the
 	// shutdown happens in order (closing stdin makes host.mjs dispose of workerd).
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Detach(cmd)
 	h := &Host{cfg: cfg, cmd: cmd, done: make(chan struct{}), waiting: map[int]chan reply{}}
 	if h.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, err
@@ -259,7 +260,7 @@ func (h *Host) Close() error {
 	case <-h.done:
 		return nil
 	case <-time.After(15 * time.Second):
-		_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL)
+		_ = procgroup.KillGroup(h.cmd.Process)
 		<-h.done
 		return errors.New("the runtime host did not stop within 15s and was killed")
 	}
