@@ -335,6 +335,17 @@ func (s responseShape) serve(w http.ResponseWriter, status int, body string) {
 	_, _ = io.WriteString(w, body)
 }
 
+// writeRaw writes a whole 200 response on a bare upstream connection, body framed as the shape
+// says, in one write.
+func (s responseShape) writeRaw(conn net.Conn, extraHeaders, body string) {
+	if !s.chunked {
+		writeResponse(conn, extraHeaders, body)
+		return
+	}
+	_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Transfer-Encoding: chunked\r\n\r\n"+
+		strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n0\r\n\r\n")
+}
+
 // methodShape is a request method and the shape the upstream answers it in.
 type methodShape struct {
 	method string
@@ -349,17 +360,6 @@ func methodsAndShapes() []methodShape {
 		runs = append(runs, methodShape{http.MethodGet, shape})
 	}
 	return runs
-}
-
-// writeRaw writes a whole 200 response on a bare upstream connection, body framed as the shape
-// says, in one write.
-func (s responseShape) writeRaw(conn net.Conn, extraHeaders, body string) {
-	if !s.chunked {
-		writeResponse(conn, extraHeaders, body)
-		return
-	}
-	_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\n"+extraHeaders+"Transfer-Encoding: chunked\r\n\r\n"+
-		strconv.FormatInt(int64(len(body)), 16)+"\r\n"+body+"\r\n0\r\n\r\n")
 }
 
 // dialRouter opens a raw client connection to h's router, closed when the test ends (a test may

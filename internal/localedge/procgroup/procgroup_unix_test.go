@@ -55,8 +55,8 @@ func TestKillGroupKillsTheChildren(t *testing.T) {
 	}
 }
 
-// isZombie reports whether pid has exited and waits for its parent (Linux's /proc; elsewhere,
-// never, and the test waits for the process to be gone).
+// isZombie reports whether pid has exited and waits for its parent to reap it, as ps reports
+// its state.
 func isZombie(pid int) bool {
 	stat, err := exec.Command("ps", "-o", "stat=", "-p", strconv.Itoa(pid)).Output()
 	return err == nil && strings.HasPrefix(strings.TrimSpace(string(stat)), "Z")
