@@ -130,6 +130,20 @@ func awaitLine(h *Host, s string) (string, bool) {
 	return h.WaitLog(func(l string) bool { return strings.Contains(l, s) }, 5*time.Second)
 }
 
+// awaitLines waits up to 5 s for h to have logged n console lines holding s, and returns how
+// many it has then. A Worker's console line reaches the host after the response it was logged
+// for may have: counting right after the response races with it.
+func awaitLines(h *Host, s string, n int) int {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got := linesOf(h, s)
+		if got >= n || time.Now().After(deadline) {
+			return got
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // linesOf counts h's console lines holding s.
 func linesOf(h *Host, s string) int {
 	n := 0
@@ -165,7 +179,7 @@ func TestGoInstanceStoppedInTheRunner(t *testing.T) {
 		if r := do(t, "GET", "docs.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>start</h1>" {
 			t.Errorf("after %s: %d %q", fault, r.status, r.body)
 		}
-		if n := linesOf(h, `"msg":"edge.instance_retired"`); n != i+1 {
+		if n := awaitLines(h, `"msg":"edge.instance_retired"`, i+1); n != i+1 {
 			t.Errorf("after %s: %d instances retired; want %d", fault, n, i+1)
 		}
 	}
@@ -223,7 +237,7 @@ func TestGoInstanceStoppedUnderConcurrentRuns(t *testing.T) {
 	if r := do(t, "GET", "docs.kamui.test", "/guide/start.html", nil, ""); r.status != 200 || r.body != "<h1>start</h1>" {
 		t.Errorf("after the burst: %d %q", r.status, r.body)
 	}
-	if n := linesOf(h, `"msg":"edge.instance_retired"`); n != 1 {
+	if n := awaitLines(h, `"msg":"edge.instance_retired"`, 1); n != 1 {
 		t.Errorf("%d instances retired; want 1", n)
 	}
 	noUnhandledRejections(t, h)
