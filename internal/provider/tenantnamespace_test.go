@@ -77,21 +77,10 @@ func (e *testEdge) providerBlockWithPrefix(prefix string) string {
 // inside applies.
 func TestAccTenantApp_NamespaceOutsideTheRouterPrefix(t *testing.T) {
 	edge := newTestEdge(t)
+	// tenantAppConfig's app, with the given provider block and namespace.
 	config := func(provider, namespace string) string {
-		return provider + fmt.Sprintf(`
-resource "kamuidash_kv_namespace" "routes" {
-  title = "kamuidash-test-routes"
-}
-
-resource "kamuidash_tenant_app" "shop" {
-  name                = "shop"
-  routes_namespace_id = kamuidash_kv_namespace.routes.id
-  origin              = "origin.kamui.test"
-  namespace           = %q
-  service             = "web"
-  port                = 8080
-}
-`, namespace)
+		c := strings.Replace(tenantAppConfig(edge, 8080, ""), edge.providerBlock(), provider, 1)
+		return strings.Replace(c, `namespace           = "tenant-shop"`, fmt.Sprintf("namespace           = %q", namespace), 1)
 	}
 	withPrefix := edge.providerBlockWithPrefix("tenant-")
 	refused := regexp.MustCompile(`(?s)Namespace Outside the Router's Tenant Prefix.*"kube-system".*"tenant-"`)

@@ -134,14 +134,8 @@ func awaitLine(h *Host, s string) (string, bool) {
 // many it has then. A Worker's console line reaches the host after the response it was logged
 // for may have: counting right after the response races with it.
 func awaitLines(h *Host, s string, n int) int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		got := linesOf(h, s)
-		if got >= n || time.Now().After(deadline) {
-			return got
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	h.WaitLog(func(l string) bool { return strings.Contains(l, s) && linesOf(h, s) >= n }, 5*time.Second)
+	return linesOf(h, s)
 }
 
 // linesOf counts h's console lines holding s.
