@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/kamuidash/terraform-provider-kamuidash/internal/route"
@@ -23,10 +25,34 @@ func isEdgeURL(s string) bool {
 		(u.Path == "" || u.Path == "/") && u.RawQuery == "" && u.Fragment == "" && u.User == nil
 }
 
-// defaultPropagationWait bounds verify_propagation on resources without a timeouts block: a
-// freshness budget is at most an hour, but a routing change that has not arrived after a few
-// minutes needs a person to look.
+// defaultPropagationWait bounds verify_propagation when the provider's propagation_wait is not
+// set: it covers the default freshness budget with room to spare, and a routing change that
+// has not arrived after a few minutes needs a person to look.
 const defaultPropagationWait = 5 * time.Minute
+
+// The bounds of propagation_wait: long enough for KV's shortest edge cache, and as long as the
+// longest freshness budget with an hour to spare.
+const (
+	minPropagationWait  = 10 * time.Second
+	maxPropagationWait  = 2 * time.Hour
+	propagationWaitRule = "10s and 2h, such as 5m or 90s"
+)
+
+// isPropagationWait accepts a duration within the bounds of propagation_wait.
+func isPropagationWait(s string) bool {
+	d, err := time.ParseDuration(s)
+	return err == nil && d >= minPropagationWait && d <= maxPropagationWait
+}
+
+// parsePropagationWait is the resolved propagation_wait ("" or not valid: the default;
+// Configure has reported a value that is not).
+func parsePropagationWait(s string) time.Duration {
+	if !isPropagationWait(s) {
+		return defaultPropagationWait
+	}
+	d, _ := time.ParseDuration(s)
+	return d
+}
 
 // propagationProbe waits until the edge serves an expected revision for a host, then sends
 // one real request through the new route. Its fields are hooks for tests; the zero value
@@ -60,6 +86,17 @@ func (p propagationProbe) url(host, target string) string {
 	return "https://" + host + target
 }
 
+// What to do about a route that did not propagate, by what the edge last answered.
+const (
+	advicePropagation = "KV changes can take up to the Worker's freshness budget to reach every edge; check that the " +
+		"Worker is deployed and routes this host, then apply again (the write is already done), or give the provider a " +
+		"propagation_wait (" + EnvPropagationWait + ") at least as long as the Worker's freshness_budget."
+	adviceMappedAppMissing = "Check the domain's app: it must be the name of an app this environment publishes (a " +
+		"kamuidash_tenant_app or kamuidash_route_record in the routes namespace the Worker reads). If that app is created in " +
+		"the same apply, make the domain refer to it (app = kamuidash_tenant_app.<name>.name) so that it is written first; " +
+		"then apply again (the mapping is already written)."
+)
+
 // wait probes host until the edge answers that it serves rev (as its route record's or its
 // domain mapping's revision), or until wait passes. Then it sends GET / to the host and
 // expects an answer the record's status allows: for an active app anything but the edge's
@@ -81,19 +118,25 @@ func (p propagationProbe) wait(ctx context.Context, host, rev string, active boo
 		interval = time.Second
 	}
 	start := time.Now()
-	last := "no answer yet"
+	last, advice := "no answer yet", advicePropagation
 	for attempt := 1; ; attempt++ {
 		match, err := p.probe(ctx, host, rev)
 		if err == nil && (match == route.RevMatchRecord || match == route.RevMatchMapping) {
 			tflog.Info(ctx, "The edge serves the new route", map[string]any{"host": host, "rev": rev, "after": time.Since(start).Round(time.Millisecond).String()})
 			break
 		}
-		if err != nil {
+		switch {
+		case err != nil:
 			if ctx.Err() == nil { // a probe cut short by the deadline says nothing new
-				last = err.Error()
+				last, advice = err.Error(), advicePropagation
 			}
-		} else {
-			last = "the edge still serves another revision (" + route.RevMatchHeader + ": " + match + ")"
+		case match == route.RevMatchMappingNoRecord:
+			// Waited out like any other answer: the app's record may be on its way (written in
+			// this apply, or cached as absent at the edge for a while).
+			last, advice = "the edge serves this domain's new mapping, but the app it names has no route record there, "+
+				"so visitors get 404", adviceMappedAppMissing
+		default:
+			last, advice = "the edge still serves another revision ("+route.RevMatchHeader+": "+match+")", advicePropagation
 		}
 		if attempt%10 == 0 {
 			tflog.Info(ctx, "Waiting for the edge to serve the new route", map[string]any{"host": host, "rev": rev, "waited": time.Since(start).Round(time.Second).String(), "last": last})
@@ -101,10 +144,8 @@ func (p propagationProbe) wait(ctx context.Context, host, rev string, active boo
 		select {
 		case <-ctx.Done():
 			diags.AddError("Route Did Not Propagate",
-				fmt.Sprintf("The change was written, but after %s the edge (%s) did not yet serve revision %s for %s: %s. "+
-					"KV changes can take up to the Worker's freshness budget to reach every edge; check that the Worker is deployed "+
-					"and routes this host, then apply again (the write is already done) or raise the wait.",
-					wait, p.url(host, ""), rev, host, last))
+				fmt.Sprintf("The change was written, but after %s the edge (%s) did not yet serve revision %s for %s: %s. %s",
+					wait, p.url(host, ""), rev, host, last, advice))
 			return diags
 		case <-time.After(interval):
 		}
@@ -187,7 +228,34 @@ func (d *providerData) verifyPropagation(ctx context.Context, host, rev string, 
 				EnvPlatformDomain+"), or turn verify_propagation off. The change itself was written.")
 		return diags
 	}
-	return propagationProbe{EdgeURL: d.EdgeURL, Key: d.ProbeKey}.wait(ctx, host, rev, active, defaultPropagationWait)
+	return propagationProbe{EdgeURL: d.EdgeURL, Key: d.ProbeKey}.wait(ctx, host, rev, active, d.propagationWait())
+}
+
+// propagationWait is how long verify_propagation waits (the default for a providerData that
+// Configure did not make).
+func (d *providerData) propagationWait() time.Duration {
+	if d.PropagationWait <= 0 {
+		return defaultPropagationWait
+	}
+	return d.PropagationWait
+}
+
+// propagationWaitDiags warns, at the edge Worker's plan, when verify_propagation would give up
+// before the Worker's freshness budget, the longest a changed route may take to reach every
+// edge: such verifications can fail while the change is still on its way.
+func (d *providerData) propagationWaitDiags(budget timetypes.GoDuration) diag.Diagnostics {
+	var diags diag.Diagnostics
+	b, bd := budget.ValueGoDuration()
+	wait := d.propagationWait()
+	if !d.VerifyPropagation || bd.HasError() || budget.IsNull() || budget.IsUnknown() || b <= wait {
+		return diags
+	}
+	diags.AddAttributeWarning(path.Root("freshness_budget"), "Propagation Wait Shorter Than the Freshness Budget",
+		"The provider's verify_propagation waits up to "+wait.String()+" (propagation_wait) for each write to reach the edge, "+
+			"but this Worker's freshness_budget lets a changed route take up to "+b.String()+" to reach every edge, so a "+
+			"verification may fail while the change is still on its way. Set the provider's propagation_wait (or "+
+			EnvPropagationWait+") to at least "+b.String()+", or shorten the budget.")
+	return diags
 }
 
 // checkProbeKey refuses, at plan time, a verify_propagation that could never succeed because

@@ -30,26 +30,30 @@ type fullEdge struct {
 	env map[string]string
 }
 
-func startFullEdge(t *testing.T) *fullEdge {
+func startFullEdge(t *testing.T, options ...func(*localedge.Options)) *fullEdge {
 	t.Helper()
 	dir := t.TempDir()
 	ready := filepath.Join(dir, "ready")
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	var logs lockedBuilder
+	opts := localedge.Options{
+		StateDir:  filepath.Join(dir, "state"),
+		APIAddr:   "127.0.0.1:0",
+		EdgeAddr:  "127.0.0.1:0",
+		ReadyFile: ready,
+		ZoneName:  "kamui.test",
+		// Slower than the test edge's synchronous writes, so verification has to wait.
+		KVPropagation:          time.Second,
+		Router:                 true,
+		RouterUpstreamTemplate: "127.0.0.1:{port}",
+		RouterNamespacePrefix:  "tenant-",
+	}
+	for _, o := range options {
+		o(&opts)
+	}
 	go func() {
-		done <- localedge.Run(ctx, localedge.Options{
-			StateDir:  filepath.Join(dir, "state"),
-			APIAddr:   "127.0.0.1:0",
-			EdgeAddr:  "127.0.0.1:0",
-			ReadyFile: ready,
-			ZoneName:  "kamui.test",
-			// Slower than the test edge's synchronous writes, so verification has to wait.
-			KVPropagation:          time.Second,
-			Router:                 true,
-			RouterUpstreamTemplate: "127.0.0.1:{port}",
-			RouterNamespacePrefix:  "tenant-",
-		}, io.Discard, &logs)
+		done <- localedge.Run(ctx, opts, io.Discard, &logs)
 	}()
 	t.Cleanup(func() {
 		cancel()
@@ -280,6 +284,68 @@ resource "kamuidash_tenant_app" "shop" {
 			PlanOnly:    true,
 			ExpectError: regexp.MustCompile(`(?s)Probe Key Needed.*KAMUIDASH_PROBE_KEY`),
 		}},
+	})
+}
+
+// TestAccCustomDomain_VerifyPropagationNeedsItsApp: a custom domain whose app has no route
+// record is served, to the edge's 404, so its verification does not pass: it waits out the
+// provider's propagation_wait and then says the domain's app is missing. Pointed at an app that
+// exists, the domain verifies, and a request for it reaches the app.
+func TestAccCustomDomain_VerifyPropagationNeedsItsApp(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	e := startFullEdge(t, func(o *localedge.Options) { o.AutoValidate = 500 * time.Millisecond })
+	var hits atomic.Int32
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = fmt.Fprintln(w, "shop")
+	}))
+	defer backend.Close()
+	config := func(app string) string {
+		cfg := propagationConfig(e, tcpPort(t, backend.Listener), "10s")
+		// A wait that covers the freshness budget (45s), as the edge Worker's plan asks.
+		cfg = strings.Replace(cfg, "  verify_propagation = true\n", "  verify_propagation = true\n  propagation_wait   = \"45s\"\n", 1)
+		// Custom hostnames reach the Worker through the zone's catch-all route.
+		cfg = strings.Replace(cfg, `routes               = ["*.kamui.test/*"]`, `routes               = ["*.kamui.test/*", "*/*"]`, 1)
+		return cfg + fmt.Sprintf(`
+resource "kamuidash_fallback_origin" "this" {
+  hostname = "fallback.kamui.test"
+}
+
+resource "kamuidash_custom_domain" "www" {
+  hostname             = "www.shop.example"
+  app                  = %s
+  domains_namespace_id = kamuidash_kv_namespace.domains.id
+  depends_on           = [kamuidash_fallback_origin.this, kamuidash_edge_worker.edge]
+}
+`, app)
+	}
+	resource.Test(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{
+			{
+				Config: config(`"shoq"`), // a typo: no app of that name
+				ExpectError: regexp.MustCompile(`(?s)Route Did Not Propagate.*after 45s.*www\.shop\.example.*the app it names has no\s+route\s+record` +
+					`.*Check the domain's app.*Tainted`),
+			},
+			{
+				Config: config("kamuidash_tenant_app.shop.name"),
+				Check: func(*terraform.State) error {
+					req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
+					req.Host = "www.shop.example"
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						return err
+					}
+					_ = resp.Body.Close()
+					if resp.StatusCode != 200 || hits.Load() == 0 {
+						return fmt.Errorf("after a verified apply www.shop.example answered HTTP %d (backend hits %d)", resp.StatusCode, hits.Load())
+					}
+					return nil
+				},
+			},
+		},
 	})
 }
 

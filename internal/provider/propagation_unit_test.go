@@ -16,6 +16,12 @@ import (
 // given match; GET / answers status. It records the Host of every request.
 func fakeEdge(t *testing.T, stale int32, match string, status int) (*httptest.Server, *[]string) {
 	t.Helper()
+	return fakeEdgeAnswering(t, route.RevMatchNone, stale, match, status)
+}
+
+// fakeEdgeAnswering is fakeEdge with the answer to the first stale probes given.
+func fakeEdgeAnswering(t *testing.T, staleMatch string, stale int32, match string, status int) (*httptest.Server, *[]string) {
+	t.Helper()
 	var probes atomic.Int32
 	var hosts []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -25,7 +31,7 @@ func fakeEdge(t *testing.T, stale int32, match string, status int) (*httptest.Se
 				t.Errorf("a probe the Worker would refuse: %v", err)
 			}
 			if match != "" {
-				m := route.RevMatchNone
+				m := staleMatch
 				if probes.Add(1) > stale {
 					m = match
 				}
@@ -71,6 +77,8 @@ func TestPropagationProbe_Failures(t *testing.T) {
 		{"a Worker that refuses the probe", "", 200, true, "derived from the deployed Worker's current signing secret"},
 		{"the app is unreachable", route.RevMatchRecord, 502, true, "answered HTTP 502"},
 		{"a disabled app answers", route.RevMatchMapping, 200, false, "should answer 503"},
+		{"a mapping to an app with no record", route.RevMatchMappingNoRecord, 404, true,
+			"the app it names has no route record there, so visitors get 404. Check the domain's app"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, _ := fakeEdge(t, 0, tc.match, tc.status)
@@ -86,6 +94,20 @@ func TestPropagationProbe_Failures(t *testing.T) {
 	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
 	if diags := p.wait(context.Background(), "shop.kamui.test", "abc", false, time.Minute); diags.HasError() {
 		t.Fatalf("disabled app answering 503: %v", diags)
+	}
+}
+
+// TestPropagationProbe_MappingWaitsForItsApp: a domain's mapping seen before its app's record
+// is not yet a match (visitors still get 404); the wait goes on, and passes once the edge has
+// the record too.
+func TestPropagationProbe_MappingWaitsForItsApp(t *testing.T) {
+	srv, hosts := fakeEdgeAnswering(t, route.RevMatchMappingNoRecord, 3, route.RevMatchMapping, 200)
+	p := propagationProbe{EdgeURL: srv.URL, Key: testProbeKey, Interval: time.Millisecond}
+	if diags := p.wait(context.Background(), "www.shop.example", "abc", true, time.Minute); diags.HasError() {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	if len(*hosts) != 5 { // three probes answered mapping-no-record, one mapping, then the real request
+		t.Fatalf("requests: %v, want 4 probes and one GET", *hosts)
 	}
 }
 

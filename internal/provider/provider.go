@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/providervalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -44,6 +45,8 @@ const (
 	EnvTenantNamespacePrefix = "KAMUIDASH_TENANT_NAMESPACE_PREFIX"
 	// EnvVerifyPropagation is verify_propagation's fallback: true or false.
 	EnvVerifyPropagation = "KAMUIDASH_VERIFY_PROPAGATION"
+	// EnvPropagationWait is propagation_wait's fallback: a duration.
+	EnvPropagationWait = "KAMUIDASH_PROPAGATION_WAIT"
 
 	// R2's S3-compatible API: the key pair and the account's endpoint. With them, static-site
 	// objects travel over S3 and spend none of the REST rate limit.
@@ -72,6 +75,7 @@ var providerSettings = []struct {
 	{"edge_url", EnvEdgeURL, false},
 	{"probe_key", EnvProbeKey, false},
 	{"tenant_namespace_prefix", EnvTenantNamespacePrefix, false},
+	{"propagation_wait", EnvPropagationWait, false},
 	{"r2_s3_endpoint", EnvR2S3Endpoint, false},
 	{"r2_access_key_id", EnvR2AccessKeyID, false},
 	{"r2_secret_access_key", EnvR2SecretAccessKey, false},
@@ -119,6 +123,7 @@ type providerModel struct {
 	TenantNamespacePrefix types.String `tfsdk:"tenant_namespace_prefix"`
 	// VerifyPropagation is a bool, so it is resolved apart from the string settings.
 	VerifyPropagation types.Bool       `tfsdk:"verify_propagation"`
+	PropagationWait   types.String     `tfsdk:"propagation_wait"`
 	R2S3Endpoint      types.String     `tfsdk:"r2_s3_endpoint"`
 	R2AccessKeyID     types.String     `tfsdk:"r2_access_key_id"`
 	R2SecretKey       types.String     `tfsdk:"r2_secret_access_key"`
@@ -130,7 +135,7 @@ func (m providerModel) values() map[string]types.String {
 	return map[string]types.String{
 		"api_token": m.APIToken, "account_id": m.AccountID, "zone_id": m.ZoneID, "zone_name": m.ZoneName, "api_base_url": m.APIBaseURL,
 		"platform_domain": m.PlatformDomain, "environment": m.Environment, "edge_url": m.EdgeURL, "probe_key": m.ProbeKey,
-		"tenant_namespace_prefix": m.TenantNamespacePrefix, "r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID,
+		"tenant_namespace_prefix": m.TenantNamespacePrefix, "propagation_wait": m.PropagationWait, "r2_s3_endpoint": m.R2S3Endpoint, "r2_access_key_id": m.R2AccessKeyID,
 		"r2_secret_access_key": m.R2SecretKey,
 	}
 }
@@ -152,8 +157,9 @@ type providerData struct {
 	// ("": not checked at plan; tenantnamespace.go).
 	TenantNamespacePrefix string
 	// VerifyPropagation makes every write of a route record or domain mapping wait until the
-	// edge serves it (propagation.go).
+	// edge serves it (propagation.go), for up to PropagationWait.
 	VerifyPropagation bool
+	PropagationWait   time.Duration
 	// Economy makes resources share listings and bulk calls (see kvaccess.go); off only with
 	// KAMUIDASH_API_ECONOMY=off.
 	Economy bool
@@ -265,13 +271,22 @@ func (p *kamuidashProvider) Schema(_ context.Context, _ provider.SchemaRequest, 
 			"verify_propagation": schema.BoolAttribute{
 				MarkdownDescription: "Wait after every write of a route record (`kamuidash_tenant_app`, `kamuidash_route_record`) or " +
 					"a domain mapping (`kamuidash_custom_domain`) until the edge serves it for its host (asked with a probe the " +
-					"Worker answers after resolving the host as a real request would, signed with `probe_key`), then send one " +
-					"real request through the new route. Probes go to `edge_url`, or to `https://<host>`. Waits up to 5 minutes " +
-					"per write. Defaults to `false`: apply returns once the data is written, and the edge picks it up within the " +
+					"Worker answers after resolving the host as a real request would, signed with `probe_key`; a mapping counts " +
+					"only once the app it names has a route record there too, as visitors get 404 before), then send one " +
+					"real request through the new route. Probes go to `edge_url`, or to `https://<host>`. Waits up to " +
+					"`propagation_wait` per write. Defaults to `false`: apply returns once the data is written, and the edge picks it up within the " +
 					"Worker's freshness budget. It is a provider setting because it changes how the provider waits, not what it " +
 					"manages: a plan never differs because of it, after an import included. It may also be set with the `" +
 					EnvVerifyPropagation + "` environment variable (`true` or `false`).",
 				Optional: true,
+			},
+			"propagation_wait": schema.StringAttribute{
+				MarkdownDescription: "How long `verify_propagation` waits for the edge to serve each write, a duration between " +
+					propagationWaitRule + ". Defaults to `" + defaultPropagationWait.String() + "`. A changed route can take up to the " +
+					"edge Worker's `freshness_budget` to reach every edge, so a budget longer than the wait needs a longer wait. It " +
+					"may also be set with the `" + EnvPropagationWait + "` environment variable.",
+				Optional:   true,
+				Validators: []validator.String{stringCheck{rule: "a duration between " + propagationWaitRule, ok: isPropagationWait}},
 			},
 			"r2_s3_endpoint": schema.StringAttribute{
 				MarkdownDescription: "The account's R2 S3-compatible endpoint (an https URL; a local edge's is http). With it and an R2 " +
@@ -376,6 +391,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		{"platform_domain", EnvPlatformDomain, platformDomain, isNormalHostname, "a lower-case DNS name such as kamui.app"},
 		{"environment", EnvEnvironment, environment, isDNSLabel, "a DNS label such as dev or prod"},
 		{"tenant_namespace_prefix", EnvTenantNamespacePrefix, resolved["tenant_namespace_prefix"], isNamespacePrefix, namespacePrefixRule},
+		{"propagation_wait", EnvPropagationWait, resolved["propagation_wait"], isPropagationWait, "a duration between " + propagationWaitRule},
 	} {
 		if check.value != "" && !check.ok(check.value) {
 			resp.Diagnostics.AddAttributeError(path.Root(check.attr), "Invalid Provider Setting",
@@ -464,6 +480,7 @@ func (p *kamuidashProvider) Configure(ctx context.Context, req provider.Configur
 		ProbeKey:              probeKey,
 		TenantNamespacePrefix: resolved["tenant_namespace_prefix"],
 		VerifyPropagation:     verify,
+		PropagationWait:       parsePropagationWait(resolved["propagation_wait"]),
 		Economy:               economy,
 		Version:               p.version,
 		Bundles:               p.bundles,

@@ -6,7 +6,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -191,9 +193,11 @@ func TestConfigureValidatesEnvironmentValues(t *testing.T) {
 	t.Setenv(EnvPlatformDomain, "Kamui.Test")
 	t.Setenv(EnvAPIBaseURL, "ftp://somewhere")
 	t.Setenv(EnvTenantNamespacePrefix, "Tenant_")
+	t.Setenv(EnvPropagationWait, "3h")
 	resp := configure(t, nil)
 	all := diagText(resp)
-	for _, want := range []string{"account_id", EnvAccountID, "platform_domain", "api_base_url", "tenant_namespace_prefix", EnvTenantNamespacePrefix} {
+	for _, want := range []string{"account_id", EnvAccountID, "platform_domain", "api_base_url", "tenant_namespace_prefix", EnvTenantNamespacePrefix,
+		"propagation_wait", EnvPropagationWait, "between 10s and 2h"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("diagnostics lack %q:\n%s", want, all)
 		}
@@ -301,6 +305,71 @@ func TestConfigureVerifyPropagation(t *testing.T) {
 	unknown["verify_propagation"] = ptr("<unknown>")
 	if _, errs := verify(unknown); !strings.Contains(errs, "Unknown Provider Setting") {
 		t.Errorf("unknown verify_propagation: %q", errs)
+	}
+}
+
+// TestConfigurePropagationWait: verify_propagation's wait, from the block or the environment,
+// 5 minutes when neither sets it.
+func TestConfigurePropagationWait(t *testing.T) {
+	clearProviderEnv(t)
+	values := func(wait *string) map[string]*string {
+		return map[string]*string{"api_token": ptr(testToken), "account_id": ptr(testAccountID), "propagation_wait": wait}
+	}
+	wait := func(v map[string]*string) time.Duration {
+		t.Helper()
+		resp := configure(t, v)
+		if resp.Diagnostics.HasError() {
+			t.Fatal(diagText(resp))
+		}
+		return resourceData(t, resp).PropagationWait
+	}
+	if got := wait(values(nil)); got != 5*time.Minute {
+		t.Errorf("default: %s, want 5m", got)
+	}
+	if got := wait(values(ptr("90s"))); got != 90*time.Second {
+		t.Errorf("block 90s: %s", got)
+	}
+	t.Setenv(EnvPropagationWait, "20m")
+	if got := wait(values(nil)); got != 20*time.Minute {
+		t.Errorf("%s=20m: %s", EnvPropagationWait, got)
+	}
+	if got := wait(values(ptr("1m"))); got != time.Minute {
+		t.Errorf("block 1m with %s=20m: %s; the block wins", EnvPropagationWait, got)
+	}
+	for _, bad := range []string{"5", "9s", "2h1m", "soon"} {
+		t.Setenv(EnvPropagationWait, bad)
+		if errs := diagText(configure(t, values(nil))); !strings.Contains(errs, EnvPropagationWait) || !strings.Contains(errs, "between 10s and 2h") {
+			t.Errorf("%s=%s: want an error giving the range, got %q", EnvPropagationWait, bad, errs)
+		}
+	}
+}
+
+// TestPropagationWaitDiags: the edge Worker's plan warns when verify_propagation would give up
+// before the Worker's freshness budget has passed, and only then.
+func TestPropagationWaitDiags(t *testing.T) {
+	budget := func(s string) timetypes.GoDuration { return timetypes.NewGoDurationValueFromStringMust(s) }
+	for _, tc := range []struct {
+		name   string
+		verify bool
+		wait   time.Duration // 0: not set
+		budget timetypes.GoDuration
+		warn   bool
+	}{
+		{"verification off", false, 0, budget("20m"), false},
+		{"the default wait covers the default budget", true, 0, budget("2m"), false},
+		{"a budget longer than the default wait", true, 0, budget("20m"), true},
+		{"a wait as long as the budget", true, 20 * time.Minute, budget("20m"), false},
+		{"a wait shorter than the budget", true, 30 * time.Second, budget("45s"), true},
+		{"an unknown budget", true, 0, timetypes.NewGoDurationUnknown(), false},
+	} {
+		data := &providerData{VerifyPropagation: tc.verify, PropagationWait: tc.wait}
+		diags := data.propagationWaitDiags(tc.budget)
+		if got := diags.WarningsCount() == 1 && !diags.HasError(); got != tc.warn || (!tc.warn && len(diags) != 0) {
+			t.Errorf("%s: %v, want a warning: %v", tc.name, diags, tc.warn)
+		}
+		if tc.warn && !strings.Contains(diags[0].Detail(), EnvPropagationWait) {
+			t.Errorf("%s: the warning does not say how to fix it: %s", tc.name, diags[0].Detail())
+		}
 	}
 }
 

@@ -286,6 +286,7 @@ func (r *edgeWorkerResource) ModifyPlan(ctx context.Context, req resource.Modify
 		resp.Diagnostics.Append(missingZoneDiag(path.Root("zone_id")))
 		return
 	}
+	resp.Diagnostics.Append(r.data.propagationWaitDiags(plan.FreshnessBudget)...)
 	w, diags := r.build(ctx, plan)
 	if resp.Diagnostics.Append(diags...); resp.Diagnostics.HasError() {
 		return

@@ -33,8 +33,14 @@ const (
 const (
 	// RevMatchRecord: the host's route record has the expected revision.
 	RevMatchRecord = "record"
-	// RevMatchMapping: the host's custom domain mapping has the expected revision.
+	// RevMatchMapping: the host's custom domain mapping has the expected revision, and the app
+	// it names has a route record.
 	RevMatchMapping = "mapping"
+	// RevMatchMappingNoRecord: the host's custom domain mapping has the expected revision, but
+	// the app it names has no route record, so visitors get the edge's 404. Not a match: a
+	// verification must not pass while visitors get 404 (the record may still be on its way,
+	// or the mapping names an app that does not exist).
+	RevMatchMappingNoRecord = "mapping-no-record"
 	// RevMatchNone: the edge serves something else for the host (or nothing).
 	RevMatchNone = "none"
 )

@@ -217,6 +217,8 @@ func seedKV() map[string]map[string]string {
 			"www.shop.example": mustMapping(route.DomainMapping{App: "shop", Status: route.StatusActive}),
 			"www.prov.example": mustMapping(route.DomainMapping{App: "shop", Status: route.StatusProvisioning}),
 			"www.docs.example": mustMapping(route.DomainMapping{App: "docs", Status: route.StatusActive}),
+			// A mapping to an app with no record (ROUTES has no "ghost").
+			"www.ghost.example": mustMapping(route.DomainMapping{App: "ghost", Status: route.StatusActive}),
 		},
 	}
 }

@@ -644,6 +644,37 @@ func TestUnderscoreHeadersNeverForwarded(t *testing.T) {
 	}
 }
 
+// TestProbeOfACustomHost: in the runtime, a probe of a custom host for its mapping's revision
+// matches when the mapping's app has a record, and answers mapping-no-record (not a match)
+// when it has none, as visitors of that host get 404.
+func TestProbeOfACustomHost(t *testing.T) {
+	key := route.ProbeKey([]byte(testSecret))
+	probe := func(host string, m route.DomainMapping) string {
+		t.Helper()
+		_, stored, err := route.EncodeDomainMapping(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{}
+		route.Probe{Host: host, ExpectRev: stored.Rev, Time: time.Now()}.SetHeaders(h, key)
+		r := do(t, "GET", host, route.ProbePath, map[string]string{route.ExpectRevHeader: h.Get(route.ExpectRevHeader),
+			route.ProbeTimeHeader: h.Get(route.ProbeTimeHeader), route.ProbeSignatureHeader: h.Get(route.ProbeSignatureHeader)}, "")
+		if r.status != 204 {
+			t.Fatalf("probe of %s: HTTP %d", host, r.status)
+		}
+		return r.header.Get(route.RevMatchHeader)
+	}
+	if got := probe("www.shop.example", route.DomainMapping{App: "shop", Status: route.StatusActive}); got != route.RevMatchMapping {
+		t.Errorf("a mapping to an app with a record: %s %q, want %q", route.RevMatchHeader, got, route.RevMatchMapping)
+	}
+	if r := do(t, "GET", "www.ghost.example", "/", nil, ""); r.status != 404 {
+		t.Fatalf("www.ghost.example: HTTP %d, want the edge's 404", r.status)
+	}
+	if got := probe("www.ghost.example", route.DomainMapping{App: "ghost", Status: route.StatusActive}); got != route.RevMatchMappingNoRecord {
+		t.Errorf("a mapping to an app with no record: %s %q, want %q", route.RevMatchHeader, got, route.RevMatchMappingNoRecord)
+	}
+}
+
 // TestProbeNeedsSignature: in the runtime, a signed probe is answered by the Worker; the same
 // probe unsigned, or signed for another host, is an ordinary request of the URL (forwarded).
 func TestProbeNeedsSignature(t *testing.T) {

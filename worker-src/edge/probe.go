@@ -18,13 +18,15 @@ func (h *Handler) isProbe(ex *Exchange, req *Request, u urlParts) (expectRev str
 }
 
 // probeAnswer says whether the host resolved to the expected revision, as its route record's
-// or its domain mapping's. It gives out only that yes or no: never the revision, the app or
-// the record.
+// or its domain mapping's, and of a mapping whether its app has a record (visitors get 404
+// when it has none). It gives out only that: never the revision, the app or the record.
 func (ex *Exchange) probeAnswer(res resolution, expectRev string) Plan {
 	match := route.RevMatchNone
 	switch {
 	case res.rec.Rev != "" && res.rec.Rev == expectRev:
 		match = route.RevMatchRecord
+	case res.mapRev != "" && res.mapRev == expectRev && res.kind == resAbsent:
+		match = route.RevMatchMappingNoRecord
 	case res.mapRev != "" && res.mapRev == expectRev:
 		match = route.RevMatchMapping
 	}

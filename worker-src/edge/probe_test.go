@@ -153,12 +153,12 @@ func answerShape(t *testing.T, ex *Exchange) string {
 	return b.String()
 }
 
-// TestProbeMappingToAbsentApp: a custom host whose mapping names an app with no record yet is
-// served by that mapping (the edge answers 404 for it through the mapping, not for want of
-// one), so a probe for the mapping's revision matches, whichever way the isolate resolves it:
-// from KV, from the memo, from the route cache, or through the app's absence remembered
-// under its own host. Otherwise verify_propagation on such a mapping waits out its whole wait
-// and reports that the edge serves another revision.
+// TestProbeMappingToAbsentApp: a custom host whose mapping names an app with no record is
+// served by that mapping, to the edge's 404. A probe for the mapping's revision says so
+// (mapping-no-record, which is not a match: verify_propagation must not pass while visitors
+// get 404, and its failure can then say why), whichever way the isolate resolves it: from KV,
+// from the memo, from the route cache, or through the app's absence remembered under its own
+// host. Once the app has a record, the same probe matches.
 func TestProbeMappingToAbsentApp(t *testing.T) {
 	w := newWorld(t)
 	m := route.DomainMapping{App: "ghost", Status: route.StatusActive}
@@ -168,8 +168,8 @@ func TestProbeMappingToAbsentApp(t *testing.T) {
 	ask := func(h *Handler, what string) {
 		t.Helper()
 		ex := w.serve(h, w.probe("www.ghost.example", ghost.Rev))
-		if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
-			t.Errorf("%s: %s = %q, want %q", what, route.RevMatchHeader, got, route.RevMatchMapping)
+		if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMappingNoRecord {
+			t.Errorf("%s: %s = %q, want %q", what, route.RevMatchHeader, got, route.RevMatchMappingNoRecord)
 		}
 	}
 	ask(w.h, "from KV")
@@ -183,7 +183,15 @@ func TestProbeMappingToAbsentApp(t *testing.T) {
 		t.Fatalf("ghost.kamui.test: status %d, want 404", ex.Plan.Status)
 	}
 	ex := w2.serve(w2.h, w2.probe("www.ghost.example", ghost.Rev))
-	if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
-		t.Errorf("through the app's memo: %s = %q, want %q", route.RevMatchHeader, got, route.RevMatchMapping)
+	if got := ex.Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMappingNoRecord {
+		t.Errorf("through the app's memo: %s = %q, want %q", route.RevMatchHeader, got, route.RevMatchMappingNoRecord)
+	}
+
+	// The app's record is written: once the absence cached in the colo has expired, a fresh
+	// isolate sees the mapping match.
+	w.routes.data["ghost"] = record(t, dynamicRecord("ghost"))
+	w.clock.Advance(testConfig(t).TTLs.Negative + time.Second)
+	if got := w.serve(w.handler(t), w.probe("www.ghost.example", ghost.Rev)).Plan.Header.Get(route.RevMatchHeader); got != route.RevMatchMapping {
+		t.Errorf("once the app has a record: %s = %q, want %q", route.RevMatchHeader, got, route.RevMatchMapping)
 	}
 }

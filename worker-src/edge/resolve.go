@@ -709,7 +709,8 @@ func (h *Handler) readRecord(ex *Exchange, app, mapRev string, readAt time.Time)
 	case err != nil:
 		return resolution{kind: resKVError, app: app, err: "ROUTES: " + err.Error()}
 	case !found:
-		// The mapping (if any) is served, to an absence: the probe still sees its revision.
+		// The mapping (if any) is served, to an absence: the probe still sees its revision,
+		// and answers that its app has no record.
 		return resolution{kind: resAbsent, app: app, readAt: readAt, mapRev: mapRev}
 	}
 	rec, err := h.decoded.record(v)
