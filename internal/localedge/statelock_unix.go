@@ -34,13 +34,18 @@ func lockStateDir(path string) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("locking the state dir: %w", err)
 	}
-	if err := f.Truncate(0); err != nil {
-		_ = f.Close()
-		return nil, fmt.Errorf("writing the state dir's lock: %w", err)
-	}
-	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+	if err := writeHolder(f); err != nil {
 		_ = f.Close()
 		return nil, fmt.Errorf("writing the state dir's lock: %w", err)
 	}
 	return func() { _ = f.Close() }, nil
+}
+
+// writeHolder replaces the lock file's content with this process's pid.
+func writeHolder(f *os.File) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	return err
 }
