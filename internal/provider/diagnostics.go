@@ -2,6 +2,7 @@ package provider
 
 import (
 	"errors"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -32,6 +33,16 @@ func missingZoneDiag(attr path.Path) diag.Diagnostic {
 		"The provider needs the platform's zone for this and none is set. Set zone_id (the zone's ID) or zone_name (its "+
 			"name, which the provider looks up in account_id) in the provider block, or the "+EnvZoneID+" or "+EnvZoneName+
 			" environment variable. For a local edge, source the env file it writes: . <state-dir>/env")
+}
+
+// waitInterruptedDiag reports a wait that Terraform stopped (an interrupted apply or destroy
+// cancels the operation's context) before its own timeout passed: the error must not say the
+// wait ran out, nor advise raising a timeout that was never reached. what is what was awaited,
+// waited how long, and next what was kept and what to do now.
+func waitInterruptedDiag(what string, waited time.Duration, next string) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Wait Interrupted",
+		"Terraform stopped the operation after "+waited.Round(time.Second).String()+" while the provider waited for "+what+
+			", before its timeout. "+next)
 }
 
 // unexpectedProviderDataDiag is reported by a resource or data source that received no provider

@@ -143,11 +143,9 @@ func (p propagationProbe) wait(ctx context.Context, host, rev string, active boo
 		}
 		select {
 		case <-ctx.Done():
-			if outer.Err() != nil { // stopped from outside (an interrupted apply), not by the wait
-				diags.AddError("Propagation Check Interrupted",
-					fmt.Sprintf("The change was written, but the check that the edge serves revision %s for %s was stopped after %s, "+
-						"before it was seen (last: %s). The next apply checks it again only if the resource changes.",
-						rev, host, time.Since(start).Round(time.Second), last))
+			if outer.Err() != nil {
+				diags.Append(waitInterruptedDiag("the edge to serve revision "+rev+" for "+host, time.Since(start),
+					"The change was written; the edge last answered: "+last+"."))
 				return diags
 			}
 			diags.AddError("Route Did Not Propagate",

@@ -316,6 +316,7 @@ func (r *customDomainResource) Create(ctx context.Context, req resource.CreateRe
 // until timeout passes.
 func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHostname, timeout time.Duration) (*kdcf.CustomHostname, diag.Diagnostics) {
 	var diags diag.Diagnostics
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
@@ -326,6 +327,14 @@ func (r *customDomainResource) waitActive(ctx context.Context, h *kdcf.CustomHos
 			"publish_txt": h.OwnershipVerification.Name,
 		})
 		if !pause.sleep(ctx) {
+			if outer.Err() != nil {
+				diags.Append(waitInterruptedDiag("the custom hostname "+quote(h.Hostname)+" to become active", time.Since(start),
+					"The hostname is created (hostname "+h.Status+", certificate "+h.SSL.Status+") and kept in state, but Terraform marks "+
+						"the domain tainted, and applying again as it is would replace it: this hostname deleted and another created, whose "+
+						"records differ from those being published. To keep it, run `terraform untaint <address>`; the next apply then "+
+						"writes its mapping once it is active."))
+				return h, diags
+			}
 			diags.AddError("Custom Hostname Not Active",
 				"The custom hostname "+quote(h.Hostname)+" was created but did not become active within "+timeout.String()+
 					" (hostname "+h.Status+", certificate "+h.SSL.Status+"). Publish the TXT records shown in ownership_verification "+

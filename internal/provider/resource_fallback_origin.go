@@ -275,6 +275,7 @@ func (r *fallbackOriginResource) placeholderRecord(ctx context.Context, zone, ho
 // or until timeout passes; f is what the last call answered. It returns the last status read.
 func (r *fallbackOriginResource) waitActive(ctx context.Context, zone string, f *kdcf.FallbackOrigin, timeout time.Duration, timeoutAttr string) (*kdcf.FallbackOrigin, diag.Diagnostics) {
 	var diags diag.Diagnostics
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
@@ -298,6 +299,12 @@ func (r *fallbackOriginResource) waitActive(ctx context.Context, zone string, f 
 			return f, diags
 		}
 		if !pause.sleep(ctx) {
+			if outer.Err() != nil {
+				diags.Append(waitInterruptedDiag("the fallback origin "+quote(f.Origin)+" to become active", time.Since(start),
+					"It is kept in state with its placeholder record (last status "+f.Status+"), so nothing is left behind: apply "+
+						"again to keep waiting."))
+				return f, diags
+			}
 			diags.AddError("Fallback Origin Not Active",
 				"The fallback origin "+quote(f.Origin)+" did not become active within "+timeout.String()+" (last status "+f.Status+
 					"). Custom hostnames of the zone are not served until it is. It is kept in state with its placeholder record, so "+
@@ -476,6 +483,7 @@ func (r *fallbackOriginResource) Delete(ctx context.Context, req resource.Delete
 // passes; Cloudflare answers a deletion with pending_deletion and removes it later.
 func (r *fallbackOriginResource) waitGone(ctx context.Context, zone string, f *kdcf.FallbackOrigin, timeout time.Duration) diag.Diagnostics {
 	var diags diag.Diagnostics
+	outer := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start, pause := time.Now(), newPollBackoff(r.pollInterval, r.maxPollInterval)
@@ -500,6 +508,11 @@ func (r *fallbackOriginResource) waitGone(ctx context.Context, zone string, f *k
 			"origin": f.Origin, "status": f.Status, "elapsed": time.Since(start).Round(time.Second).String(),
 		})
 		if !pause.sleep(ctx) {
+			if outer.Err() != nil {
+				diags.Append(waitInterruptedDiag("the fallback origin "+quote(f.Origin)+" to be deleted", time.Since(start),
+					"Its deletion was asked for (last status "+f.Status+") and its placeholder record was kept: run the destroy again."))
+				return diags
+			}
 			diags.AddError("Fallback Origin Not Deleted",
 				"The fallback origin "+quote(f.Origin)+" was still there after "+timeout.String()+" (last status "+f.Status+"). "+
 					"Its placeholder record was kept. Run the destroy again, or raise timeouts.delete.")
