@@ -145,7 +145,7 @@ func (p propagationProbe) wait(ctx context.Context, host, rev string, active boo
 		case <-ctx.Done():
 			if outer.Err() != nil {
 				diags.Append(waitInterruptedDiag("the edge to serve revision "+rev+" for "+host, time.Since(start),
-					"The change was written; the edge last answered: "+last+"."))
+					"The change was written; last seen: "+last+"."))
 				return diags
 			}
 			diags.AddError("Route Did Not Propagate",
