@@ -100,6 +100,26 @@ func (l *lockedBuilder) String() string {
 	return l.b.String()
 }
 
+// reachesBackend checks, right after an apply, that GET / for host through the edge answers
+// 200 and that the backend (whose requests hits counts) has been reached: verify_propagation
+// should have waited until it would.
+func (e *fullEdge) reachesBackend(host string, hits *atomic.Int32) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 200 || hits.Load() == 0 {
+			return fmt.Errorf("right after apply the edge answered HTTP %d for %s (backend hits %d); verify_propagation should have waited",
+				resp.StatusCode, host, hits.Load())
+		}
+		return nil
+	}
+}
+
 // withVerifyPropagation adds verify_propagation = true to a provider block.
 func withVerifyPropagation(block string) string {
 	return strings.TrimSuffix(block, "}\n") + "  verify_propagation = true\n}\n"
@@ -189,19 +209,7 @@ func TestAccTenantApp_VerifyPropagation(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	servesShop := func(*terraform.State) error {
-		req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
-		req.Host = "shop.kamui.test"
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return err
-		}
-		_ = resp.Body.Close()
-		if resp.StatusCode != 200 || hits.Load() == 0 {
-			return fmt.Errorf("right after apply the edge answered HTTP %d (backend hits %d); verify_propagation should have waited", resp.StatusCode, hits.Load())
-		}
-		return nil
-	}
+	servesShop := e.reachesBackend("shop.kamui.test", &hits)
 	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -331,19 +339,7 @@ resource "kamuidash_custom_domain" "www" {
 			},
 			{
 				Config: config("kamuidash_tenant_app.shop.name"),
-				Check: func(*terraform.State) error {
-					req, _ := http.NewRequest(http.MethodGet, e.env["KAMUIDASH_EDGE_URL"]+"/", nil)
-					req.Host = "www.shop.example"
-					resp, err := http.DefaultClient.Do(req)
-					if err != nil {
-						return err
-					}
-					_ = resp.Body.Close()
-					if resp.StatusCode != 200 || hits.Load() == 0 {
-						return fmt.Errorf("after a verified apply www.shop.example answered HTTP %d (backend hits %d)", resp.StatusCode, hits.Load())
-					}
-					return nil
-				},
+				Check:  e.reachesBackend("www.shop.example", &hits),
 			},
 		},
 	})

@@ -644,21 +644,26 @@ func TestUnderscoreHeadersNeverForwarded(t *testing.T) {
 	}
 }
 
+// signedProbe is the headers of a propagation probe for host expecting rev, signed now with the
+// probe key of the Worker's test secret.
+func signedProbe(host, rev string) map[string]string {
+	h := http.Header{}
+	route.Probe{Host: host, ExpectRev: rev, Time: time.Now()}.SetHeaders(h, route.ProbeKey([]byte(testSecret)))
+	return map[string]string{route.ExpectRevHeader: h.Get(route.ExpectRevHeader),
+		route.ProbeTimeHeader: h.Get(route.ProbeTimeHeader), route.ProbeSignatureHeader: h.Get(route.ProbeSignatureHeader)}
+}
+
 // TestProbeOfACustomHost: in the runtime, a probe of a custom host for its mapping's revision
 // matches when the mapping's app has a record, and answers mapping-no-record (not a match)
 // when it has none, as visitors of that host get 404.
 func TestProbeOfACustomHost(t *testing.T) {
-	key := route.ProbeKey([]byte(testSecret))
 	probe := func(host string, m route.DomainMapping) string {
 		t.Helper()
 		_, stored, err := route.EncodeDomainMapping(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		h := http.Header{}
-		route.Probe{Host: host, ExpectRev: stored.Rev, Time: time.Now()}.SetHeaders(h, key)
-		r := do(t, "GET", host, route.ProbePath, map[string]string{route.ExpectRevHeader: h.Get(route.ExpectRevHeader),
-			route.ProbeTimeHeader: h.Get(route.ProbeTimeHeader), route.ProbeSignatureHeader: h.Get(route.ProbeSignatureHeader)}, "")
+		r := do(t, "GET", host, route.ProbePath, signedProbe(host, stored.Rev), "")
 		if r.status != 204 {
 			t.Fatalf("probe of %s: HTTP %d", host, r.status)
 		}
@@ -683,13 +688,7 @@ func TestProbeNeedsSignature(t *testing.T) {
 	if err := json.Unmarshal(rec, &shop); err != nil {
 		t.Fatal(err)
 	}
-	key := route.ProbeKey([]byte(testSecret))
-	signed := func(host string) map[string]string {
-		h := http.Header{}
-		route.Probe{Host: host, ExpectRev: shop.Rev, Time: time.Now()}.SetHeaders(h, key)
-		return map[string]string{route.ExpectRevHeader: h.Get(route.ExpectRevHeader),
-			route.ProbeTimeHeader: h.Get(route.ProbeTimeHeader), route.ProbeSignatureHeader: h.Get(route.ProbeSignatureHeader)}
-	}
+	signed := func(host string) map[string]string { return signedProbe(host, shop.Rev) }
 	ok := do(t, "GET", "shop.kamui.test", route.ProbePath, signed("shop.kamui.test"), "")
 	if ok.status != 204 || ok.header.Get(route.RevMatchHeader) != route.RevMatchRecord {
 		t.Fatalf("signed probe: %d, %s %q", ok.status, route.RevMatchHeader, ok.header.Get(route.RevMatchHeader))
