@@ -319,6 +319,9 @@ func (h *Host) PutKV(client *http.Client, ns, key, value string) error {
 	return nil
 }
 
+// PID is host.mjs's process ID; workerd runs as its child.
+func (h *Host) PID() int { return h.cmd.Process.Pid }
+
 // Close stops host.mjs (closing stdin makes it dispose of workerd) and waits for it.
 func (h *Host) Close() {
 	// Closing stdin is the signal; should it fail, the wait below ends with the kill.
