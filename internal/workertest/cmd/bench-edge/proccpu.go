@@ -74,7 +74,10 @@ func threadsCPU(pid int, byName map[string]time.Duration) (time.Duration, bool) 
 	for _, f := range dirs {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			continue // a thread that ended since the listing
+			// A thread that ended since the listing. Its time is then missing from this
+			// reading: a Worker's turn loses the time of threads that end within it, which
+			// workerd's (its event loop, V8's workers) do not.
+			continue
 		}
 		ns, err := strconv.ParseInt(strings.Fields(string(b) + " 0")[0], 10, 64)
 		if err != nil {
@@ -127,7 +130,7 @@ func printCPU(picked []benchWorker, results map[string]*workerResult) {
 			}
 		}
 		n := float64(len(r.reqs))
-		names := slices.Collect(maps.Keys(sum.byThread))
+		names := slices.DeleteFunc(slices.Collect(maps.Keys(sum.byThread)), func(name string) bool { return sum.byThread[name] <= 0 })
 		sort.Slice(names, func(a, b int) bool { return sum.byThread[names[a]] > sum.byThread[names[b]] })
 		var threads []string
 		for _, name := range names[:min(len(names), 4)] {
