@@ -324,8 +324,8 @@ func run(n int, rate float64, rounds, flood int, floodRate float64, apps, budget
 	// turn: V8 compiles a function on its first call and optimizes the hot ones on background
 	// threads meanwhile, so a warm-up of one path leaves the other paths' code to be compiled
 	// in the first measured rounds, and the edge's Wasm has far more code than js-seed's
-	// script (session 45: the edge's V8 background threads ran 0.54 ms a request in round 1
-	// and 0.07 by round 6, js-seed's 0.13 and 0.06). Session 45's run with it (600 requests)
+	// script (session 45: the edge's V8 background threads ran 0.54 ms a request in round 1,
+	// 0.08 in round 6, js-seed's 0.13 and 0.06). Session 45's run with it (600 requests)
 	// put the p99 no nearer the goal, so the goal's run stays as it was, comparable with
 	// every run before; the cold start is measured on its own, above.
 	if len(mixedWarmUp) > 0 {
